@@ -1,0 +1,1 @@
+"""Grading side: one package per family with executable checks; never imports pbsolve.models."""

@@ -1,0 +1,441 @@
+"""Executable checks for timetable answers: one function per rule kind and objective kind.
+
+Written from the rule sentences, not from the solver model (this package never imports
+pbsolve.models), so the two implementations can be held against each other in tests.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Callable
+
+from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.schema import Instance, ItemResult, ObjectiveTerm, Rule
+
+Plan = dict[str, tuple[int, str]]  # event id -> (start slot index, room id)
+Verdict = tuple[bool, str]
+
+
+# -- reading an answer ---------------------------------------------------------------
+def _norm(text: str) -> str:
+    """Case- and space-insensitive key; '9:00' and '09:00' read alike."""
+    key = re.sub(r"\s+", " ", text.strip().lower())
+    return re.sub(r"^0(\d:\d\d)$", r"\1", key)
+
+
+def read_plan(data: TimetableData, answer: dict[str, Any]) -> tuple[Plan | None, str]:
+    """Decode answer['schedule'] into a plan, or say exactly what is wrong with it."""
+    schedule = answer.get("schedule")
+    if not isinstance(schedule, list):
+        return None, "'schedule' is missing or not a list"
+    events = {_norm(e.id): e for e in data.events}
+    slots = {_norm(s.id): i for i, s in enumerate(data.slots)}
+    rooms = {_norm(r.id): r.id for r in data.rooms}
+    plan: Plan = {}
+    for k, row in enumerate(schedule):
+        if not isinstance(row, dict):
+            return None, f"schedule entry {k + 1} is not an object"
+        ev, start, room = row.get("event"), row.get("start"), row.get("room")
+        if not all(isinstance(v, str) for v in (ev, start, room)):
+            return None, f"schedule entry {k + 1} needs string fields 'event', 'start' and 'room'"
+        e = events.get(_norm(ev))
+        if e is None:
+            return None, f"schedule entry {k + 1} names unknown event {ev[:40]!r}"
+        if e.id in plan:
+            return None, f"event {e.id} appears more than once"
+        s = slots.get(_norm(start))
+        if s is None:
+            return None, f"event {e.id} has unknown start {start[:40]!r}"
+        if s not in data.starts(e):
+            return None, f"event {e.id} starting at {data.slots[s].id} would run past the end of the day"
+        r = rooms.get(_norm(room))
+        if r is None:
+            return None, f"event {e.id} has unknown room {room[:40]!r}"
+        plan[e.id] = (s, r)
+    missing = [e.id for e in data.events if e.id not in plan]
+    if missing:
+        return None, f"events missing from the schedule: {', '.join(missing)}"
+    return plan, "complete plan"
+
+
+# -- rule checks ---------------------------------------------------------------------
+def _slots(plan: Plan, e: Event) -> range:
+    return range(plan[e.id][0], plan[e.id][0] + e.duration)
+
+
+def _day(data: TimetableData, plan: Plan, e: Event) -> int:
+    return data.slots[plan[e.id][0]].day
+
+
+def _of(data: TimetableData, person: str) -> list[Event]:
+    return [e for e in data.events if person in e.people]
+
+
+Check = Callable[[TimetableData, Plan, dict[str, Any]], Verdict]
+CHECKS: dict[str, Check] = {}
+
+
+def check(kind: str) -> Callable[[Check], Check]:
+    def register(fn: Check) -> Check:
+        CHECKS[kind] = fn
+        return fn
+
+    return register
+
+
+OK: Verdict = (True, "holds")
+
+
+@check("availability")
+def _availability(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for e in d.events:
+        for person in e.people:
+            off = set(d.person_by_id[person].unavailable)
+            for t in _slots(plan, e):
+                if d.slots[t].id in off:
+                    return False, f"{person} is unavailable at {d.slots[t].id} during {e.id}"
+    return OK
+
+
+@check("room_fit")
+def _room_fit(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for e in d.events:
+        room = d.room_by_id[plan[e.id][1]]
+        if room.seats < e.size:
+            return False, f"{e.id} needs {e.size} seats; {room.id} has {room.seats}"
+        lacking = [f for f in e.needs if f not in room.features]
+        if lacking:
+            return False, f"{e.id} needs {', '.join(lacking)}; {room.id} lacks it"
+    return OK
+
+
+def _clash(d: TimetableData, plan: Plan, group: list[Event], who: str) -> Verdict:
+    seen: dict[int, str] = {}
+    for e in group:
+        for t in _slots(plan, e):
+            if t in seen:
+                return False, f"{who} is in {seen[t]} and {e.id} at {d.slots[t].id}"
+            seen[t] = e.id
+    return OK
+
+
+@check("person_no_overlap")
+def _person_no_overlap(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for person in d.people:
+        verdict = _clash(d, plan, _of(d, person.id), person.id)
+        if not verdict[0]:
+            return verdict
+    return OK
+
+
+@check("room_no_overlap")
+def _room_no_overlap(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for room in d.rooms:
+        verdict = _clash(d, plan, [e for e in d.events if plan[e.id][1] == room.id], f"room {room.id}")
+        if not verdict[0]:
+            return verdict
+    return OK
+
+
+def _ends_before(plan: Plan, a: Event, b: Event) -> bool:
+    return plan[a.id][0] + a.duration <= plan[b.id][0]
+
+
+@check("series_order")
+def _series_order(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for members in d.series_members().values():
+        for a, b in zip(members, members[1:]):
+            if not _ends_before(plan, a, b):
+                return False, f"{a.id} does not end before {b.id} starts"
+    return OK
+
+
+@check("window")
+def _window(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    e = d.event_by_id[p["event"]]
+    lo, hi = d.slot_index[p["from"]], d.slot_index[p["to"]]
+    if plan[e.id][0] < lo or plan[e.id][0] + e.duration - 1 > hi:
+        return False, f"{e.id} at {d.slots[plan[e.id][0]].id} leaves its window"
+    return OK
+
+
+@check("deadline")
+def _deadline(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    hi = d.slot_index[p["to"]]
+    for eid in p["events"]:
+        e = d.event_by_id[eid]
+        if plan[e.id][0] + e.duration - 1 > hi:
+            return False, f"{e.id} finishes after the deadline"
+    return OK
+
+
+@check("blocked_slots")
+def _blocked(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    blocked = set(p["slots"])
+    for e in d.events:
+        for t in _slots(plan, e):
+            if d.slots[t].id in blocked:
+                return False, f"{e.id} uses blocked slot {d.slots[t].id}"
+    return OK
+
+
+def _count_by_day(d: TimetableData, plan: Plan, events: list[Event]) -> list[int]:
+    counts = [0] * len(d.days)
+    for e in events:
+        counts[_day(d, plan, e)] += 1
+    return counts
+
+
+@check("daily_limit")
+def _daily_limit(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for person in p["people"]:
+        counts = _count_by_day(d, plan, _of(d, person))
+        for day, n in enumerate(counts):
+            if n > p["max"]:
+                return False, f"{person} has {n} on {d.days[day]} (max {p['max']})"
+    return OK
+
+
+@check("day_cap")
+def _day_cap(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for day, n in enumerate(_count_by_day(d, plan, list(d.events))):
+        if n > p["max"]:
+            return False, f"{n} events on {d.days[day]} (max {p['max']})"
+    return OK
+
+
+@check("precedence")
+def _precedence(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    a, b = d.event_by_id[p["before"]], d.event_by_id[p["after"]]
+    return OK if _ends_before(plan, a, b) else (False, f"{a.id} does not end before {b.id} starts")
+
+
+@check("priority_order")
+def _priority_order(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    chain = p["events"]
+    for a, b in zip(chain, chain[1:]):
+        if plan[a][0] > plan[b][0]:
+            return False, f"{a} starts after {b}"
+    return OK
+
+
+@check("person_buffer")
+def _person_buffer(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    mine = sorted(_of(d, p["person"]), key=lambda e: plan[e.id][0])
+    for i, a in enumerate(mine):
+        for b in mine[i + 1 :]:
+            if _day(d, plan, a) != _day(d, plan, b):
+                continue
+            free = plan[b.id][0] - (plan[a.id][0] + a.duration)
+            if free < p["gap"]:
+                return False, f"{p['person']} has {max(free, 0)} free slot(s) between {a.id} and {b.id}"
+    return OK
+
+
+@check("max_consecutive")
+def _max_consecutive(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    busy = {t for e in _of(d, p["person"]) for t in _slots(plan, e)}
+    run, prev_day = 0, None
+    for t, slot in enumerate(d.slots):
+        if slot.day != prev_day:
+            run, prev_day = 0, slot.day
+        run = run + 1 if t in busy else 0
+        if run > p["max"]:
+            return False, f"{p['person']} is busy {run} slots in a row ending {slot.id}"
+    return OK
+
+
+@check("different_days")
+def _different_days(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    seen: dict[int, str] = {}
+    for eid in p["events"]:
+        day = _day(d, plan, d.event_by_id[eid])
+        if day in seen:
+            return False, f"{seen[day]} and {eid} are both on {d.days[day]}"
+        seen[day] = eid
+    return OK
+
+
+@check("same_room")
+def _same_room(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    rooms = {plan[eid][1] for eid in p["events"]}
+    return OK if len(rooms) == 1 else (False, f"uses rooms {', '.join(sorted(rooms))}")
+
+
+# -- objective -----------------------------------------------------------------------
+def objective_value(d: TimetableData, plan: Plan, term: ObjectiveTerm) -> int:
+    if term.kind == "weighted_end":
+        w = term.params["weights"]
+        return sum(w[e.id] * (d.slots[plan[e.id][0]].value + e.duration) for e in d.events)
+    if term.kind == "room_cost":
+        return sum(d.room_by_id[plan[e.id][1]].cost for e in d.events)
+    if term.kind == "slot_penalty":
+        pen = term.params["penalty"]
+        return sum(pen.get(d.slots[t].id, 0) for e in d.events for t in _slots(plan, e))
+    if term.kind == "same_day_pairs":
+        return sum(max(n - 1, 0) for pid in term.params["people"] for n in _count_by_day(d, plan, _of(d, pid)))
+    raise ValueError(f"unknown objective kind {term.kind!r}")
+
+
+def evaluate(d: TimetableData, rules: list[Rule], objective: list[ObjectiveTerm], plan: Plan) -> tuple[dict[str, Verdict], dict[str, int]]:
+    """Every rule's verdict and every objective figure of a complete plan."""
+    verdicts = {r.id: CHECKS[r.kind](d, plan, r.params) for r in rules}
+    return verdicts, {t.id: objective_value(d, plan, t) for t in objective}
+
+
+def _stated_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+# -- grading one answer --------------------------------------------------------------
+def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
+    """Verdict per checklist item id for a parsed answer (None when nothing parsed)."""
+    data = TimetableData.model_validate(instance.data)
+    items = instance.checklist
+    if not isinstance(answer, dict):
+        return {it.id: (False, "no JSON object to check") for it in items}
+    feasible = answer.get("feasible")
+    if not isinstance(feasible, bool):
+        return {it.id: (False, "'feasible' must be true or false") for it in items}
+    if feasible:
+        plan, why = read_plan(data, answer)
+    else:
+        plan, why = None, "the answer declares the instance infeasible"
+        if not _conflict_list(answer):
+            return {it.id: (False, "'conflict' must be a list of rule ids") for it in items}
+    out: dict[str, Verdict] = {}
+    verdicts: dict[str, Verdict] = {}
+    values: dict[str, int] = {}
+    if plan is not None:
+        verdicts, values = evaluate(data, instance.rules, instance.objective, plan)
+    for it in items:
+        if it.rule == "format":
+            out[it.id] = (plan is not None or not feasible, why)
+        elif it.rule == "infeasibility":
+            out[it.id] = (not feasible, "declares infeasibility" if not feasible else "claims a plan exists")
+        elif it.rule == "conflict":
+            out[it.id] = _conflict_verdict(instance, answer) if not feasible else (False, "names no conflict")
+        elif plan is None:
+            out[it.id] = (False, why if feasible else "no plan to check")
+        elif it.rule == "objective":
+            best = instance.certificate.objective or {}
+            out[it.id] = (values == best, f"plan scores {values}; certified optimum {best}")
+        elif it.rule == "validation":
+            out[it.id] = _validation(answer, values)
+        else:
+            out[it.id] = verdicts.get(it.rule, (False, f"unknown rule {it.rule}"))
+    return out
+
+
+def _conflict_list(answer: dict[str, Any]) -> list[str] | None:
+    names = answer.get("conflict")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        return None
+    return names
+
+
+def _conflict_verdict(instance: Instance, answer: dict[str, Any]) -> Verdict:
+    names = _conflict_list(answer) or []
+    named = {n.strip().upper() for n in names}
+    known = {r.id.upper() for r in instance.rules}
+    unknown = sorted(named - known)
+    if unknown:
+        return False, f"unknown rule ids {unknown[:5]}"
+    sets = [{r.upper() for r in s} for s in instance.certificate.conflict_sets or []]
+    if named in sets:
+        return True, "names a minimal conflicting set"
+    if any(s < named for s in sets):
+        return False, "the named rules conflict, but the set is not minimal"
+    return False, "the named rules can all hold together"
+
+
+def _validation(answer: dict[str, Any], values: dict[str, int]) -> Verdict:
+    stated = answer.get("objective")
+    if not isinstance(stated, dict):
+        return False, "'objective' figures are missing"
+    for key, true_value in values.items():
+        got = _stated_int(stated.get(key))
+        if got is None:
+            return False, f"'objective.{key}' is missing or not an integer"
+        if got != true_value:
+            return False, f"states {key}={got}; the plan gives {true_value}"
+    return True, "stated figures match the plan"
+
+
+# -- the answer contract -------------------------------------------------------------
+def answer_schema(data_dict: dict[str, Any], objective: list[ObjectiveTerm]) -> dict[str, Any]:
+    data = TimetableData.model_validate(data_dict)
+    row = {
+        "type": "object",
+        "properties": {
+            "event": {"enum": [e.id for e in data.events]},
+            "start": {"enum": [s.id for s in data.slots], "description": "start slot"},
+            "room": {"enum": [r.id for r in data.rooms]},
+        },
+        "required": ["event", "start", "room"],
+    }
+    plan_form = {
+        "type": "object",
+        "properties": {
+            "feasible": {"const": True},
+            "schedule": {"type": "array", "items": row, "description": "every event exactly once"},
+            "objective": {
+                "type": "object",
+                "properties": {t.id: {"type": "integer"} for t in objective},
+                "required": [t.id for t in objective],
+                "description": "the plan's own objective figures",
+            },
+        },
+        "required": ["feasible", "schedule", "objective"],
+    }
+    infeasible_form = {
+        "type": "object",
+        "properties": {
+            "feasible": {"const": False},
+            "conflict": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                         "description": "ids of a smallest set of rules that cannot all hold together"},
+        },
+        "required": ["feasible", "conflict"],
+    }  # fmt: skip
+    return {"oneOf": [plan_form, infeasible_form]}
+
+
+def baseline_answer(instance: Instance) -> str:
+    """A greedy planner: first slot and room that keep the basic rules, in listed order.
+
+    It ignores medium rules and the objective, so it is valid JSON and often wrong --
+    realistic failures for exercising the pipeline offline.
+    """
+    import json
+
+    d = TimetableData.model_validate(instance.data)
+    kinds = {r.kind: r for r in instance.rules}
+    blocked = set(kinds["blocked_slots"].params["slots"]) if "blocked_slots" in kinds else set()
+    plan: Plan = {}
+    for e in d.events:
+        choice = None
+        for s in d.starts(e):
+            for r in d.rooms:
+                trial = {**plan, e.id: (s, r.id)}
+                sub = TimetableData.model_validate(
+                    {**d.model_dump(mode="json"), "events": [x.model_dump(mode="json") for x in d.events if x.id in trial]}
+                )
+                basic = ("availability", "room_fit", "person_no_overlap", "room_no_overlap")
+                if all(CHECKS[k](sub, trial, {})[0] for k in basic if k in kinds) and not any(
+                    d.slots[t].id in blocked for t in range(s, s + e.duration)
+                ):
+                    choice = (s, r.id)
+                    break
+            if choice:
+                break
+        plan[e.id] = choice or (d.starts(e)[0], d.rooms[0].id)
+    values = {t.id: objective_value(d, plan, t) for t in instance.objective}
+    schedule = [{"event": e.id, "start": d.slots[plan[e.id][0]].id, "room": plan[e.id][1]} for e in d.events]
+    return json.dumps({"feasible": True, "schedule": schedule, "objective": values})

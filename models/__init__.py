@@ -1,0 +1,1 @@
+"""Solver side: one package per family, each exposing ``FAMILY`` (see pbsolve.family)."""

@@ -1,0 +1,347 @@
+"""Sampling machinery shared by the timetable task types.
+
+Instances are built around a planted *witness* plan: entities are drawn, a random
+witness placement is found, and sampled rules take parameters the witness satisfies,
+so drafts are feasible by construction (the solver still proves it) and the optimum is
+usually a different, better plan than the witness.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
+from pbsolve.family import Draft, NoDraft
+from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
+
+PEOPLE = (
+    "Ana", "Ben", "Chen", "Dara", "Eli", "Farah", "Gus", "Hana", "Ivo", "Jun", "Kemi", "Lars",
+    "Mira", "Nico", "Omar", "Pia", "Quinn", "Rosa", "Sami", "Tove",
+)  # fmt: skip
+ROOMS = ("Cedar", "Atlas", "Birch", "Delta", "Elm", "Fjord", "Grove", "Harbor")
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri")
+
+Witness = dict[str, tuple[int, str]]  # event id -> (start slot index, room id)
+
+
+@dataclass
+class Entities:
+    time_unit: str
+    days: list[str]
+    slots: list[Slot]
+    rooms: list[Room]
+    people: list[Person]
+    events: list[Event]
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def data(self) -> TimetableData:
+        return TimetableData(
+            time_unit=self.time_unit,
+            days=tuple(self.days),
+            slots=tuple(self.slots),
+            rooms=tuple(self.rooms),
+            people=tuple(self.people),
+            events=tuple(self.events),
+        )
+
+
+def hour_slots(first: int, last_start: int) -> list[Slot]:
+    return [Slot(id=f"{h:02d}:00", day=0, value=h, end_label=f"{h + 1:02d}:00") for h in range(first, last_start + 1)]
+
+
+def period_slots(days: list[str], per_day: int) -> list[Slot]:
+    out = []
+    for d, name in enumerate(days):
+        for p in range(1, per_day + 1):
+            n = d * per_day + p
+            out.append(Slot(id=f"{name} P{p}", day=d, value=n, end_label=f"end of {name} P{p}"))
+    return out
+
+
+def rooms(rng: random.Random, n: int, seat_range: tuple[int, int], features: list[str], feature_p: float) -> list[Room]:
+    names = rng.sample(ROOMS, n)
+    costs = list(range(n))
+    out = []
+    for i, name in enumerate(names):
+        feats = tuple(f for f in features if rng.random() < feature_p)
+        out.append(Room(id=name, seats=rng.randint(*seat_range), features=feats, cost=costs[i]))
+    # the largest room has every feature, so every event fits somewhere
+    big = max(range(n), key=lambda i: out[i].seats)
+    out[big] = out[big].model_copy(update={"features": tuple(features), "seats": seat_range[1]})
+    return out
+
+
+def fits(e: Event, r: Room) -> bool:
+    return r.seats >= e.size and set(e.needs) <= set(r.features)
+
+
+def place_witness(data: TimetableData, rng: random.Random, tries: int = 30) -> Witness | None:
+    """A random placement with no person or room double-booked and every room fitting."""
+    for _ in range(tries):
+        busy_people: set[tuple[str, int]] = set()
+        busy_rooms: set[tuple[str, int]] = set()
+        plan: Witness = {}
+        order = list(data.events)
+        rng.shuffle(order)
+        # series members go in number order, each after the previous one has ended
+        rank = {e.id: (order.index(data.series_members()[e.series][0]) if e.series else order.index(e)) for e in order}
+        order.sort(key=lambda e: (rank[e.id], data.events.index(e)))
+        for e in order:
+            prev = _previous_in_series(data, e)
+            earliest = plan[prev.id][0] + prev.duration if prev is not None else 0
+            options = [
+                (s, r.id)
+                for s in data.starts(e)
+                if s >= earliest
+                for r in data.rooms
+                if fits(e, r)
+                and all((p, t) not in busy_people for p in e.people for t in range(s, s + e.duration))
+                and all((r.id, t) not in busy_rooms for t in range(s, s + e.duration))
+            ]
+            if not options:
+                break
+            s, room = rng.choice(options)
+            plan[e.id] = (s, room)
+            for t in range(s, s + e.duration):
+                busy_rooms.add((room, t))
+                for p in e.people:
+                    busy_people.add((p, t))
+        else:
+            if _series_in_order(data, plan):
+                return plan
+    return None
+
+
+def _previous_in_series(data: TimetableData, e: Event) -> Event | None:
+    if e.series is None:
+        return None
+    members = data.series_members()[e.series]
+    i = members.index(e)
+    return members[i - 1] if i > 0 else None
+
+
+def _series_in_order(data: TimetableData, plan: Witness) -> bool:
+    for members in data.series_members().values():
+        for a, b in zip(members, members[1:]):
+            if plan[a.id][0] + a.duration > plan[b.id][0]:
+                return False
+    return True
+
+
+def used_slots(data: TimetableData, plan: Witness, events: list[Event]) -> set[int]:
+    return {t for e in events for t in range(plan[e.id][0], plan[e.id][0] + e.duration)}
+
+
+def events_of(data: TimetableData, person: str) -> list[Event]:
+    return [e for e in data.events if person in e.people]
+
+
+def with_availability(data: TimetableData, plan: Witness, rng: random.Random, share: float) -> TimetableData:
+    """Give some people unavailable blocks at the edge of a day, avoiding their witness slots."""
+    people = []
+    for p in data.people:
+        mine = used_slots(data, plan, events_of(data, p.id))
+        blocked: list[str] = []
+        if rng.random() < share:
+            for d in range(len(data.days)):
+                day = [i for i, s in enumerate(data.slots) if s.day == d]
+                if rng.random() < 0.5:
+                    day = day[::-1]  # leaves early instead of arriving late
+                k = rng.randint(0, max(1, len(day) // 3))
+                for t in day[:k]:
+                    if t in mine:
+                        break
+                    blocked.append(data.slots[t].id)
+        order = data.slot_index
+        people.append(p.model_copy(update={"unavailable": tuple(sorted(blocked, key=order.__getitem__))}))
+    return data.model_copy(update={"people": tuple(people)})
+
+
+# -- sampled rule builders: (data, witness, rng) -> params or None ------------------------
+RuleBuilder = Callable[[TimetableData, Witness, random.Random], dict[str, Any] | None]
+
+
+def _window(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    e = rng.choice(data.events)
+    s = plan[e.id][0]
+    day = [i for i, sl in enumerate(data.slots) if sl.day == data.slots[s].day]
+    lo = max(day[0], s - rng.randint(0, 1))
+    hi = min(day[-1], s + e.duration - 1 + rng.randint(0, 1))
+    if lo == day[0] and hi == day[-1]:
+        return None
+    return {"event": e.id, "from": data.slots[lo].id, "to": data.slots[hi].id}
+
+
+def _blocked_slots(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    used = used_slots(data, plan, list(data.events))
+    free = [i for i in range(len(data.slots)) if i not in used]
+    if not free:
+        return None
+    picks = sorted(rng.sample(free, min(len(free), rng.randint(1, 2))))
+    return {"slots": [data.slots[i].id for i in picks]}
+
+
+def _busy_people(data: TimetableData, minimum: int = 2) -> list[Person]:
+    return [p for p in data.people if len(events_of(data, p.id)) >= minimum]
+
+
+def _per_day(data: TimetableData, plan: Witness, events: list[Event]) -> list[int]:
+    counts = [0] * len(data.days)
+    for e in events:
+        counts[data.slots[plan[e.id][0]].day] += 1
+    return counts
+
+
+def _daily_limit(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    people = _busy_people(data, 3 if len(data.days) == 1 else 2)
+    if not people:
+        return None
+    chosen = sorted(rng.sample(people, min(len(people), rng.randint(1, 3))), key=lambda p: p.id)
+    need = max(max(_per_day(data, plan, events_of(data, p.id))) for p in chosen)
+    most = max(len(events_of(data, p.id)) for p in chosen)
+    if need >= most:
+        return None
+    return {"max": need, "people": [p.id for p in chosen]}
+
+
+def _day_cap(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    if len(data.days) < 2:
+        return None
+    return {"max": max(_per_day(data, plan, list(data.events)))}
+
+
+def _precedence(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    pairs = [
+        (a, b)
+        for a in data.events
+        for b in data.events
+        if a.id != b.id
+        and not (a.series is not None and a.series == b.series)
+        and plan[a.id][0] + a.duration <= plan[b.id][0]
+    ]
+    if not pairs:
+        return None
+    a, b = rng.choice(pairs)
+    return {"before": a.id, "after": b.id}
+
+
+def _priority_order(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    ranked = sorted(data.events, key=lambda e: (-e.priority, plan[e.id][0]))
+    chain = [ranked[0]]
+    for e in ranked[1:]:
+        if e.priority < chain[-1].priority and plan[e.id][0] >= plan[chain[-1].id][0]:
+            chain.append(e)
+    if len(chain) < 2:
+        return None
+    return {"events": [e.id for e in chain]}
+
+
+def _person_buffer(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    options = []
+    for p in _busy_people(data):
+        mine = sorted(events_of(data, p.id), key=lambda e: plan[e.id][0])
+        gaps = [
+            plan[b.id][0] - (plan[a.id][0] + a.duration)
+            for a, b in zip(mine, mine[1:])
+            if data.slots[plan[a.id][0]].day == data.slots[plan[b.id][0]].day
+        ]
+        if gaps and min(gaps) >= 1:
+            options.append((p.id, min(min(gaps), 2)))
+    if not options:
+        return None
+    person, gap = rng.choice(options)
+    return {"person": person, "gap": gap}
+
+
+def _max_consecutive(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    options = []
+    for p in _busy_people(data):
+        busy = used_slots(data, plan, events_of(data, p.id))
+        longest = 0
+        for d in range(len(data.days)):
+            run = 0
+            for t in (i for i, sl in enumerate(data.slots) if sl.day == d):
+                run = run + 1 if t in busy else 0
+                longest = max(longest, run)
+        total = sum(e.duration for e in events_of(data, p.id))
+        if longest < total:
+            options.append((p.id, longest))
+    if not options:
+        return None
+    person, k = rng.choice(options)
+    return {"person": person, "max": k}
+
+
+def _different_days(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    groups = [m for m in data.series_members().values() if len(m) >= 2]
+    groups += [events_of(data, p.id) for p in _busy_people(data)]
+    groups = [g for g in groups if len({data.slots[plan[e.id][0]].day for e in g}) == len(g)]
+    if not groups or len(data.days) < 2:
+        return None
+    return {"events": [e.id for e in rng.choice(groups)]}
+
+
+def _same_room(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    groups = [m for m in data.series_members().values() if len(m) >= 2]
+    groups += [events_of(data, p.id) for p in _busy_people(data)]
+    groups = [g for g in groups if len({plan[e.id][1] for e in g}) == 1]
+    if not groups:
+        return None
+    return {"events": [e.id for e in rng.choice(groups)]}
+
+
+RULE_BUILDERS: dict[str, RuleBuilder] = {
+    "window": _window,
+    "blocked_slots": _blocked_slots,
+    "daily_limit": _daily_limit,
+    "day_cap": _day_cap,
+    "precedence": _precedence,
+    "priority_order": _priority_order,
+    "person_buffer": _person_buffer,
+    "max_consecutive": _max_consecutive,
+    "different_days": _different_days,
+    "same_room": _same_room,
+}
+
+
+@dataclass
+class TaskRecipe:
+    """What a timetable task type contributes: entities, base rules and an objective."""
+
+    entities: Callable[[GenerationSpec, random.Random], Entities]
+    base_rules: tuple[str, ...]
+    objective: Callable[[TimetableData, random.Random], list[ObjectiveTerm]]
+    availability_share: float = 0.6
+
+    def draft(self, spec: GenerationSpec, rng: random.Random, tiers: dict[str, Tier]) -> Draft:
+        ent = self.entities(spec, rng)
+        data = ent.data()
+        plan = place_witness(data, rng)
+        if plan is None:
+            raise NoDraft("witness")
+        sampled = spec.basic + spec.medium + spec.stateful
+        if "availability" in self.base_rules or "availability" in sampled:
+            data = with_availability(data, plan, rng, self.availability_share)
+        rules: list[Rule] = []
+
+        def add(kind: str, tier: Tier, params: dict[str, Any]) -> None:
+            rules.append(Rule(id=f"R{len(rules) + 1}", kind=kind, tier=tier, params=params))
+
+        for kind in self.base_rules:
+            if kind == "series_order" and not data.series_members():
+                continue  # vacuous without numbered series
+            add(kind, "basic", {})
+        for cid in sampled:
+            if cid in self.base_rules:
+                continue
+            builder = RULE_BUILDERS.get(cid)
+            if builder is None:  # structural kinds without parameters (e.g. availability)
+                add(cid, tiers[cid], {})
+                continue
+            params = builder(data, plan, rng)
+            if params is None:
+                raise NoDraft(f"{cid}")
+            add(cid, tiers[cid], params)
+        return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=self.objective(data, rng))

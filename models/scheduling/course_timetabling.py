@@ -1,0 +1,106 @@
+"""Course Timetabling: weekly lectures of courses, taught by teachers to curricula."""
+
+from __future__ import annotations
+
+import random
+
+from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
+from pbsolve.models.scheduling.common import PEOPLE, WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
+from pbsolve.schema import GenerationSpec, ObjectiveTerm
+from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
+
+COURSES = (
+    ("ALG", "Algebra"), ("BIO", "Biology"), ("CHE", "Chemistry"), ("ECO", "Economics"), ("HIS", "History"),
+    ("LIT", "Literature"), ("PHY", "Physics"), ("STA", "Statistics"), ("GEO", "Geography"), ("CS", "Computing"),
+)  # fmt: skip
+
+# size -> (days, periods per day, courses, max lectures, teachers, curricula, rooms)
+SIZES = {
+    "tiny": (2, 2, 2, 2, 2, 1, 2),
+    "small": (3, 2, 3, 2, 2, 2, 2),
+    "default": (4, 3, 4, 3, 3, 2, 3),
+}
+
+TASK = TaskSpec(
+    id="course_timetabling",
+    name="Course Timetabling",
+    family="scheduling",
+    summary="weekly lectures in periods and rooms without teacher or curriculum clashes",
+    subtasks=(
+        SubtaskSpec("university_lectures", "University lectures", "courses shared between degree curricula"),
+        SubtaskSpec("school_classes", "School classes", "class groups taught by subject teachers"),
+        SubtaskSpec("lab_sessions", "Lab sessions", "double-period practicals that need lab rooms"),
+    ),
+    pool=(
+        ConstraintSpec("room_fit", "basic", "room capacity and equipment match"),
+        ConstraintSpec("person_no_overlap", "basic", "no teacher or curriculum in two lectures at once"),
+        ConstraintSpec("room_no_overlap", "basic", "a room holds one lecture at a time"),
+        ConstraintSpec("series_order", "basic", "lectures of a course are numbered in time order"),
+        ConstraintSpec("availability", "basic", "teacher and group unavailability"),
+        ConstraintSpec("blocked_slots", "basic", "no lectures in blocked periods"),
+        ConstraintSpec("daily_limit", "basic", "daily lecture limit per teacher or group"),
+        ConstraintSpec("window", "basic", "a lecture must fall inside a stated window"),
+        ConstraintSpec("different_days", "medium", "lectures of one course on different days"),
+        ConstraintSpec("same_room", "medium", "room stability: a course keeps one room"),
+        ConstraintSpec("day_cap", "medium", "balanced week: cap on lectures per day"),
+        ConstraintSpec("precedence", "medium", "a lecture must come before another"),
+        ConstraintSpec("max_consecutive", "medium", "cap on consecutive periods for a teacher or group"),
+        ConstraintSpec("person_buffer", "medium", "a free period between two lectures of a teacher"),
+        ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name the conflict"),
+    ),
+    base_rules=("room_fit", "person_no_overlap", "room_no_overlap", "series_order"),
+)
+
+
+def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
+    n_days, per_day, n_courses, max_lect, n_teach, n_curr, n_rooms = SIZES[spec.size]
+    days = list(WEEKDAYS[:n_days])
+    slots = period_slots(days, per_day)
+    teachers = [Person(id=n, role="teacher") for n in rng.sample(PEOPLE, n_teach)]
+    group_word = "Class" if spec.subtask == "school_classes" else "Cohort"
+    groups = [Person(id=f"{group_word} {chr(65 + i)}", role="group") for i in range(n_curr)]
+    lab = spec.subtask == "lab_sessions"
+    room_list = rooms(rng, n_rooms, (20, 60), ["lab"] if lab else ["projector"], 0.4)
+    events = []
+    for code, name in sorted(rng.sample(COURSES, n_courses)):
+        teacher = rng.choice(teachers).id
+        members = sorted(rng.sample([g.id for g in groups], rng.randint(1, min(2, n_curr))))
+        size = rng.randint(15, 55)
+        lectures = rng.randint(1, max_lect)
+        is_lab = lab and rng.random() < 0.5
+        for i in range(lectures):
+            events.append(
+                Event(
+                    id=f"{code}-L{i + 1}" if not is_lab else f"{code}-LAB{i + 1}",
+                    name=f"{name} {'lab' if is_lab else 'lecture'} {i + 1}",
+                    duration=2 if is_lab and per_day >= 2 else 1,
+                    people=(teacher, *members),
+                    size=size,
+                    needs=("lab",) if is_lab else (),
+                    series=code,
+                )
+            )
+    return Entities(time_unit="period", days=days, slots=slots, rooms=room_list, people=teachers + groups, events=events)
+
+
+def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
+    last = {}
+    for s in data.slots:
+        last[s.day] = s.id
+    firsts = [s.id for i, s in enumerate(data.slots) if i == 0 or data.slots[i - 1].day != s.day]
+    penalty = {sid: 2 for sid in last.values()}
+    for sid in firsts:
+        penalty.setdefault(sid, 1)
+    weights = {}
+    rank = {code: i for i, code in enumerate(sorted({e.series for e in data.events if e.series}))}
+    for e in data.events:
+        weights[e.id] = len(rank) - rank[e.series] if e.series else 1
+    return [
+        ObjectiveTerm(id="period_penalty", kind="slot_penalty", params={"penalty": penalty}),
+        ObjectiveTerm(id="weighted_finish", kind="weighted_end", params={"weights": weights}),
+        ObjectiveTerm(id="room_cost", kind="room_cost"),
+    ]
+
+
+def recipe(spec: GenerationSpec) -> TaskRecipe:
+    return TaskRecipe(entities=entities, base_rules=TASK.base_rules, objective=objective, availability_share=0.5)

@@ -1,0 +1,89 @@
+"""Exam Scheduling: exam sittings in periods and rooms, spread out for student cohorts."""
+
+from __future__ import annotations
+
+import random
+
+from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
+from pbsolve.models.scheduling.common import WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
+from pbsolve.schema import GenerationSpec, ObjectiveTerm
+from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
+
+SUBJECTS = (
+    "Anatomy", "Calculus", "Contract Law", "Databases", "Ethics", "French", "Genetics", "Macroeconomics",
+    "Mechanics", "Optics", "Philosophy", "Sociology", "Thermodynamics", "Topology",
+)  # fmt: skip
+
+# size -> (days, periods per day, exams, cohorts, rooms)
+SIZES = {
+    "tiny": (2, 2, 3, 2, 2),
+    "small": (3, 2, 4, 2, 2),
+    "default": (3, 3, 6, 3, 3),
+}
+
+TASK = TaskSpec(
+    id="exam_scheduling",
+    name="Exam Scheduling",
+    family="scheduling",
+    summary="exam sittings in periods and rooms without cohort clashes, spread across days",
+    subtasks=(
+        SubtaskSpec("university_finals", "University finals", "end-of-term exams for degree cohorts"),
+        SubtaskSpec("school_mock_exams", "School mock exams", "mock exams for year groups"),
+        SubtaskSpec("certification_sittings", "Certification sittings", "long professional exams needing computer rooms"),
+        SubtaskSpec("resit_week", "Resit week", "a short resit session with many shared candidates"),
+    ),
+    pool=(
+        ConstraintSpec("room_fit", "basic", "room capacity and equipment match"),
+        ConstraintSpec("person_no_overlap", "basic", "no cohort sits two exams at once"),
+        ConstraintSpec("room_no_overlap", "basic", "a room holds one exam at a time"),
+        ConstraintSpec("availability", "basic", "cohort unavailability (field trips, placements)"),
+        ConstraintSpec("blocked_slots", "basic", "no exams in blocked periods"),
+        ConstraintSpec("daily_limit", "basic", "at most k exams a day per cohort"),
+        ConstraintSpec("window", "basic", "an exam must fall inside a stated window"),
+        ConstraintSpec("precedence", "medium", "an exam must come before another"),
+        ConstraintSpec("person_buffer", "medium", "a free period between two exams of a cohort"),
+        ConstraintSpec("day_cap", "medium", "balanced session: cap on exams per day"),
+        ConstraintSpec("different_days", "medium", "a cohort's exams on different days"),
+        ConstraintSpec("max_consecutive", "medium", "cap on consecutive exam periods for a cohort"),
+        ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name the conflict"),
+    ),
+    base_rules=("room_fit", "person_no_overlap", "room_no_overlap"),
+)
+
+
+def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
+    n_days, per_day, n_exams, n_coh, n_rooms = SIZES[spec.size]
+    if spec.subtask == "resit_week":
+        n_days, n_coh = max(2, n_days - 1), n_coh + 1
+    days = list(WEEKDAYS[:n_days])
+    slots = period_slots(days, per_day)
+    word = "Year" if spec.subtask == "school_mock_exams" else "Cohort"
+    cohorts = [Person(id=f"{word} {i + 1}", role="cohort") for i in range(n_coh)]
+    computer = spec.subtask == "certification_sittings"
+    room_list = rooms(rng, n_rooms, (30, 120), ["computers"] if computer else ["accessible"], 0.4)
+    events = []
+    for i, subject in enumerate(sorted(rng.sample(SUBJECTS, n_exams))):
+        takers = sorted(rng.sample([c.id for c in cohorts], rng.randint(1, min(2, n_coh))))
+        events.append(
+            Event(
+                id=f"E{i + 1}",
+                name=subject,
+                duration=2 if computer and per_day >= 2 and rng.random() < 0.4 else 1,
+                people=tuple(takers),
+                size=rng.randint(20, 110),
+                needs=("computers",) if computer and rng.random() < 0.6 else (),
+            )
+        )
+    return Entities(time_unit="period", days=days, slots=slots, rooms=room_list, people=cohorts, events=events)
+
+
+def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
+    return [
+        ObjectiveTerm(id="same_day_extra", kind="same_day_pairs", params={"people": [p.id for p in data.people]}),
+        ObjectiveTerm(id="weighted_finish", kind="weighted_end", params={"weights": {e.id: e.size for e in data.events}}),
+        ObjectiveTerm(id="room_cost", kind="room_cost"),
+    ]
+
+
+def recipe(spec: GenerationSpec) -> TaskRecipe:
+    return TaskRecipe(entities=entities, base_rules=TASK.base_rules, objective=objective, availability_share=0.5)

@@ -1,0 +1,97 @@
+"""Meeting Planning: meetings on one working day, with attendees, rooms and equipment."""
+
+from __future__ import annotations
+
+import random
+
+from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
+from pbsolve.models.scheduling.common import PEOPLE, Entities, TaskRecipe, hour_slots, rooms
+from pbsolve.schema import GenerationSpec, ObjectiveTerm
+from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
+
+TOPICS = (
+    "Design review", "Budget check", "Hiring sync", "Team retro", "Roadmap", "Vendor call",
+    "Security review", "Launch prep", "Customer debrief", "Data audit", "Sprint planning",
+)  # fmt: skip
+
+# size -> (last start hour, people, rooms, meetings, max duration)
+SIZES = {
+    "tiny": (11, 3, 2, (2, 3), 1),
+    "small": (13, 4, 2, (3, 3), 2),
+    "default": (16, 6, 3, (4, 5), 2),
+}
+
+TASK = TaskSpec(
+    id="meeting_planning",
+    name="Meeting Planning",
+    family="scheduling",
+    summary="place meetings in time and rooms under attendee availability, equipment and priorities",
+    subtasks=(
+        SubtaskSpec("cross_team_sync", "Cross-team sync", "meetings drawing people from several teams"),
+        SubtaskSpec("interview_panel", "Interview panel", "one candidate meets a series of panels in order"),
+        SubtaskSpec("board_meeting_series", "Board meeting series", "numbered board sessions held in order"),
+        SubtaskSpec("multi_time_zone_standups", "Multi-time-zone stand-ups", "remote people with shifted working hours"),
+    ),
+    pool=(
+        ConstraintSpec("availability", "basic", "key attendees are available for the whole meeting"),
+        ConstraintSpec("room_fit", "basic", "room capacity and equipment match"),
+        ConstraintSpec("person_no_overlap", "basic", "no person in two meetings at once"),
+        ConstraintSpec("room_no_overlap", "basic", "a room holds one meeting at a time"),
+        ConstraintSpec("window", "basic", "a meeting must take place inside a stated time window"),
+        ConstraintSpec("blocked_slots", "basic", "no meeting during blocked hours (lunch, all-hands)"),
+        ConstraintSpec("precedence", "medium", "meeting-chain order"),
+        ConstraintSpec("person_buffer", "medium", "consecutive-meeting buffer for a person"),
+        ConstraintSpec("priority_order", "medium", "priority ranking rule: higher priority meetings start first"),
+        ConstraintSpec("max_consecutive", "medium", "consecutive-meeting control: cap on back-to-back hours"),
+        ConstraintSpec("same_room", "medium", "a meeting series keeps one room"),
+        ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name the conflict"),
+    ),
+    base_rules=("availability", "room_fit", "person_no_overlap", "room_no_overlap", "series_order"),
+)
+
+
+def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
+    last, n_people, n_rooms, (lo, hi), max_dur = SIZES[spec.size]
+    slots = hour_slots(9, last)
+    names = rng.sample(PEOPLE, n_people)
+    people = [Person(id=n, role="attendee") for n in names]
+    room_list = rooms(rng, n_rooms, (3, 8), ["projector", "video"], 0.5)
+    n_meet = rng.randint(lo, hi)
+    topics = rng.sample(TOPICS, n_meet)
+    events = []
+    candidate = names[0] if spec.subtask == "interview_panel" else None
+    for i, topic in enumerate(topics):
+        k = rng.randint(2, min(3, n_people))
+        pool = [n for n in names if n != candidate]
+        attendees = sorted(rng.sample(pool, k - (1 if candidate else 0)) + ([candidate] if candidate else []), key=names.index)
+        series = None
+        if spec.subtask == "interview_panel":
+            topic, series = f"Interview round {i + 1}", "interview"
+        elif spec.subtask == "board_meeting_series" and i < 2:
+            topic, series = f"Board session {i + 1}", "board"
+        needs = tuple(f for f in ("projector", "video") if rng.random() < 0.3)
+        events.append(
+            Event(
+                id=f"M{i + 1}",
+                name=topic,
+                duration=1 if candidate else rng.randint(1, max_dur),
+                people=tuple(attendees),
+                size=len(attendees),
+                needs=needs,
+                priority=rng.randint(1, 3),
+                series=series,
+            )
+        )
+    return Entities(time_unit="hour", days=["the day"], slots=slots, rooms=room_list, people=people, events=events)
+
+
+def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
+    return [
+        ObjectiveTerm(id="weighted_finish", kind="weighted_end", params={"weights": {e.id: e.priority for e in data.events}}),
+        ObjectiveTerm(id="room_cost", kind="room_cost"),
+    ]
+
+
+def recipe(spec: GenerationSpec) -> TaskRecipe:
+    share = 1.0 if spec.subtask == "multi_time_zone_standups" else 0.6
+    return TaskRecipe(entities=entities, base_rules=TASK.base_rules, objective=objective, availability_share=share)

@@ -1,0 +1,305 @@
+"""CP-SAT model of a timetable: one Boolean per (event, start slot, room).
+
+Each numbered rule is posted behind its own enforcement literal, constraint by
+constraint, so the certifier can switch rules off to find conflict sets. Every
+structure is built in a fixed order (lists, never sets) so models are reproducible.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ortools.sat.python import cp_model
+
+from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.family import Draft, SolverModel
+from pbsolve.schema import ObjectiveTerm, Rule
+
+
+class TimetableModel:
+    """Variables and derived expressions shared by the rule encoders."""
+
+    def __init__(self, data: TimetableData) -> None:
+        self.data = data
+        self.m = cp_model.CpModel()
+        self.x: dict[tuple[str, int, str], cp_model.IntVar] = {}
+        self.starts: dict[str, list[int]] = {}
+        for e in data.events:
+            self.starts[e.id] = data.starts(e)
+            cell = []
+            for s in self.starts[e.id]:
+                for r in data.rooms:
+                    v = self.m.new_bool_var(f"x[{e.id},{s},{r.id}]")
+                    self.x[e.id, s, r.id] = v
+                    cell.append(v)
+            self.m.add_exactly_one(cell)
+
+    # -- derived expressions -------------------------------------------------------
+    def at(self, e: Event, s: int) -> cp_model.LinearExprT:
+        """1 iff event e starts at slot s (in any room)."""
+        return sum(self.x[e.id, s, r.id] for r in self.data.rooms)
+
+    def covers(self, e: Event, s: int, t: int) -> bool:
+        return s <= t < s + e.duration
+
+    def occupies(self, e: Event, t: int) -> cp_model.LinearExprT:
+        """1 iff event e occupies slot t."""
+        return sum(self.at(e, s) for s in self.starts[e.id] if self.covers(e, s, t))
+
+    def start_index(self, e: Event) -> cp_model.LinearExprT:
+        return sum(s * self.at(e, s) for s in self.starts[e.id])
+
+    def on_day(self, e: Event, day: int) -> cp_model.LinearExprT:
+        return sum(self.at(e, s) for s in self.starts[e.id] if self.data.slots[s].day == day)
+
+    def events_of(self, person: str) -> list[Event]:
+        return [e for e in self.data.events if person in e.people]
+
+    def days(self) -> range:
+        return range(len(self.data.days))
+
+    def slots_of_day(self, day: int) -> list[int]:
+        return [i for i, s in enumerate(self.data.slots) if s.day == day]
+
+
+def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
+    """Add ``ct`` enforced by ``lit``; constant constraints (empty sums) are folded."""
+    if isinstance(ct, bool):
+        if not ct:
+            tm.m.add_implication(lit, ~lit)
+        return
+    tm.m.add(ct).only_enforce_if(lit)
+
+
+Encoder = Callable[[TimetableModel, dict[str, Any], cp_model.IntVar], None]
+ENCODERS: dict[str, Encoder] = {}
+
+
+def encoder(kind: str) -> Callable[[Encoder], Encoder]:
+    def register(fn: Encoder) -> Encoder:
+        ENCODERS[kind] = fn
+        return fn
+
+    return register
+
+
+@encoder("availability")
+def _availability(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    idx = tm.data.slot_index
+    for e in tm.data.events:
+        busy = {idx[sid] for p in e.people for sid in tm.data.person_by_id[p].unavailable}
+        for s in tm.starts[e.id]:
+            if any(tm.covers(e, s, t) for t in busy):
+                post(tm, tm.at(e, s) == 0, lit)
+
+
+@encoder("room_fit")
+def _room_fit(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for e in tm.data.events:
+        for r in tm.data.rooms:
+            if r.seats < e.size or not set(e.needs) <= set(r.features):
+                for s in tm.starts[e.id]:
+                    post(tm, tm.x[e.id, s, r.id] == 0, lit)
+
+
+@encoder("person_no_overlap")
+def _person_no_overlap(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for p in tm.data.people:
+        mine = tm.events_of(p.id)
+        if len(mine) < 2:
+            continue
+        for t in range(len(tm.data.slots)):
+            post(tm, sum(tm.occupies(e, t) for e in mine) <= 1, lit)
+
+
+@encoder("room_no_overlap")
+def _room_no_overlap(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for r in tm.data.rooms:
+        for t in range(len(tm.data.slots)):
+            using = [
+                tm.x[e.id, s, r.id] for e in tm.data.events for s in tm.starts[e.id] if tm.covers(e, s, t)
+            ]
+            if len(using) > 1:
+                post(tm, sum(using) <= 1, lit)
+
+
+@encoder("series_order")
+def _series_order(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for members in tm.data.series_members().values():
+        for a, b in zip(members, members[1:]):
+            post(tm, tm.start_index(a) + a.duration <= tm.start_index(b), lit)
+
+
+@encoder("window")
+def _window(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    e = tm.data.event_by_id[params["event"]]
+    lo, hi = tm.data.slot_index[params["from"]], tm.data.slot_index[params["to"]]
+    for s in tm.starts[e.id]:
+        if s < lo or s + e.duration - 1 > hi:
+            post(tm, tm.at(e, s) == 0, lit)
+
+
+@encoder("deadline")
+def _deadline(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    hi = tm.data.slot_index[params["to"]]
+    for eid in params["events"]:
+        e = tm.data.event_by_id[eid]
+        for s in tm.starts[e.id]:
+            if s + e.duration - 1 > hi:
+                post(tm, tm.at(e, s) == 0, lit)
+
+
+@encoder("blocked_slots")
+def _blocked_slots(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    blocked = [tm.data.slot_index[sid] for sid in params["slots"]]
+    for e in tm.data.events:
+        for s in tm.starts[e.id]:
+            if any(tm.covers(e, s, t) for t in blocked):
+                post(tm, tm.at(e, s) == 0, lit)
+
+
+@encoder("daily_limit")
+def _daily_limit(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for pid in params["people"]:
+        mine = tm.events_of(pid)
+        if len(mine) <= params["max"]:
+            continue
+        for d in tm.days():
+            post(tm, sum(tm.on_day(e, d) for e in mine) <= params["max"], lit)
+
+
+@encoder("day_cap")
+def _day_cap(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for d in tm.days():
+        post(tm, sum(tm.on_day(e, d) for e in tm.data.events) <= params["max"], lit)
+
+
+@encoder("precedence")
+def _precedence(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    a, b = tm.data.event_by_id[params["before"]], tm.data.event_by_id[params["after"]]
+    post(tm, tm.start_index(a) + a.duration <= tm.start_index(b), lit)
+
+
+@encoder("priority_order")
+def _priority_order(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    chain = [tm.data.event_by_id[eid] for eid in params["events"]]
+    for a, b in zip(chain, chain[1:]):
+        post(tm, tm.start_index(a) <= tm.start_index(b), lit)
+
+
+@encoder("person_buffer")
+def _person_buffer(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    gap = params["gap"]
+    mine = tm.events_of(params["person"])
+    day = [s.day for s in tm.data.slots]
+    for i, a in enumerate(mine):
+        for b in mine[i + 1 :]:
+            for sa in tm.starts[a.id]:
+                for sb in tm.starts[b.id]:
+                    if day[sa] != day[sb]:
+                        continue
+                    # free slots between the two, negative when they overlap
+                    between = sb - (sa + a.duration) if sa <= sb else sa - (sb + b.duration)
+                    if between < gap:
+                        post(tm, tm.at(a, sa) + tm.at(b, sb) <= 1, lit)
+
+
+@encoder("max_consecutive")
+def _max_consecutive(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    k = params["max"]
+    mine = tm.events_of(params["person"])
+    busy = {}
+    for t in range(len(tm.data.slots)):
+        b = tm.m.new_bool_var(f"busy[{params['person']},{t}]")
+        for e in mine:
+            tm.m.add(b >= tm.occupies(e, t))
+        busy[t] = b
+    for d in tm.days():
+        day_slots = tm.slots_of_day(d)
+        for i in range(len(day_slots) - k):
+            window = day_slots[i : i + k + 1]
+            post(tm, sum(busy[t] for t in window) <= k, lit)
+
+
+@encoder("different_days")
+def _different_days(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    group = [tm.data.event_by_id[eid] for eid in params["events"]]
+    for d in tm.days():
+        post(tm, sum(tm.on_day(e, d) for e in group) <= 1, lit)
+
+
+@encoder("same_room")
+def _same_room(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    group = [tm.data.event_by_id[eid] for eid in params["events"]]
+    for a, b in zip(group, group[1:]):
+        for r in tm.data.rooms:
+            in_a = sum(tm.x[a.id, s, r.id] for s in tm.starts[a.id])
+            in_b = sum(tm.x[b.id, s, r.id] for s in tm.starts[b.id])
+            post(tm, in_a == in_b, lit)
+
+
+# -- objective terms -------------------------------------------------------------------
+def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
+    d = tm.data
+    if term.kind == "weighted_end":
+        w = term.params["weights"]
+        expr = sum(
+            w[e.id] * (d.slots[s].value + e.duration) * tm.at(e, s) for e in d.events for s in tm.starts[e.id]
+        )
+        ub = sum(w[e.id] * max(d.slots[s].value + e.duration for s in tm.starts[e.id]) for e in d.events)
+        return expr, ub
+    if term.kind == "room_cost":
+        expr = sum(d.room_by_id[r].cost * v for (_, _, r), v in tm.x.items())
+        return expr, len(d.events) * max(r.cost for r in d.rooms)
+    if term.kind == "slot_penalty":
+        pen = {d.slot_index[k]: v for k, v in term.params["penalty"].items()}
+        expr = sum(
+            sum(pen.get(t, 0) for t in range(s, s + e.duration)) * tm.at(e, s)
+            for e in d.events
+            for s in tm.starts[e.id]
+        )
+        ub = sum(max(sum(pen.get(t, 0) for t in range(s, s + e.duration)) for s in tm.starts[e.id]) for e in d.events)
+        return expr, ub
+    if term.kind == "same_day_pairs":
+        parts = []
+        for pid in term.params["people"]:
+            mine = tm.events_of(pid)
+            for day in tm.days():
+                z = tm.m.new_int_var(0, len(mine), f"extra[{pid},{day}]")
+                tm.m.add_max_equality(z, [sum(tm.on_day(e, day) for e in mine) - 1, 0])
+                parts.append(z)
+        ub = sum(max(len(tm.events_of(pid)) - 1, 0) for pid in term.params["people"])
+        return sum(parts), ub
+    raise ValueError(f"unknown objective kind {term.kind!r}")
+
+
+def build(draft: Draft) -> SolverModel:
+    data = TimetableData.model_validate(draft.data)
+    tm = TimetableModel(data)
+    rule_literals: dict[str, cp_model.IntVar] = {}
+    for rule in draft.rules:
+        lit = tm.m.new_bool_var(f"rule[{rule.id}]")
+        ENCODERS[rule.kind](tm, rule.params, lit)
+        rule_literals[rule.id] = lit
+    terms = []
+    for term in draft.objective:
+        expr, ub = _objective(tm, term)
+        terms.append((term.id, expr, ub))
+    answer = list(tm.x.values())
+
+    def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+        schedule = []
+        for e in data.events:
+            for s in tm.starts[e.id]:
+                for r in data.rooms:
+                    if solver.value(tm.x[e.id, s, r.id]):
+                        schedule.append({"event": e.id, "start": data.slots[s].id, "room": r.id})
+        return {"schedule": schedule}
+
+    return SolverModel(model=tm.m, answer_literals=answer, rule_literals=rule_literals, objective_terms=terms, decode=decode)
+
+
+def check_rule_kinds(rules: list[Rule]) -> None:
+    unknown = [r.kind for r in rules if r.kind not in ENCODERS]
+    if unknown:
+        raise ValueError(f"no solver encoding for rule kinds {unknown}")

@@ -1,0 +1,83 @@
+"""The answer contract, generated from an answer schema (never reworded by an LLM).
+
+The section is fixed text built only from the JSON Schema of the answer, so it is the
+same for feasible and infeasible instances of a task: the format never gives away
+which kind an instance is.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _example(schema: dict[str, Any], name: str = "") -> Any:
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    if kind == "object":
+        return {key: _example(sub, key) for key, sub in schema.get("properties", {}).items()}
+    if kind == "array":
+        items = schema.get("items", {})
+        props = items.get("properties", {})
+        first = next(iter(props), None)
+        if first is not None and "enum" in props[first]:
+            # one row per value of the key field, other fields left as placeholders
+            return [
+                {k: (v if k == first else _example(sub, k)) for k, sub in props.items()}
+                for v in props[first]["enum"]
+            ]
+        return [_example(items, name), "..."]
+    if kind == "integer":
+        return "<int>"
+    return f"<{name or 'value'}>"
+
+
+def skeleton(form: dict[str, Any]) -> str:
+    """Compact JSON skeleton; integer placeholders are shown bare as <int>."""
+    text = json.dumps(_example(form), ensure_ascii=False)
+    return text.replace('"<int>"', "<int>").replace('}, {', '},\n  {').replace('[{', '[\n  {')
+
+
+def _describe(form: dict[str, Any]) -> list[str]:
+    lines = []
+    for key, sub in form.get("properties", {}).items():
+        if "description" in sub:
+            lines.append(f"- `{key}`: {sub['description']}.")
+        props = sub.get("items", {}).get("properties", {}) if sub.get("type") == "array" else {}
+        for field, spec in props.items():
+            if "enum" in spec:
+                lines.append(f"- `{field}`: one of {', '.join(json.dumps(v, ensure_ascii=False) for v in spec['enum'])}.")
+        if sub.get("type") == "object" and "properties" in sub:
+            keys = ", ".join(f"`{k}`" for k in sub["properties"])
+            lines.append(f"- `{key}` holds the integers {keys}, each computed from your own plan.")
+    return lines
+
+
+def render_answer_format(schema: dict[str, Any]) -> str:
+    forms = schema.get("oneOf", [schema])
+    plan_form, *others = forms
+    parts = [
+        "## Answer format",
+        "",
+        "End your reply with one JSON object (a ```json fenced block is fine) and write nothing after it.",
+        "If a plan satisfying every rule exists, give the best one:",
+        "",
+        "```json",
+        skeleton(plan_form),
+        "```",
+        "",
+        *_describe(plan_form),
+    ]
+    for form in others:
+        parts += [
+            "",
+            "If no plan can satisfy every rule, answer instead:",
+            "",
+            "```json",
+            skeleton(form).replace('["<conflict>", "..."]', '["R?", "R?"]'),
+            "```",
+            "",
+            *_describe(form),
+        ]
+    return "\n".join(parts)

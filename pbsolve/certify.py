@@ -1,0 +1,301 @@
+"""Certification with CP-SAT: proven optimum, uniqueness, plan counts, conflict sets.
+
+Every solve is deterministic (one worker, fixed seed, deterministic time limit) so the
+same draft always yields the same certificate. Anything not proven within the limits
+raises :class:`Rejected`; an uncertified instance is never emitted.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from pbsolve.family import Draft, FamilyModel, SolverModel
+from pbsolve.schema import Certificate
+
+
+class Rejected(Exception):
+    """The draft could not be certified; ``reason`` is a short, countable key."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class SolverLimits:
+    deterministic_time: float = 20.0  # per solve, in CP-SAT deterministic seconds
+    plan_count_cap: int = 16
+    max_conflict_sets: int = 12
+    max_conflict_solves: int = 600
+
+
+@dataclass
+class CertStats:
+    first_solve_s: float = 0.0
+    uniqueness_s: float = 0.0
+    count_s: float = 0.0
+    infeasibility_s: float = 0.0
+    solves: int = 0
+
+
+@dataclass
+class CertResult:
+    certificate: Certificate
+    plan: dict[str, Any] | None  # decoded reference plan (feasible) or None
+    stats: CertStats = field(default_factory=CertStats)
+
+
+def make_solver(limits: SolverLimits, presolve: bool = True) -> cp_model.CpSolver:
+    solver = cp_model.CpSolver()
+    p = solver.parameters
+    p.num_workers = 1
+    p.random_seed = 0
+    p.max_deterministic_time = limits.deterministic_time
+    p.cp_model_presolve = presolve
+    p.log_search_progress = False
+    return solver
+
+
+def lexicographic_weights(bounds: list[int]) -> list[int]:
+    """Integer weights w with sum(w_k * f_k) ordering plans lexicographically by (f_1, f_2, ...).
+
+    Each f_k must lie in [0, bounds[k]]; w_k exceeds the largest possible sum of all
+    later terms, so a better earlier term always wins.
+    """
+    weights = [1] * len(bounds)
+    acc = 1
+    for k in range(len(bounds) - 1, -1, -1):
+        weights[k] = acc
+        acc *= bounds[k] + 1
+    if acc >= 2**62:
+        raise Rejected("objective_overflow", f"lexicographic weight {acc} exceeds int64")
+    return weights
+
+
+def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: CertStats) -> int:
+    stats.solves += 1
+    return solver.solve(model)
+
+
+def _objective_values(sm: SolverModel, solver: cp_model.CpSolver) -> dict[str, int]:
+    return {tid: int(solver.value(expr)) for tid, expr, _ in sm.objective_terms}
+
+
+def _exclude(model: cp_model.CpModel, literals: list[cp_model.IntVar], values: list[int]) -> None:
+    """No-good cut: at least one answer literal differs from the given assignment."""
+    model.add_bool_or([lit.Not() if v else lit for lit, v in zip(literals, values)])
+
+
+def _first_difference(best: dict[str, int], other: dict[str, int]) -> tuple[str, int] | None:
+    for key, value in best.items():
+        if other[key] != value:
+            return key, other[key] - value
+    return None
+
+
+def certify_feasible(family: FamilyModel, draft: Draft, limits: SolverLimits) -> CertResult:
+    stats = CertStats()
+    sm = family.build_model(draft)
+    model = sm.model
+    model.add_assumptions(list(sm.rule_literals.values()))
+    bounds = [ub for _, _, ub in sm.objective_terms]
+    weights = lexicographic_weights(bounds)
+    weighted = sum(w * expr for w, (_, expr, _) in zip(weights, sm.objective_terms))
+    model.minimize(weighted)
+
+    t0 = time.perf_counter()
+    solver = make_solver(limits)
+    status = _solve(solver, model, stats)
+    stats.first_solve_s = time.perf_counter() - t0
+    if status == cp_model.INFEASIBLE:
+        raise Rejected("unexpectedly_infeasible")
+    if status != cp_model.OPTIMAL:
+        raise Rejected("timeout_first_solve", solver.status_name(status))
+    best = _objective_values(sm, solver)
+    best_weighted = int(solver.value(weighted))
+    plan = sm.decode(solver)
+    ref_values = [int(solver.value(lit)) for lit in sm.answer_literals]
+
+    # Confirm the optimum with a second configuration (presolve off).
+    check = make_solver(limits, presolve=False)
+    status2 = _solve(check, model, stats)
+    if status2 != cp_model.OPTIMAL:
+        raise Rejected("timeout_confirmation", f"presolve-off run: {check.status_name(status2)}")
+    if int(check.value(weighted)) != best_weighted:
+        raise Rejected("solver_disagreement", f"presolve-off optimum {int(check.value(weighted))} != {best_weighted}")
+
+    # Uniqueness on the answer variables: exclude the reference, re-optimise.
+    t1 = time.perf_counter()
+    _exclude(model, sm.answer_literals, ref_values)
+    status = _solve(solver, model, stats)
+    stats.uniqueness_s = time.perf_counter() - t1
+    second_best: dict[str, int] | None = None
+    margin: int | None = None
+    margin_term: str | None = None
+    count = 1
+    if status == cp_model.OPTIMAL:
+        second_best = _objective_values(sm, solver)
+        diff = _first_difference(best, second_best)
+        if diff is not None:
+            margin_term, margin = diff
+        else:
+            count = _count_optimal(sm, solver, weighted, best_weighted, limits, stats)
+            second_best = None
+    elif status != cp_model.INFEASIBLE:
+        raise Rejected("timeout_uniqueness", solver.status_name(status))
+
+    cert = Certificate(
+        status="optimal",
+        objective=best,
+        optimal_plans=count,
+        optimal_plans_cap=limits.plan_count_cap,
+        optimal_plans_exact=count < limits.plan_count_cap,
+        determinacy="unique" if count == 1 else "value",
+        second_best=second_best,
+        margin=margin,
+        margin_term=margin_term,
+        confirmations=["cp-sat presolve=on", "cp-sat presolve=off"],
+    )
+    return CertResult(certificate=cert, plan=plan, stats=stats)
+
+
+def _count_optimal(
+    sm: SolverModel,
+    solver: cp_model.CpSolver,
+    weighted: Any,
+    best_weighted: int,
+    limits: SolverLimits,
+    stats: CertStats,
+) -> int:
+    """Count optimal plans (distinct on the answer literals) up to the cap.
+
+    Called with the model holding one cut (the reference) and ``solver`` holding a second
+    optimal plan. Each further plan is found as a feasibility problem with the objective
+    pinned to its optimum and every plan found so far excluded.
+    """
+    t0 = time.perf_counter()
+    model = sm.model
+    model.clear_objective()
+    model.add(weighted == best_weighted)
+    count = 2
+    values = [int(solver.value(lit)) for lit in sm.answer_literals]
+    while count < limits.plan_count_cap:
+        _exclude(model, sm.answer_literals, values)
+        status = _solve(solver, model, stats)
+        if status == cp_model.INFEASIBLE:
+            break
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            raise Rejected("timeout_count", solver.status_name(status))
+        values = [int(solver.value(lit)) for lit in sm.answer_literals]
+        count += 1
+    stats.count_s = time.perf_counter() - t0
+    return count
+
+
+def _feasible_with(
+    sm: SolverModel, rule_ids: list[str], limits: SolverLimits, stats: CertStats, presolve: bool = True
+) -> tuple[bool, list[str]]:
+    """Is the model feasible with only these rules on? If not, also return a core."""
+    model = sm.model
+    model.clear_assumptions()
+    lits = [sm.rule_literals[r] for r in rule_ids]
+    model.add_assumptions(lits)
+    solver = make_solver(limits, presolve=presolve)
+    status = _solve(solver, model, stats)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return True, []
+    if status != cp_model.INFEASIBLE:
+        raise Rejected("timeout_infeasibility", solver.status_name(status))
+    by_index = {lit.index: r for r, lit in sm.rule_literals.items() if r in rule_ids}
+    core_idx = solver.sufficient_assumptions_for_infeasibility()
+    core = [by_index[i] for i in core_idx if i in by_index]
+    if len(core) != len(core_idx):  # a literal outside the assumptions (OR-Tools #5141)
+        core = list(rule_ids)
+    return False, [r for r in rule_ids if r in set(core)]
+
+
+def _shrink(sm: SolverModel, unsat: list[str], limits: SolverLimits, stats: CertStats) -> list[str]:
+    """Deletion filter: drop each rule whose removal keeps the set infeasible."""
+    current = list(unsat)
+    for rule in list(current):
+        if rule not in current:
+            continue
+        trial = [r for r in current if r != rule]
+        feasible, core = _feasible_with(sm, trial, limits, stats)
+        if not feasible:
+            current = [r for r in trial if r in set(core)] if core else trial
+    return current
+
+
+def enumerate_conflict_sets(sm: SolverModel, rule_ids: list[str], limits: SolverLimits, stats: CertStats) -> list[list[str]]:
+    """All minimal infeasible subsets of the numbered rules (MARCO-style enumeration).
+
+    A map model over one Boolean per rule proposes a maximal unexplored subset; a
+    feasible one blocks all its subsets, an infeasible one is shrunk to a minimal
+    conflict set, confirmed with presolve off, and blocks all its supersets. The map
+    becoming infeasible proves the list complete.
+    """
+    sm.model.clear_objective()
+    index = {r: i for i, r in enumerate(rule_ids)}
+    mp = cp_model.CpModel()
+    pick = [mp.new_bool_var(f"pick_{r}") for r in rule_ids]
+    mp.maximize(sum(pick))
+    map_solver = make_solver(limits)
+    found: list[list[str]] = []
+    while True:
+        if stats.solves > limits.max_conflict_solves:
+            raise Rejected("conflict_enumeration_limit", f"{stats.solves} solves")
+        status = map_solver.solve(mp)
+        if status == cp_model.INFEASIBLE:
+            break
+        if status != cp_model.OPTIMAL:
+            raise Rejected("timeout_infeasibility", "map solver")
+        seed = [r for r, p in zip(rule_ids, pick) if map_solver.value(p)]
+        feasible, core = _feasible_with(sm, seed, limits, stats)
+        if feasible:
+            rest = [pick[index[r]] for r in rule_ids if r not in set(seed)]
+            if not rest:
+                raise Rejected("unexpectedly_feasible", "all rules together are satisfiable")
+            mp.add_bool_or(rest)
+            continue
+        mus = _shrink(sm, core or seed, limits, stats)
+        confirm, _ = _feasible_with(sm, mus, limits, stats, presolve=False)
+        if confirm:
+            raise Rejected("solver_disagreement", f"conflict set {mus} feasible with presolve off")
+        found.append(mus)
+        if len(found) > limits.max_conflict_sets:
+            raise Rejected("conflict_enumeration_limit", f"more than {limits.max_conflict_sets} conflict sets")
+        mp.add_bool_or([pick[index[r]].Not() for r in mus])
+    order = {r: i for i, r in enumerate(rule_ids)}
+    return sorted((sorted(m, key=order.__getitem__) for m in found), key=lambda m: (len(m), [order[r] for r in m]))
+
+
+def certify_infeasible(family: FamilyModel, draft: Draft, limits: SolverLimits) -> CertResult:
+    stats = CertStats()
+    t0 = time.perf_counter()
+    sm = family.build_model(draft)
+    rule_ids = [r.id for r in draft.rules]
+    for presolve in (True, False):
+        feasible, _ = _feasible_with(sm, rule_ids, limits, stats, presolve=presolve)
+        if feasible:
+            raise Rejected("unexpectedly_feasible", f"presolve={presolve}")
+    sets = enumerate_conflict_sets(sm, rule_ids, limits, stats)
+    if not sets:
+        raise Rejected("solver_disagreement", "infeasible but no conflict set found")
+    stats.infeasibility_s = time.perf_counter() - t0
+    cert = Certificate(
+        status="infeasible",
+        objective=None,
+        optimal_plans=0,
+        optimal_plans_cap=limits.plan_count_cap,
+        optimal_plans_exact=True,
+        determinacy="infeasible",
+        conflict_sets=sets,
+        confirmations=["cp-sat presolve=on", "cp-sat presolve=off", "each conflict set re-solved alone"],
+    )
+    return CertResult(certificate=cert, plan=None, stats=stats)

@@ -1,0 +1,123 @@
+"""The family plugin interface and its discovery.
+
+A family is three packages that share an id:
+
+* ``pbsolve.models.<id>`` exposes ``FAMILY: FamilyModel`` -- the taxonomy entry, the
+  instance sampler (a :class:`Draft` from a spec) and the CP-SAT model builder;
+* ``pbsolve.renderers.<id>`` exposes ``render_rule``, ``render_objective`` and
+  ``render_prompt`` -- the language side;
+* ``pbsolve.checkers.<id>`` exposes ``check_answer`` and ``baseline_answer`` -- the grading
+  side, written without importing the solver models.
+
+The core only talks to these names, so a new family is added by adding files.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import random
+from dataclasses import dataclass, field
+from functools import cache
+from types import ModuleType
+from typing import Any, Callable, Protocol
+
+from ortools.sat.python import cp_model
+
+from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule
+from pbsolve.taxonomy import FamilySpec, TaskSpec
+
+
+class NoDraft(Exception):
+    """The sampled entities admit no draft for this spec; the generator re-samples."""
+
+
+@dataclass
+class Draft:
+    """An uncertified instance: data, numbered rules and a lexicographic objective."""
+
+    spec: GenerationSpec
+    data: dict[str, Any]
+    rules: list[Rule]
+    objective: list[ObjectiveTerm]
+    # Rule ids added by a hard-tier mechanism, keyed by mechanism (e.g. the conflict rule).
+    hard_kinds: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class SolverModel:
+    """A CP-SAT model of a draft, in the shape the certifier needs.
+
+    ``answer_literals`` are the Boolean variables whose values fix everything the answer
+    states (uniqueness is judged on them); ``rule_literals`` enforce each numbered rule,
+    so rules can be switched off for conflict sets; ``objective_terms`` are
+    (term id, integer expression, upper bound) in priority order.
+    """
+
+    model: cp_model.CpModel
+    answer_literals: list[cp_model.IntVar]
+    rule_literals: dict[str, cp_model.IntVar]
+    objective_terms: list[tuple[str, cp_model.LinearExprT, int]]
+    decode: Callable[[cp_model.CpSolver], dict[str, Any]]
+
+
+class FamilyModel(Protocol):
+    spec: FamilySpec
+
+    def draft(self, spec: GenerationSpec, rng: random.Random) -> Draft: ...
+
+    def build_model(self, draft: Draft) -> SolverModel: ...
+
+    def make_infeasible(self, draft: Draft, rng: random.Random) -> Draft | None:
+        """Add a sampled rule that makes the draft infeasible, or None if none was found."""
+        ...
+
+
+class FamilyNotFound(KeyError):
+    pass
+
+
+def _family_ids() -> list[str]:
+    import pbsolve.models as models_pkg
+
+    return sorted(m.name for m in pkgutil.iter_modules(models_pkg.__path__) if not m.name.startswith("_"))
+
+
+@cache
+def families() -> dict[str, FamilyModel]:
+    """Every installed family, by id, in a fixed (sorted) order."""
+    found: dict[str, FamilyModel] = {}
+    for fid in _family_ids():
+        module = importlib.import_module(f"pbsolve.models.{fid}")
+        fam = getattr(module, "FAMILY", None)
+        if fam is not None:
+            found[fam.spec.id] = fam
+    return found
+
+
+def family(fid: str) -> FamilyModel:
+    fams = families()
+    if fid not in fams:
+        raise FamilyNotFound(f"unknown family {fid!r}; installed: {', '.join(fams) or 'none'}")
+    return fams[fid]
+
+
+def all_tasks() -> list[TaskSpec]:
+    return [t for fam in families().values() for t in fam.spec.tasks]
+
+
+def find_task(task_id: str) -> TaskSpec:
+    for t in all_tasks():
+        if t.id == task_id:
+            return t
+    raise KeyError(f"unknown task {task_id!r}; see `pbsolve taxonomy`")
+
+
+@cache
+def renderer(fid: str) -> ModuleType:
+    return importlib.import_module(f"pbsolve.renderers.{fid}")
+
+
+@cache
+def checker(fid: str) -> ModuleType:
+    return importlib.import_module(f"pbsolve.checkers.{fid}")

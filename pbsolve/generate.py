@@ -1,0 +1,204 @@
+"""The generation pipeline: spec -> draft -> certificate -> rendered, self-checked Instance.
+
+``build_instance(run_seed, index, options)`` depends on nothing else, so instance i of
+a run can be rebuilt alone and any number of worker processes give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import ortools
+from pydantic import BaseModel, Field
+
+from pbsolve import __version__
+from pbsolve.answer_format import render_answer_format
+from pbsolve.certify import CertResult, Rejected, SolverLimits, certify_feasible, certify_infeasible
+from pbsolve.family import Draft, NoDraft, checker, family, renderer
+from pbsolve.grading import grade
+from pbsolve.sampler import derive_seed, sample_spec
+from pbsolve.schema import SCHEMA_VERSION, ChecklistItem, Instance, Provenance, Size, Tier
+
+INFEASIBLE_KIND = "infeasibility_detection"
+
+
+class GenerateOptions(BaseModel):
+    family: str | None = None
+    task: str | None = None
+    size: Size = "default"
+    force_tiers: list[Tier] = Field(default_factory=list)
+    max_attempts: int = Field(default=6, ge=1, description="re-samples per index before giving up")
+    require_unique: bool = Field(default=True, description="re-sample until the optimum is unique (last try keeps it)")
+    deterministic_time: float = 20.0
+    plan_count_cap: int = 16
+
+
+@dataclass
+class Outcome:
+    index: int
+    instance: Instance | None
+    rejects: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    first_solve_s: float = 0.0
+    uniqueness_s: float = 0.0
+
+
+def checklist_for(rules: list, feasible: bool) -> list[ChecklistItem]:
+    items = [
+        ChecklistItem(
+            id="C1",
+            tier="basic",
+            rule="format",
+            text="The answer is one JSON object in the required format: a complete plan naming every item "
+            "exactly once with valid values, or a declaration of infeasibility with a rule list.",
+        )
+    ]
+
+    def add(tier: Tier, rule: str, text: str) -> None:
+        items.append(ChecklistItem(id=f"C{len(items) + 1}", tier=tier, rule=rule, text=text))
+
+    if feasible:
+        for r in rules:
+            add(r.tier, r.id, f"{r.id}: {r.text}")
+        add("basic", "objective", "The plan's objective figures, recomputed from the plan, equal the certified optimum.")
+        add("medium", "validation", "The objective figures the answer states equal those recomputed from its own plan.")
+    else:
+        add("hard", "infeasibility", "The answer declares that no plan satisfies every rule.")
+        add("hard", "conflict", "The answer names a minimal set of rules that cannot all hold together.")
+    return items
+
+
+def _assemble(draft: Draft, result: CertResult, instance_id: str) -> Instance:
+    spec = draft.spec
+    rend = renderer(spec.family)
+    chk = checker(spec.family)
+    rules = [r.model_copy(update={"text": rend.render_rule(r, draft.data, spec.task)}) for r in draft.rules]
+    objective = [t.model_copy(update={"text": rend.render_objective(t, draft.data, spec.task)}) for t in draft.objective]
+    schema = chk.answer_schema(draft.data, objective)
+    prompt = rend.render_prompt(draft.data, rules, objective, spec.task, spec.subtask) + "\n\n" + render_answer_format(schema)
+    cert = result.certificate
+    feasible = cert.status == "optimal"
+    if feasible:
+        reference = {"feasible": True, **(result.plan or {}), "objective": cert.objective}
+    else:
+        reference = {"feasible": False, "conflict": (cert.conflict_sets or [[]])[0]}
+    tiers = sorted({r.tier for r in rules}, key=["basic", "medium", "hard", "stateful"].index)
+    return Instance(
+        id=instance_id,
+        family=spec.family,
+        task=spec.task,
+        subtask=spec.subtask,
+        seed=spec.seed,
+        spec=spec,
+        tiers=tiers,
+        prompt=prompt,
+        data=draft.data,
+        rules=rules,
+        objective=objective,
+        checklist=checklist_for(rules, feasible),
+        certificate=cert,
+        reference=reference,
+        answer_schema=schema,
+        provenance=Provenance(
+            pbsolve_version=__version__,
+            schema_version=SCHEMA_VERSION,
+            solver="ortools-cp-sat",
+            solver_version=ortools.__version__,
+        ),
+    )
+
+
+def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outcome:
+    t0 = time.perf_counter()
+    out = Outcome(index=index, instance=None)
+    limits = SolverLimits(deterministic_time=options.deterministic_time, plan_count_cap=options.plan_count_cap)
+    for attempt in range(options.max_attempts):
+        last = attempt == options.max_attempts - 1
+        try:
+            spec = sample_spec(
+                run_seed, index, attempt, options.family, options.task, options.size, force_tiers=options.force_tiers
+            )
+            fam = family(spec.family)
+            rng = random.Random(spec.seed)
+            draft = fam.draft(spec, rng)
+            if INFEASIBLE_KIND in spec.hard:
+                variant = fam.make_infeasible(draft, rng)
+                if variant is None:
+                    raise Rejected("no_infeasible_variant")
+                result = certify_infeasible(fam, variant, limits)
+                draft = variant
+            else:
+                result = certify_feasible(fam, draft, limits)
+                out.first_solve_s += result.stats.first_solve_s
+                out.uniqueness_s += result.stats.uniqueness_s
+                if options.require_unique and result.certificate.determinacy != "unique" and not last:
+                    raise Rejected("not_unique")
+            digest = derive_seed(json.dumps(spec.model_dump(mode="json"), sort_keys=True)) % 16**6
+            instance = _assemble(draft, result, f"{spec.task}-{run_seed}-{index}-{digest:06x}")
+            reference_grade = grade(instance, json.dumps(instance.reference))
+            if not reference_grade.all_pass:
+                failed = [f"{i.id}: {i.reason}" for i in reference_grade.items if not i.passed]
+                raise Rejected("reference_fails_checker", "; ".join(failed))
+            out.instance = instance
+            break
+        except NoDraft as exc:
+            out.rejects.append(f"not_applicable:{exc}")
+        except Rejected as rej:
+            out.rejects.append(rej.reason)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def _job(args: tuple[int, int, GenerateOptions]) -> Outcome:
+    return build_instance(*args)
+
+
+def generate(n: int, seed: int, options: GenerateOptions, workers: int = 1, start: int = 0) -> Iterator[Outcome]:
+    """Outcomes for indices start..start+n-1, in index order whatever ``workers`` is."""
+    jobs = [(seed, i, options) for i in range(start, start + n)]
+    if workers <= 1:
+        yield from map(_job, jobs)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(_job, jobs, chunksize=1)
+
+
+@dataclass
+class RunSummary:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def add(self, o: Outcome) -> None:
+        self.outcomes.append(o)
+
+    @property
+    def instances(self) -> list[Instance]:
+        return [o.instance for o in self.outcomes if o.instance is not None]
+
+    def as_dict(self) -> dict:
+        inst = self.instances
+        per_task = Counter(i.task for i in inst)
+        per_tier = Counter(t for i in inst for t in i.tiers)
+        rejects = Counter(r for o in self.outcomes for r in o.rejects)
+        feasible = [i for i in inst if i.certificate.status == "optimal"]
+        secs = [o.seconds for o in self.outcomes if o.instance is not None]
+        first = sum(o.first_solve_s for o in self.outcomes)
+        uniq = sum(o.uniqueness_s for o in self.outcomes)
+        return {
+            "requested": len(self.outcomes),
+            "emitted": len(inst),
+            "failed_indices": sum(1 for o in self.outcomes if o.instance is None),
+            "per_task": dict(sorted(per_task.items())),
+            "per_tier": dict(sorted(per_tier.items())),
+            "unique_pct": 100.0 * sum(i.certificate.determinacy == "unique" for i in feasible) / max(len(feasible), 1),
+            "infeasible_pct": 100.0 * (len(inst) - len(feasible)) / max(len(inst), 1),
+            "rejects": dict(sorted(rejects.items())),
+            "median_seconds": statistics.median(secs) if secs else 0.0,
+            "uniqueness_vs_first_solve": uniq / first if first else 0.0,
+        }

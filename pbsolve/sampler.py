@@ -1,0 +1,85 @@
+"""Index-seeded sampling of generation specs from the taxonomy.
+
+Instance i of a run with seed s depends on (s, i) alone, so any instance can be rebuilt
+by itself and runs shard trivially across processes or machines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+
+from pbsolve.family import all_tasks
+from pbsolve.schema import TIERS, GenerationSpec, Size, Tier
+from pbsolve.taxonomy import COUNT_PRIORS, TaskSpec, check_compatible
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from any parts, stable across Python versions and platforms."""
+    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _draw(rng: random.Random, prior: dict[int, float]) -> int:
+    values = sorted(prior)
+    return rng.choices(values, weights=[prior[v] for v in values])[0]
+
+
+def select_tasks(family: str | None = None, task: str | None = None) -> list[TaskSpec]:
+    tasks = [t for t in all_tasks() if (family is None or t.family == family) and (task is None or t.id == task)]
+    if not tasks:
+        raise KeyError(f"no task matches family={family!r} task={task!r}; see `pbsolve taxonomy`")
+    return tasks
+
+
+def sample_constraints(
+    task: TaskSpec,
+    rng: random.Random,
+    counts: dict[Tier, int] | None = None,
+    force_tiers: Sequence[Tier] = (),
+    tries: int = 50,
+) -> dict[Tier, list[str]]:
+    """Constraint subsets per tier, drawn without replacement and checked for compatibility."""
+    for _ in range(tries):
+        chosen: dict[Tier, list[str]] = {}
+        for tier in TIERS:
+            pool = [c.id for c in task.pool_of(tier) if c.id not in task.base_rules]
+            n = counts[tier] if counts and tier in counts else _draw(rng, COUNT_PRIORS[tier])
+            if tier in force_tiers:
+                n = max(n, 1)
+            if n > len(pool) and tier in force_tiers:
+                raise ValueError(f"task {task.id} has no {tier} constraints to force")
+            chosen[tier] = rng.sample(pool, min(n, len(pool)))
+        if check_compatible(task, [c for tier in TIERS for c in chosen[tier]]) is None:
+            return chosen
+    raise ValueError(f"no compatible constraint subset for {task.id} after {tries} tries")
+
+
+def sample_spec(
+    run_seed: int,
+    index: int,
+    attempt: int = 0,
+    family: str | None = None,
+    task: str | None = None,
+    size: Size = "default",
+    counts: dict[Tier, int] | None = None,
+    force_tiers: Sequence[Tier] = (),
+) -> GenerationSpec:
+    tasks = select_tasks(family, task)
+    rng = random.Random(derive_seed("task", run_seed, index))
+    chosen_task = rng.choice(tasks)
+    subtask = rng.choice(chosen_task.subtasks).id
+    crng = random.Random(derive_seed("constraints", run_seed, index, attempt))
+    chosen = sample_constraints(chosen_task, crng, counts, force_tiers)
+    return GenerationSpec(
+        family=chosen_task.family,
+        task=chosen_task.id,
+        subtask=subtask,
+        basic=chosen["basic"],
+        medium=chosen["medium"],
+        hard=chosen["hard"],
+        stateful=chosen["stateful"],
+        seed=derive_seed("instance", run_seed, index, attempt),
+        size=size,
+    )

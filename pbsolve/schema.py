@@ -1,0 +1,142 @@
+"""Pydantic types at pbsolve's boundaries: specs, instances, responses and grades.
+
+Field names here are a public contract (files, tools and trainers rely on them);
+rename nothing without a schema version bump.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+Tier = Literal["basic", "medium", "hard", "stateful"]
+TIERS: tuple[Tier, ...] = ("basic", "medium", "hard", "stateful")
+RewardMode = Literal["all_pass", "avg_pass", "feasible"]
+Size = Literal["tiny", "small", "default"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GenerationSpec(_Strict):
+    """r = (task, subtask, S_b, S_m, S_h; seed): everything an instance is rebuilt from."""
+
+    family: str
+    task: str
+    subtask: str
+    basic: list[str] = Field(default_factory=list, description="sampled basic constraint ids")
+    medium: list[str] = Field(default_factory=list)
+    hard: list[str] = Field(default_factory=list)
+    stateful: list[str] = Field(default_factory=list)
+    seed: int
+    size: Size = "default"
+
+
+class Rule(_Strict):
+    """A numbered rule of the prompt: its kind selects a solver encoding and a checker."""
+
+    id: str = Field(description="stable id shown in the prompt, e.g. R3")
+    kind: str = Field(description="constraint kind, e.g. person_no_overlap")
+    tier: Tier
+    params: dict[str, Any] = Field(default_factory=dict)
+    text: str = Field(default="", description="the sentence stating the rule")
+
+
+class ObjectiveTerm(_Strict):
+    """One level of a lexicographic objective (all minimised, integer valued)."""
+
+    id: str = Field(description="key under which the answer reports this figure")
+    kind: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    text: str = ""
+
+
+class ChecklistItem(_Strict):
+    id: str
+    tier: Tier
+    rule: str = Field(description="rule id, or 'format', 'objective', 'validation', 'infeasibility', 'conflict'")
+    text: str
+
+
+class Certificate(_Strict):
+    status: Literal["optimal", "infeasible"]
+    objective: dict[str, int] | None = Field(
+        default=None, description="certified lexicographic optimum, one value per objective term"
+    )
+    optimal_plans: int = Field(description="number of optimal plans on the answer variables (exact up to the cap)")
+    optimal_plans_cap: int
+    optimal_plans_exact: bool = Field(description="false when the count reached the cap")
+    determinacy: Literal["unique", "value", "infeasible"]
+    second_best: dict[str, int] | None = Field(
+        default=None, description="objective of the best plan other than the reference (unique optima)"
+    )
+    margin: int | None = Field(
+        default=None, description="gap between second-best and optimum on the first objective term that differs"
+    )
+    margin_term: str | None = None
+    conflict_sets: list[list[str]] | None = Field(
+        default=None, description="every minimal set of numbered rules that cannot all hold (infeasible only)"
+    )
+    confirmations: list[str] = Field(default_factory=list, description="independent solver runs that agreed")
+
+
+class Provenance(_Strict):
+    pbsolve_version: str
+    schema_version: str
+    solver: str
+    solver_version: str
+    renderer: str = "template"
+
+
+class Instance(_Strict):
+    id: str
+    family: str
+    task: str
+    subtask: str
+    seed: int
+    spec: GenerationSpec
+    tiers: list[Tier]
+    prompt: str
+    data: dict[str, Any] = Field(description="family-specific problem data (entities and numbers)")
+    rules: list[Rule]
+    objective: list[ObjectiveTerm]
+    checklist: list[ChecklistItem]
+    certificate: Certificate
+    reference: dict[str, Any] = Field(description="the certified reference answer, in the answer schema")
+    answer_schema: dict[str, Any] = Field(description="JSON Schema of an answer")
+    provenance: Provenance
+
+
+class ResponseLine(BaseModel):
+    """One answer to grade; extra keys (e.g. a perturbation kind) are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    response: str
+    response_id: str | None = None
+
+
+class ItemResult(_Strict):
+    id: str
+    passed: bool
+    reason: str
+
+
+class Grade(_Strict):
+    id: str
+    response_id: str | None = None
+    all_pass: int
+    avg_pass: float
+    reward: float
+    reward_mode: RewardMode
+    items: list[ItemResult]
+    parse_error: str | None = None
+
+
+def instance_json_schema() -> dict[str, Any]:
+    return Instance.model_json_schema()

@@ -1,0 +1,1 @@
+"""Language side: one module per family turning instance data into prompt text."""

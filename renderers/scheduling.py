@@ -1,0 +1,211 @@
+"""Template prompts for the Scheduling & Timetabling family.
+
+Every fact is stated once, rules carry their stable ids, and the objective with its
+tie-break order is explicit. The answer-format section is appended by the core from the
+answer schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.schema import ObjectiveTerm, Rule
+
+
+@dataclass(frozen=True)
+class Vocab:
+    event: str
+    events: str
+    person: str  # what a row of the people table is
+    intro: str
+
+
+VOCAB = {
+    "meeting_planning": Vocab("meeting", "meetings", "attendee", "You are scheduling {n} meetings on one working day."),
+    "course_timetabling": Vocab("lecture", "lectures", "participant", "You are building a weekly timetable for {n} lectures."),
+    "exam_scheduling": Vocab("exam", "exams", "cohort", "You are scheduling {n} exam sittings."),
+}
+
+SUBTASK_CONTEXT = {
+    "cross_team_sync": "The meetings bring together people from several teams.",
+    "interview_panel": "A candidate meets a series of interview panels.",
+    "board_meeting_series": "Numbered board sessions are part of one series.",
+    "multi_time_zone_standups": "Several people work remotely from other time zones, so their hours are shifted.",
+    "university_lectures": "Courses are shared between degree cohorts.",
+    "school_classes": "Class groups are taught by subject teachers.",
+    "lab_sessions": "Some sessions are double-period labs that need a lab room.",
+    "university_finals": "These are end-of-term finals for degree cohorts.",
+    "school_mock_exams": "These are mock exams for school year groups.",
+    "certification_sittings": "These are professional certification sittings; some need computer rooms.",
+    "resit_week": "This is a short resit week; many candidates sit several papers.",
+}
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _end(d: TimetableData, slot_id: str) -> str:
+    return d.slots[d.slot_index[slot_id]].end_label
+
+
+def _start_word(d: TimetableData) -> str:
+    return "hour" if d.time_unit == "hour" else "period"
+
+
+def _units(d: TimetableData, n: int) -> str:
+    unit = _start_word(d)
+    return f"{n} {unit}" + ("" if n == 1 else "s")
+
+
+def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
+    d = TimetableData.model_validate(data)
+    v = VOCAB[task]
+    p = rule.params
+    k = rule.kind
+    if k == "availability":
+        return f"Every {v.person} is available for the whole of each {v.event} they take part in."
+    if k == "room_fit":
+        return f"A room must seat everyone in the {v.event} and have all the equipment the {v.event} needs."
+    if k == "person_no_overlap":
+        return f"No {v.person} takes part in two {v.events} at the same time."
+    if k == "room_no_overlap":
+        return f"A room holds at most one {v.event} at a time."
+    if k == "series_order":
+        return f"Numbered {v.events} of one series happen in number order: each ends before the next one starts."
+    if k == "window":
+        return f"{p['event']} must start at or after {p['from']} and end by {_end(d, p['to'])}."
+    if k == "deadline":
+        return f"{_join(p['events'])} must both finish by {_end(d, p['to'])}."
+    if k == "blocked_slots":
+        return f"No {v.event} may take place during {_join(p['slots'])}."
+    if k == "daily_limit":
+        per = "that day" if len(d.days) == 1 else "per day"
+        return f"{_join(p['people'])} each take part in at most {p['max']} {v.events} {per}."
+    if k == "day_cap":
+        return f"At most {p['max']} {v.events} take place on any one day."
+    if k == "precedence":
+        return f"{p['before']} ends before {p['after']} starts."
+    if k == "priority_order":
+        chain = p["events"]
+        return "Priority ranking: " + ", ".join(
+            f"{a} starts no later than {b}" for a, b in zip(chain, chain[1:])
+        ) + "."
+    if k == "person_buffer":
+        return (
+            f"{p['person']} has at least {_units(d, p['gap'])} free between any two of their {v.events} on the same day."
+        )
+    if k == "max_consecutive":
+        return f"{p['person']} is never busy for more than {_units(d, p['max'])} in a row."
+    if k == "different_days":
+        return f"{_join(p['events'])} all take place on different days."
+    if k == "same_room":
+        return f"{_join(p['events'])} all use the same room."
+    raise ValueError(f"no sentence for rule kind {k!r}")
+
+
+def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> str:
+    d = TimetableData.model_validate(data)
+    v = VOCAB[task]
+    if term.kind == "weighted_end":
+        w = term.params["weights"]
+        if d.time_unit == "hour":
+            return (
+                f"the sum over {v.events} of priority × finishing hour (a {v.event} ending at 17:00 counts 17)"
+            )
+        weights = "; ".join(f"{eid} {w[eid]}" for eid in w)
+        return (
+            f"the sum over {v.events} of weight × finishing period number, where a {v.event} that starts in "
+            f"period n and lasts k periods finishes at n + k (weights: {weights})"
+        )
+    if term.kind == "room_cost":
+        return f"the total room cost: each {v.event} pays the cost of its room"
+    if term.kind == "slot_penalty":
+        pen = term.params["penalty"]
+        groups: dict[int, list[str]] = {}
+        for sid, value in pen.items():
+            groups.setdefault(value, []).append(sid)
+        parts = [f"{value} for each {v.event}-period in {_join(sids)}" for value, sids in sorted(groups.items())]
+        return "the total period penalty: " + "; ".join(parts) + " (other periods cost 0)"
+    if term.kind == "same_day_pairs":
+        return (
+            f"the number of extra same-day {v.events}: for each cohort and each day, the number of its "
+            f"{v.events} that day minus one (when positive), summed"
+        )
+    raise ValueError(f"no sentence for objective kind {term.kind!r}")
+
+
+def _availability(d: TimetableData, unavailable: tuple[str, ...]) -> str:
+    if not unavailable:
+        return "available throughout"
+    if d.time_unit != "hour":
+        return "unavailable in " + ", ".join(unavailable)
+    off = set(unavailable)
+    ranges, start = [], None
+    for s in d.slots:
+        if s.id not in off and start is None:
+            start = s
+        if s.id in off and start is not None:
+            ranges.append(f"{start.id}–{prev.end_label}")
+            start = None
+        prev = s
+    if start is not None:
+        ranges.append(f"{start.id}–{prev.end_label}")
+    return "available " + ", ".join(ranges) if ranges else "not available at all"
+
+
+def _event_line(d: TimetableData, e: Event, task: str) -> str:
+    parts = [f"{e.id} {e.name}", ", ".join(e.people)]
+    if task == "meeting_planning":
+        parts.append(_units(d, e.duration))
+        if e.needs:
+            parts.append("needs " + _join(list(e.needs)))
+        parts.append(f"priority {e.priority}")
+    else:
+        parts.append(f"{e.size} seats")
+        parts.append(_units(d, e.duration))
+        if e.needs:
+            parts.append("needs " + _join(list(e.needs)))
+    return "- " + " — ".join(parts)
+
+
+def render_prompt(data: dict[str, Any], rules: list[Rule], objective: list[ObjectiveTerm], task: str, subtask: str) -> str:
+    d = TimetableData.model_validate(data)
+    v = VOCAB[task]
+    out = [v.intro.format(n=len(d.events)) + " " + SUBTASK_CONTEXT.get(subtask, "")]
+    if d.time_unit == "hour":
+        first, last = d.slots[0], d.slots[-1]
+        out.append(
+            f"{v.events.capitalize()} start on the hour, between {first.id} and {last.id}, and must end by "
+            f"{last.end_label}. Start times are written HH:MM."
+        )
+    else:
+        per_day = sum(1 for s in d.slots if s.day == 0)
+        out.append(
+            f"The timetable covers {_join(list(d.days))}, with {per_day} periods a day, numbered through the "
+            f"week: " + ", ".join(f"{s.id} = {s.value}" for s in d.slots) + ". "
+            f"A {v.event} lasting k periods occupies k consecutive periods of one day."
+        )
+    out += ["", f"**{v.person.capitalize()}s:**"]
+    out += [f"- {p.id}" + (f" ({p.role})" if p.role not in ("attendee", "cohort") else "") + f": {_availability(d, p.unavailable)}" for p in d.people]
+    out += ["", "**Rooms:**"]
+    for r in d.rooms:
+        feats = _join(list(r.features)) if r.features else "no special equipment"
+        out.append(f"- {r.id}: {r.seats} seats, {feats}, cost {r.cost}")
+    out += ["", f"**{v.events.capitalize()}** (id, name, {v.person}s, details):"]
+    out += [_event_line(d, e, task) for e in d.events]
+    out += ["", "**Rules** (every plan must satisfy all of them):"]
+    out += [f"- {r.id}: {r.text}" for r in rules]
+    out += ["", "**Objective:** minimise, in this order of priority:"]
+    for i, term in enumerate(objective, 1):
+        out.append(f"{i}. `{term.id}` — {term.text}.")
+    if len(objective) > 1:
+        out.append(
+            "A plan is better when its first figure is smaller; only when first figures are equal does the "
+            "second decide, and so on."
+        )
+    return "\n".join(out)
