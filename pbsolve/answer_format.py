@@ -42,7 +42,7 @@ def skeleton(form: dict[str, Any]) -> str:
 def _describe(form: dict[str, Any]) -> list[str]:
     lines = []
     for key, sub in form.get("properties", {}).items():
-        if "description" in sub:
+        if "description" in sub and sub.get("type") != "object":
             lines.append(f"- `{key}`: {sub['description']}.")
         props = sub.get("items", {}).get("properties", {}) if sub.get("type") == "array" else {}
         for field, spec in props.items():

@@ -76,7 +76,8 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     if k == "room_no_overlap":
         return f"A room holds at most one {v.event} at a time."
     if k == "series_order":
-        return f"Numbered {v.events} of one series happen in number order: each ends before the next one starts."
+        chains = [_join([e.id for e in members]) for members in d.series_members().values()]
+        return "; ".join(chains) + f" happen in this order: each ends before the next one starts."
     if k == "window":
         return f"{p['event']} must start at or after {p['from']} and end by {_end(d, p['to'])}."
     if k == "deadline":
@@ -85,7 +86,9 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
         return f"No {v.event} may take place during {_join(p['slots'])}."
     if k == "daily_limit":
         per = "that day" if len(d.days) == 1 else "per day"
-        return f"{_join(p['people'])} each take part in at most {p['max']} {v.events} {per}."
+        who = _join(p["people"]) + (" each take" if len(p["people"]) > 1 else " takes")
+        noun = v.event if p["max"] == 1 else v.events
+        return f"{who} part in at most {p['max']} {noun} {per}."
     if k == "day_cap":
         return f"At most {p['max']} {v.events} take place on any one day."
     if k == "precedence":

@@ -400,7 +400,8 @@ def answer_schema(data_dict: dict[str, Any], objective: list[ObjectiveTerm]) -> 
         "properties": {
             "feasible": {"const": False},
             "conflict": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                         "description": "ids of a smallest set of rules that cannot all hold together"},
+                         "description": "the ids of a minimal set of rules that cannot all hold together "
+                                        "(dropping any one of them would leave rules that can all hold)"},
         },
         "required": ["feasible", "conflict"],
     }  # fmt: skip

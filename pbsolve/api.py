@@ -1,0 +1,56 @@
+"""The Python API: generate, load, answer and grade without the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pbsolve.generate import GenerateOptions, RunSummary, generate
+from pbsolve.grading import grade
+from pbsolve.jsonl import LineError, read_models
+from pbsolve.schema import Grade, Instance, RewardMode
+
+
+def generate_instances(n: int, seed: int = 0, workers: int = 1, **options: object) -> list[Instance]:
+    """Certified instances for indices 0..n-1 (indices that fail certification are skipped)."""
+    opts = GenerateOptions(**options)
+    return [o.instance for o in generate(n, seed, opts, workers) if o.instance is not None]
+
+
+def load_instances(path: str | Path) -> tuple[dict[str, Instance], list[LineError]]:
+    found: dict[str, Instance] = {}
+    errors: list[LineError] = []
+    for no, item in read_models(path, Instance):
+        if isinstance(item, LineError):
+            errors.append(item)
+        elif item.id in found:
+            errors.append(LineError(str(path), no, f"duplicate instance id {item.id!r}"))
+        else:
+            found[item.id] = item
+    return found, errors
+
+
+def reward(instance: Instance | str | dict, response: str, mode: RewardMode = "all_pass") -> float:
+    """The scalar reward of one response (instance as model, dict or JSON string)."""
+    if isinstance(instance, str):
+        instance = Instance.model_validate_json(instance)
+    elif isinstance(instance, dict):
+        instance = Instance.model_validate(instance)
+    return grade(instance, response, mode).reward
+
+
+def grade_many(instance: Instance, responses: Iterable[str], mode: RewardMode = "all_pass") -> Iterator[Grade]:
+    for text in responses:
+        yield grade(instance, text, mode)
+
+
+__all__ = [
+    "GenerateOptions",
+    "RunSummary",
+    "generate",
+    "generate_instances",
+    "grade",
+    "grade_many",
+    "load_instances",
+    "reward",
+]

@@ -1,0 +1,316 @@
+"""The ``pbsolve`` command line."""
+
+from __future__ import annotations
+
+import errno
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from pbsolve.api import load_instances
+from pbsolve.family import families
+from pbsolve.generate import GenerateOptions, RunSummary, generate
+from pbsolve.grading import REWARD_MODES, grade
+from pbsolve.jsonl import LineError, atomic_writer, dumps, read_models
+from pbsolve.responders import RESPONDERS, get_responder
+from pbsolve.schema import TIERS, Grade, ResponseLine
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Certified planning problems, graded by code.")
+out = Console()
+err = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=False, disable=not err.is_terminal,
+    )  # fmt: skip
+
+
+def _write_guard(path: Path):  # noqa: ANN202 - context manager factory
+    """Turn disk errors into one clear message; the .partial file is kept for inspection."""
+
+    class _Guard:
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, exc_type, exc, tb) -> bool:  # noqa: ANN001
+            if isinstance(exc, OSError):
+                why = "no space left on device" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
+                _fail(f"cannot write {path}: {why}; partial output kept in {path}.partial")
+            return False
+
+    return _Guard()
+
+
+def _parse_tiers(tiers: str | None) -> list:
+    if not tiers:
+        return []
+    names = [t.strip() for t in tiers.split(",") if t.strip()]
+    bad = [t for t in names if t not in TIERS]
+    if bad:
+        _fail(f"unknown tier(s) {bad}; choose from {', '.join(TIERS)}")
+    return names
+
+
+def run_generate(
+    n: int, seed: int, options: GenerateOptions, workers: int, path: Path, quiet: bool = False
+) -> RunSummary:
+    summary = RunSummary()
+    with _write_guard(path), atomic_writer(path) as fh, _progress() as bar:
+        task = bar.add_task("certifying", total=n)
+        for outcome in generate(n, seed, options, workers):
+            summary.add(outcome)
+            if outcome.instance is not None:
+                fh.write(dumps(outcome.instance) + "\n")
+            bar.advance(task)
+    if not quiet:
+        print_generate_summary(summary.as_dict(), path)
+    return summary
+
+
+def print_generate_summary(s: dict, path: Path) -> None:
+    t = Table(title=f"generated {s['emitted']} of {s['requested']} -> {path}")
+    t.add_column("task")
+    t.add_column("instances", justify="right")
+    for task, k in s["per_task"].items():
+        t.add_row(task, str(k))
+    out.print(t)
+    out.print("per tier: " + ", ".join(f"{k} {v}" for k, v in s["per_tier"].items()))
+    out.print(
+        f"unique optimum: {s['unique_pct']:.1f}% of feasible · infeasible: {s['infeasible_pct']:.1f}% · "
+        f"median {s['median_seconds']:.3f} s/instance · uniqueness proof / first solve: {s['uniqueness_vs_first_solve']:.2f}"
+    )
+    if s["rejects"]:
+        out.print("re-sampled or rejected, by reason: " + ", ".join(f"{k} {v}" for k, v in s["rejects"].items()))
+    if s["failed_indices"]:
+        out.print(f"[yellow]{s['failed_indices']} indices produced no certified instance[/yellow]")
+
+
+@app.command("generate")
+def generate_cmd(
+    out_path: Annotated[Path, typer.Option("--out", help="output JSONL file")] = Path("instances.jsonl"),
+    n: Annotated[int, typer.Option("--n", min=1, help="number of indices to generate")] = 20,
+    seed: Annotated[int, typer.Option(help="run seed; instance i depends only on (seed, i)")] = 0,
+    family: Annotated[Optional[str], typer.Option(help="restrict to one family")] = None,
+    task: Annotated[Optional[str], typer.Option(help="restrict to one task type")] = None,
+    size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
+    tiers: Annotated[Optional[str], typer.Option(help="force at least one rule of each listed tier, e.g. hard")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="worker processes (output is identical for any value)")] = 1,
+    summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
+) -> None:
+    """Generate certified instances (JSON Lines)."""
+    try:
+        opts = GenerateOptions(family=family, task=task, size=size, force_tiers=_parse_tiers(tiers))
+        from pbsolve.sampler import select_tasks
+
+        select_tasks(family, task)
+    except (KeyError, ValueError) as exc:
+        _fail(str(exc).strip("'\""))
+    summary = run_generate(n, seed, opts, workers, out_path, quiet=summary_json)
+    if summary_json:
+        print(json.dumps(summary.as_dict()))
+
+
+@app.command()
+def show(
+    path: Annotated[Path, typer.Argument(help="instances JSONL")],
+    instance_id: Annotated[Optional[str], typer.Option("--id", help="instance id (default: the first)")] = None,
+    what: Annotated[str, typer.Option(help="prompt | certificate | checklist | reference | json | all")] = "all",
+) -> None:
+    """Show one instance: its prompt, certificate, checklist and reference answer."""
+    found, errors = _load(path)
+    if not found:
+        _fail(f"{path} holds no valid instance")
+    inst = found.get(instance_id) if instance_id else next(iter(found.values()))
+    if inst is None:
+        _fail(f"no instance {instance_id!r} in {path}")
+    if what == "json":
+        print(dumps(inst))
+        return
+    if what in ("prompt", "all"):
+        out.rule(f"{inst.id} · {inst.task} / {inst.subtask} · tiers {', '.join(inst.tiers)}")
+        print(inst.prompt)
+    if what in ("certificate", "all"):
+        out.rule("certificate")
+        print(json.dumps(inst.certificate.model_dump(mode="json"), indent=2))
+    if what in ("checklist", "all"):
+        t = Table("id", "tier", "rule", "text", title="checklist")
+        for it in inst.checklist:
+            t.add_row(it.id, it.tier, it.rule, it.text)
+        out.print(t)
+    if what in ("reference", "all"):
+        out.rule("reference answer")
+        print(json.dumps(inst.reference, ensure_ascii=False))
+
+
+def _load(path: Path) -> tuple[dict, list[LineError]]:
+    if not path.exists():
+        _fail(f"{path}: no such file")
+    found, errors = load_instances(path)
+    for e in errors:
+        err.print(f"[yellow]skipped[/yellow] {e}")
+    return found, errors
+
+
+@app.command()
+def answer(
+    instances: Annotated[Path, typer.Option(help="instances JSONL")],
+    responder: Annotated[str, typer.Option(help=f"one of: {', '.join(RESPONDERS)}")] = "baseline",
+    out_path: Annotated[Path, typer.Option("--out", help="responses JSONL")] = Path("responses.jsonl"),
+) -> None:
+    """Answer every instance with a responder; writes response lines."""
+    try:
+        fn = get_responder(responder)
+    except KeyError as exc:
+        _fail(str(exc).strip("'\""))
+    found, errors = _load(instances)
+    with _write_guard(out_path), atomic_writer(out_path) as fh:
+        for inst in found.values():
+            line = ResponseLine(id=inst.id, response=fn(inst), response_id=f"{responder}-{inst.id}")
+            fh.write(json.dumps(line.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n")
+    err.print(f"{len(found)} responses by {responder} -> {out_path}")
+    if errors:
+        raise typer.Exit(1)
+
+
+def grade_file(instances: dict, responses: Path, mode: str) -> tuple[list[Grade], list[LineError]]:
+    grades: list[Grade] = []
+    errors: list[LineError] = []
+    for no, item in read_models(responses, ResponseLine):
+        if isinstance(item, LineError):
+            errors.append(item)
+            continue
+        inst = instances.get(item.id)
+        if inst is None:
+            errors.append(LineError(str(responses), no, f"unknown instance id {item.id!r}"))
+            continue
+        grades.append(grade(inst, item.response, mode, item.response_id))  # type: ignore[arg-type]
+    return grades, errors
+
+
+def summarize(grades: list[Grade]) -> dict:
+    n = len(grades)
+    return {
+        "n": n,
+        "all_pass": sum(g.all_pass for g in grades) / n if n else 0.0,
+        "avg_pass": sum(g.avg_pass for g in grades) / n if n else 0.0,
+        "reward": sum(g.reward for g in grades) / n if n else 0.0,
+    }
+
+
+@app.command("grade")
+def grade_cmd(
+    instances: Annotated[Path, typer.Option(help="instances JSONL")],
+    responses: Annotated[Path, typer.Option(help="responses JSONL: {id, response[, response_id]} per line")],
+    out_path: Annotated[Path, typer.Option("--out", help="grades JSONL")] = Path("grades.jsonl"),
+    mode: Annotated[str, typer.Option(help="reward mode: all_pass | avg_pass | feasible")] = "all_pass",
+    summary_json: Annotated[bool, typer.Option("--summary-json", help='print {"n", "all_pass", "avg_pass"} as JSON')] = False,
+) -> None:
+    """Grade responses against certified instances."""
+    if mode not in REWARD_MODES:
+        _fail(f"unknown reward mode {mode!r}; choose one of {', '.join(REWARD_MODES)}")
+    if not responses.exists():
+        _fail(f"{responses}: no such file")
+    found, inst_errors = _load(instances)
+    grades, errors = grade_file(found, responses, mode)
+    for e in errors:
+        err.print(f"[yellow]skipped[/yellow] {e}")
+    with _write_guard(out_path), atomic_writer(out_path) as fh:
+        for g in grades:
+            fh.write(json.dumps(g.model_dump(mode="json", exclude_none=False), ensure_ascii=False) + "\n")
+    s = summarize(grades)
+    if summary_json:
+        print(json.dumps({"n": s["n"], "all_pass": s["all_pass"], "avg_pass": s["avg_pass"]}))
+    else:
+        print_grade_table({"responses": grades}, found)
+    if errors or inst_errors:
+        raise typer.Exit(1)
+
+
+def print_grade_table(runs: dict[str, list[Grade]], instances: dict) -> None:
+    t = Table(title="grades (All-pass / Avg-pass)")
+    t.add_column("task")
+    for name in runs:
+        t.add_column(name, justify="right")
+    tasks = sorted({instances[g.id].task for gs in runs.values() for g in gs})
+    for task in [*tasks, "all"]:
+        row = [task]
+        for gs in runs.values():
+            sel = [g for g in gs if task == "all" or instances[g.id].task == task]
+            s = summarize(sel)
+            row.append(f"{100 * s['all_pass']:.1f}% / {100 * s['avg_pass']:.1f}%  (n={s['n']})")
+        t.add_row(*row)
+    out.print(t)
+
+
+@app.command()
+def taxonomy() -> None:
+    """List families, task types, subtasks and constraint pools with counts."""
+    t = Table(title="pbsolve taxonomy")
+    for col in ("family", "task", "subtasks", "basic", "medium", "hard", "stateful"):
+        t.add_column(col)
+    for fam in families().values():
+        for task in fam.spec.tasks:
+            t.add_row(
+                fam.spec.id, task.id, str(len(task.subtasks)),
+                *(str(len(task.pool_of(tier))) for tier in TIERS),
+            )  # fmt: skip
+    out.print(t)
+    for fam in families().values():
+        for task in fam.spec.tasks:
+            out.print(f"[bold]{task.id}[/bold] subtasks: {', '.join(s.id for s in task.subtasks)}")
+            for tier in TIERS:
+                pool = task.pool_of(tier)
+                if pool:
+                    out.print(f"  {tier}: " + ", ".join(c.id + ("*" if c.id in task.base_rules else "") for c in pool))
+    out.print("(* = always present)")
+
+
+@app.command()
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for the sample dataset")] = Path("demo"),
+    n: Annotated[int, typer.Option("--n", min=1)] = 36,
+    seed: int = 0,
+    workers: Annotated[int, typer.Option(min=1)] = 2,
+) -> None:
+    """The main job: certify a sample dataset, answer it with oracle and baseline, grade both."""
+    inst_path = out_dir / "instances.jsonl"
+    summary = run_generate(n, seed, GenerateOptions(), workers, inst_path)
+    found = {i.id: i for i in summary.instances}
+    runs: dict[str, list[Grade]] = {}
+    for name in ("oracle", "baseline"):
+        fn = get_responder(name)
+        resp_path, grade_path = out_dir / f"responses.{name}.jsonl", out_dir / f"grades.{name}.jsonl"
+        with _write_guard(resp_path), atomic_writer(resp_path) as fh:
+            for inst in found.values():
+                fh.write(json.dumps({"id": inst.id, "response_id": f"{name}-{inst.id}", "response": fn(inst)}) + "\n")
+        grades, errors = grade_file(found, resp_path, "all_pass")
+        with _write_guard(grade_path), atomic_writer(grade_path) as fh:
+            for g in grades:
+                fh.write(json.dumps(g.model_dump(mode="json")) + "\n")
+        runs[name] = grades
+    print_grade_table(runs, found)
+    oracle_ok = all(g.all_pass for g in runs["oracle"])
+    out.print(f"files in {out_dir}/ · oracle all-pass on every instance: {'yes' if oracle_ok else 'NO'}")
+    if not oracle_ok:
+        raise typer.Exit(1)
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""JSON Lines in and out: per-line errors that name file and line, atomic output files.
+
+Outputs are written to ``<name>.partial`` and renamed into place only when complete,
+so an interrupted run never leaves a truncated file that looks finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class LineError:
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+def _short(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ())) or "line"
+    return f"{where}: {first.get('msg', 'invalid')} ({exc.error_count()} error(s))"
+
+
+def read_models(path: str | Path, model: type[M]) -> Iterator[tuple[int, M | LineError]]:
+    """Yield (line number, parsed model or LineError) for every non-blank line."""
+    p = str(path)
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for no, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except ValueError as exc:
+                yield no, LineError(p, no, f"not valid JSON: {exc}")
+                continue
+            try:
+                yield no, model.model_validate(obj)
+            except ValidationError as exc:
+                yield no, LineError(p, no, f"not a valid {model.__name__}: {_short(exc)}")
+
+
+def dumps(model: BaseModel) -> str:
+    """Canonical one-line JSON: the same model always gives the same bytes."""
+    return json.dumps(model.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+
+
+@contextmanager
+def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
+    """Write to path.partial; rename to path only if the block finishes without error."""
+    final = Path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    partial = final.with_name(final.name + ".partial")
+    with open(partial, "w", encoding="utf-8") as fh:
+        yield fh
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(partial, final)
