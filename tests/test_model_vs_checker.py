@@ -107,5 +107,5 @@ def test_single_moves_break_every_rule_kind_in_a_fixed_sample():
             for plan in single_moves(inst, plan_of(inst, inst.reference)):
                 verdicts, _ = evaluate(d, inst.rules, inst.objective, plan)
                 kinds_broken |= {r.kind for r in inst.rules if not verdicts[r.id][0]}
-    assert kinds_seen == set(CHECKS) - {"deadline"}  # deadline only appears in infeasible instances
+    assert kinds_seen == set(CHECKS)
     assert kinds_seen == kinds_broken

@@ -44,7 +44,10 @@ class SchedulingFamily:
         if not pairs:
             pairs = [(a, b) for i, a in enumerate(events) for b in events[i + 1 :]]
         rng.shuffle(pairs)
-        rule_id = f"R{len(draft.rules) + 1}"
+        # the conflict rule goes to a random place among the sampled rules, so neither its
+        # number nor its position marks it
+        n_base = sum(1 for r in draft.rules if r.kind in TASK_MODULES[draft.spec.task].TASK.base_rules)
+        position = rng.randint(n_base, len(draft.rules))
         for a, b in pairs[:4]:
             candidates = sorted({s for e in (a, b) for s in data.starts(e)})
             best: Draft | None = None
@@ -52,13 +55,15 @@ class SchedulingFamily:
                 last = s + max(a.duration, b.duration) - 1
                 if last >= len(data.slots):
                     continue
-                rule = Rule(id=rule_id, kind="deadline", tier="hard", params={"events": [a.id, b.id], "to": data.slots[last].id})
+                rule = Rule(id="", kind="deadline", tier="hard", params={"events": [a.id, b.id], "to": data.slots[last].id})
+                rules = [*draft.rules[:position], rule, *draft.rules[position:]]
+                rules = [r.model_copy(update={"id": f"R{i}"}) for i, r in enumerate(rules, 1)]
                 trial = Draft(
                     spec=draft.spec,
                     data=draft.data,
-                    rules=[*draft.rules, rule],
+                    rules=rules,
                     objective=draft.objective,
-                    hard_kinds={"infeasibility_detection": [rule_id]},
+                    hard_kinds={"infeasibility_detection": [f"R{position + 1}"]},
                 )
                 if _feasible(trial):
                     break

@@ -174,6 +174,18 @@ def _window(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str,
     return {"event": e.id, "from": data.slots[lo].id, "to": data.slots[hi].id}
 
 
+def _deadline(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+    """Two events that must finish by a moment the witness meets (the same sentence that
+    states the conflict in infeasible variants, so its presence gives nothing away)."""
+    if len(data.events) < 2:
+        return None
+    a, b = sorted(rng.sample(list(data.events), 2), key=data.events.index)
+    last = max(plan[e.id][0] + e.duration - 1 for e in (a, b))
+    day_end = max(i for i, sl in enumerate(data.slots) if sl.day == data.slots[last].day)
+    last = min(day_end, last + rng.randint(0, 1))
+    return {"events": [a.id, b.id], "to": data.slots[last].id}
+
+
 def _blocked_slots(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
     used = used_slots(data, plan, list(data.events))
     free = [i for i in range(len(data.slots)) if i not in used]
@@ -294,6 +306,7 @@ def _same_room(data: TimetableData, plan: Witness, rng: random.Random) -> dict[s
 
 RULE_BUILDERS: dict[str, RuleBuilder] = {
     "window": _window,
+    "deadline": _deadline,
     "blocked_slots": _blocked_slots,
     "daily_limit": _daily_limit,
     "day_cap": _day_cap,

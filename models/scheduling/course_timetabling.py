@@ -37,6 +37,7 @@ TASK = TaskSpec(
         ConstraintSpec("room_no_overlap", "basic", "a room holds one lecture at a time"),
         ConstraintSpec("series_order", "basic", "lectures of a course are numbered in time order"),
         ConstraintSpec("availability", "basic", "teacher and group unavailability"),
+        ConstraintSpec("deadline", "basic", "two named items must finish by a stated time"),
         ConstraintSpec("blocked_slots", "basic", "no lectures in blocked periods"),
         ConstraintSpec("daily_limit", "basic", "daily lecture limit per teacher or group"),
         ConstraintSpec("window", "basic", "a lecture must fall inside a stated window"),

@@ -37,6 +37,7 @@ TASK = TaskSpec(
         ConstraintSpec("person_no_overlap", "basic", "no cohort sits two exams at once"),
         ConstraintSpec("room_no_overlap", "basic", "a room holds one exam at a time"),
         ConstraintSpec("availability", "basic", "cohort unavailability (field trips, placements)"),
+        ConstraintSpec("deadline", "basic", "two named items must finish by a stated time"),
         ConstraintSpec("blocked_slots", "basic", "no exams in blocked periods"),
         ConstraintSpec("daily_limit", "basic", "at most k exams a day per cohort"),
         ConstraintSpec("window", "basic", "an exam must fall inside a stated window"),

@@ -38,6 +38,7 @@ TASK = TaskSpec(
         ConstraintSpec("person_no_overlap", "basic", "no person in two meetings at once"),
         ConstraintSpec("room_no_overlap", "basic", "a room holds one meeting at a time"),
         ConstraintSpec("window", "basic", "a meeting must take place inside a stated time window"),
+        ConstraintSpec("deadline", "basic", "two named items must finish by a stated time"),
         ConstraintSpec("blocked_slots", "basic", "no meeting during blocked hours (lunch, all-hands)"),
         ConstraintSpec("precedence", "medium", "meeting-chain order"),
         ConstraintSpec("person_buffer", "medium", "consecutive-meeting buffer for a person"),
