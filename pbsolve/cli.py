@@ -82,12 +82,14 @@ def run_generate(
 
 def print_generate_summary(s: dict, path: Path) -> None:
     t = Table(title=f"generated {s['emitted']} of {s['requested']} -> {path}")
+    cols = ["instances", "basic", "medium", "hard", "stateful", "unique", "value_determinate", "infeasible"]
     t.add_column("task")
-    t.add_column("instances", justify="right")
-    for task, k in s["per_task"].items():
-        t.add_row(task, str(k))
+    for c in cols:
+        t.add_column(c.replace("_", " "), justify="right")
+    for task, row in s["by_task"].items():
+        t.add_row(task, *(str(row[c]) for c in cols))
     out.print(t)
-    out.print("per tier: " + ", ".join(f"{k} {v}" for k, v in s["per_tier"].items()))
+    out.print("(tier columns count instances with at least one rule of that tier)")
     out.print(
         f"unique optimum: {s['unique_pct']:.1f}% of feasible · infeasible: {s['infeasible_pct']:.1f}% · "
         f"median {s['median_seconds']:.3f} s/instance · uniqueness proof / first solve: {s['uniqueness_vs_first_solve']:.2f}"
@@ -108,11 +110,18 @@ def generate_cmd(
     size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
     tiers: Annotated[Optional[str], typer.Option(help="force at least one rule of each listed tier, e.g. hard")] = None,
     workers: Annotated[int, typer.Option(min=1, help="worker processes (output is identical for any value)")] = 1,
+    time_limit: Annotated[float, typer.Option(help="CP-SAT deterministic time limit per solve")] = 20.0,
+    plan_cap: Annotated[int, typer.Option(min=2, help="count optimal plans exactly up to this cap")] = 16,
     summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
 ) -> None:
     """Generate certified instances (JSON Lines)."""
+    if size not in ("tiny", "small", "default"):
+        _fail(f"unknown size {size!r}; choose tiny, small or default")
     try:
-        opts = GenerateOptions(family=family, task=task, size=size, force_tiers=_parse_tiers(tiers))
+        opts = GenerateOptions(
+            family=family, task=task, size=size, force_tiers=_parse_tiers(tiers),
+            deterministic_time=time_limit, plan_count_cap=plan_cap,
+        )  # fmt: skip
         from pbsolve.sampler import select_tasks
 
         select_tasks(family, task)
@@ -253,6 +262,21 @@ def print_grade_table(runs: dict[str, list[Grade]], instances: dict) -> None:
             row.append(f"{100 * s['all_pass']:.1f}% / {100 * s['avg_pass']:.1f}%  (n={s['n']})")
         t.add_row(*row)
     out.print(t)
+
+
+@app.command()
+def schema(
+    out_path: Annotated[Optional[Path], typer.Option("--out", help="write here instead of stdout")] = None,
+) -> None:
+    """Print the JSON Schema of an instance line (docs/instance.schema.json is this output)."""
+    from pbsolve.schema import instance_json_schema
+
+    text = json.dumps(instance_json_schema(), indent=2, ensure_ascii=False) + "\n"
+    if out_path is None:
+        sys.stdout.write(text)
+    else:
+        with _write_guard(out_path), atomic_writer(out_path) as fh:
+            fh.write(text)
 
 
 @app.command()

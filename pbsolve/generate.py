@@ -185,6 +185,15 @@ class RunSummary:
         inst = self.instances
         per_task = Counter(i.task for i in inst)
         per_tier = Counter(t for i in inst for t in i.tiers)
+        by_task: dict[str, dict[str, int]] = {}
+        for i in inst:
+            row = by_task.setdefault(i.task, {"instances": 0, "basic": 0, "medium": 0, "hard": 0, "stateful": 0,
+                                              "infeasible": 0, "unique": 0, "value_determinate": 0})  # fmt: skip
+            row["instances"] += 1
+            for t in i.tiers:
+                row[t] += 1
+            det = i.certificate.determinacy
+            row["infeasible" if det == "infeasible" else "unique" if det == "unique" else "value_determinate"] += 1
         rejects = Counter(r for o in self.outcomes for r in o.rejects)
         feasible = [i for i in inst if i.certificate.status == "optimal"]
         secs = [o.seconds for o in self.outcomes if o.instance is not None]
@@ -196,6 +205,7 @@ class RunSummary:
             "failed_indices": sum(1 for o in self.outcomes if o.instance is None),
             "per_task": dict(sorted(per_task.items())),
             "per_tier": dict(sorted(per_tier.items())),
+            "by_task": dict(sorted(by_task.items())),
             "unique_pct": 100.0 * sum(i.certificate.determinacy == "unique" for i in feasible) / max(len(feasible), 1),
             "infeasible_pct": 100.0 * (len(inst) - len(feasible)) / max(len(inst), 1),
             "rejects": dict(sorted(rejects.items())),
