@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -23,11 +24,12 @@ from pbsolve.schema import TIERS, Grade, ResponseLine
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Certified planning problems, graded by code.")
 out = Console()
-err = Console(stderr=True)
+# soft_wrap: never break a `file:line:` message across lines when stderr is a log file
+err = Console(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str, code: int = 1) -> None:
-    err.print(f"[red]error:[/red] {message}")
+    err.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(code)
 
 
@@ -81,7 +83,7 @@ def run_generate(
 
 
 def print_generate_summary(s: dict, path: Path) -> None:
-    t = Table(title=f"generated {s['emitted']} of {s['requested']} -> {path}")
+    t = Table(title=escape(f"generated {s['emitted']} of {s['requested']} -> {path}"))
     cols = ["instances", "basic", "medium", "hard", "stateful", "unique", "value_determinate", "infeasible"]
     t.add_column("task")
     for c in cols:
@@ -149,7 +151,7 @@ def show(
         print(dumps(inst))
         return
     if what in ("prompt", "all"):
-        out.rule(f"{inst.id} · {inst.task} / {inst.subtask} · tiers {', '.join(inst.tiers)}")
+        out.rule(escape(f"{inst.id} · {inst.task} / {inst.subtask} · tiers {', '.join(inst.tiers)}"))
         print(inst.prompt)
     if what in ("certificate", "all"):
         out.rule("certificate")
@@ -157,7 +159,7 @@ def show(
     if what in ("checklist", "all"):
         t = Table("id", "tier", "rule", "text", title="checklist")
         for it in inst.checklist:
-            t.add_row(it.id, it.tier, it.rule, it.text)
+            t.add_row(it.id, it.tier, it.rule, escape(it.text))
         out.print(t)
     if what in ("reference", "all"):
         out.rule("reference answer")
@@ -169,7 +171,7 @@ def _load(path: Path) -> tuple[dict, list[LineError]]:
         _fail(f"{path}: no such file")
     found, errors = load_instances(path)
     for e in errors:
-        err.print(f"[yellow]skipped[/yellow] {e}")
+        err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
     return found, errors
 
 
@@ -189,7 +191,7 @@ def answer(
         for inst in found.values():
             line = ResponseLine(id=inst.id, response=fn(inst), response_id=f"{responder}-{inst.id}")
             fh.write(json.dumps(line.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n")
-    err.print(f"{len(found)} responses by {responder} -> {out_path}")
+    err.print(escape(f"{len(found)} responses by {responder} -> {out_path}"))
     if errors:
         raise typer.Exit(1)
 
@@ -235,7 +237,7 @@ def grade_cmd(
     found, inst_errors = _load(instances)
     grades, errors = grade_file(found, responses, mode)
     for e in errors:
-        err.print(f"[yellow]skipped[/yellow] {e}")
+        err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
     with _write_guard(out_path), atomic_writer(out_path) as fh:
         for g in grades:
             fh.write(json.dumps(g.model_dump(mode="json", exclude_none=False), ensure_ascii=False) + "\n")
@@ -327,7 +329,7 @@ def demo(
         runs[name] = grades
     print_grade_table(runs, found)
     oracle_ok = all(g.all_pass for g in runs["oracle"])
-    out.print(f"files in {out_dir}/ · oracle all-pass on every instance: {'yes' if oracle_ok else 'NO'}")
+    out.print(f"files in {escape(str(out_dir))}/ · oracle all-pass on every instance: {'yes' if oracle_ok else 'NO'}")
     if not oracle_ok:
         raise typer.Exit(1)
 

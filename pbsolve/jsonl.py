@@ -47,10 +47,15 @@ def read_models(path: str | Path, model: type[M]) -> Iterator[tuple[int, M | Lin
             except ValueError as exc:
                 yield no, LineError(p, no, f"not valid JSON: {exc}")
                 continue
+            except RecursionError:
+                yield no, LineError(p, no, "not valid JSON: nested too deeply")
+                continue
             try:
                 yield no, model.model_validate(obj)
             except ValidationError as exc:
                 yield no, LineError(p, no, f"not a valid {model.__name__}: {_short(exc)}")
+            except RecursionError:
+                yield no, LineError(p, no, f"not a valid {model.__name__}: nested too deeply")
 
 
 def dumps(model: BaseModel) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_CHARS = 1_000_000
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
+_INFO = re.compile(r"[ \t]*[A-Za-z0-9_+-]*[ \t]*\r?")
 
 
 @dataclass(frozen=True)
@@ -38,29 +38,62 @@ def strip_thinking(text: str) -> str:
     return text[cut + len("</think>") :] if cut >= 0 else text
 
 
+def fenced_blocks(text: str) -> list[str]:
+    """Bodies of ``` fenced blocks, in order, found in one linear pass.
+
+    An opening fence is three backticks, an optional info word (json, ...) and a line
+    break; the block runs to the next three backticks. An unclosed block is ignored.
+    """
+    blocks, pos = [], 0
+    while True:
+        open_at = text.find("```", pos)
+        if open_at < 0:
+            return blocks
+        line_end = text.find("\n", open_at + 3)
+        if line_end < 0:
+            return blocks
+        if not _INFO.fullmatch(text, open_at + 3, line_end):
+            pos = open_at + 3  # three backticks inside a line: not a fence opener
+            continue
+        close_at = text.find("```", line_end + 1)
+        if close_at < 0:
+            return blocks
+        blocks.append(text[line_end + 1 : close_at])
+        pos = close_at + 3
+
+
 def _top_level_objects(text: str) -> list[tuple[int, int]]:
-    """Spans of balanced {...} at depth 0, in one linear pass (strings tracked inside)."""
-    spans, depth, start, in_str, escape = [], 0, -1, False, False
+    """Spans of matched {...} pairs not nested in another matched pair, in one linear pass.
+
+    Braces are matched with a stack, so a stray '{' in prose that never closes is simply
+    left unmatched instead of swallowing the answer after it. Inside an open brace,
+    JSON strings are tracked so braces within them do not count.
+    """
+    pairs: list[tuple[int, int]] = []
+    stack: list[int] = []
+    in_str = escape = False
     for i, ch in enumerate(text):
-        if depth and in_str:
+        if in_str:
             if escape:
                 escape = False
             elif ch == "\\":
                 escape = True
             elif ch == '"':
                 in_str = False
-            continue
-        if ch == '"' and depth:
+        elif ch == '"' and stack:
             in_str = True
         elif ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                spans.append((start, i + 1))
-    return spans
+            stack.append(i)
+        elif ch == "}" and stack:
+            pairs.append((stack.pop(), i + 1))
+    pairs.sort()
+    top: list[tuple[int, int]] = []
+    reach = -1
+    for start, end in pairs:
+        if start >= reach:
+            top.append((start, end))
+            reach = end
+    return top
 
 
 def parse_response(text: Any) -> Parsed:
@@ -71,9 +104,9 @@ def parse_response(text: Any) -> Parsed:
         return Parsed(error=f"response too long ({len(body):,} characters; limit {MAX_CHARS:,})")
     if not body.strip():
         return Parsed(error="empty response" if "</think>" not in text else "nothing after </think>")
-    fences = _FENCE.findall(body)
+    fences = fenced_blocks(body)
     if fences:
-        lang, inner = fences[-1]
+        inner = fences[-1]
         try:
             return Parsed(value=_loads(inner), source="fenced")
         except (ValueError, RecursionError) as exc:

@@ -317,7 +317,7 @@ def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
         verdicts, values = evaluate(data, instance.rules, instance.objective, plan)
     for it in items:
         if it.rule == "format":
-            out[it.id] = (plan is not None or not feasible, why)
+            out[it.id] = _format_verdict(instance, feasible, plan, why)
         elif it.rule == "infeasibility":
             out[it.id] = (not feasible, "declares infeasibility" if not feasible else "claims a plan exists")
         elif it.rule == "conflict":
@@ -332,6 +332,15 @@ def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
         else:
             out[it.id] = verdicts.get(it.rule, (False, f"unknown rule {it.rule}"))
     return out
+
+
+def _format_verdict(instance: Instance, feasible: bool, plan: Plan | None, why: str) -> Verdict:
+    """The required form is the one the instance calls for: a complete plan when a plan
+    exists, a declaration with a rule list when none does. Declaring infeasibility on a
+    feasible instance therefore earns no item at all, not even this one."""
+    if instance.certificate.status == "optimal":
+        return (plan is not None, why) if feasible else (False, "declares infeasibility, but a plan exists")
+    return (not feasible, "declaration with a rule list") if not feasible else (False, "gives a plan, but none exists")
 
 
 def _conflict_list(answer: dict[str, Any]) -> list[str] | None:

@@ -1,0 +1,82 @@
+"""Session fixtures: a small certified set, generated once per test session (per xdist worker).
+
+For every task type the set holds the first feasible instance (certificate status
+"optimal") and the first infeasible one (forced "hard" tier, i.e. infeasibility
+detection) found from index 0 upwards. Everything is ``size="small"``: the whole set
+takes well under a second to certify.
+
+Instances are shared between tests: never mutate one (deep-copy ``reference`` first).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pbsolve.generate import GenerateOptions, build_instance
+from pbsolve.schema import Instance
+
+TASKS = ("meeting_planning", "course_timetabling", "exam_scheduling")
+SEED = 0
+MAX_INDEX = 12  # indices tried per (task, status) before giving up
+
+
+def _first(task: str, status: str) -> Instance | None:
+    opts = GenerateOptions(task=task, size="small", force_tiers=["hard"] if status == "infeasible" else [])
+    for index in range(MAX_INDEX):
+        inst = build_instance(SEED, index, opts).instance
+        if inst is not None and inst.certificate.status == status:
+            return inst
+    return None
+
+
+def _by_task(status: str) -> dict[str, Instance]:
+    found = {task: _first(task, status) for task in TASKS}
+    return {task: inst for task, inst in found.items() if inst is not None}
+
+
+@pytest.fixture(scope="session")
+def feasible_instances() -> dict[str, Instance]:
+    """task id -> one certified feasible instance (status 'optimal')."""
+    found = _by_task("optimal")
+    assert found, "no feasible instance could be certified"
+    return found
+
+
+@pytest.fixture(scope="session")
+def infeasible_instances() -> dict[str, Instance]:
+    """task id -> one certified infeasible instance (status 'infeasible', with conflict sets)."""
+    found = _by_task("infeasible")
+    assert found, "no infeasible instance could be certified"
+    return found
+
+
+@pytest.fixture(scope="session")
+def any_instance(feasible_instances: dict[str, Instance]) -> Instance:
+    """One feasible meeting-planning instance."""
+    if "meeting_planning" not in feasible_instances:
+        pytest.skip("no feasible meeting_planning instance in the small set")
+    return feasible_instances["meeting_planning"]
+
+
+@pytest.fixture(scope="session")
+def any_infeasible_instance(infeasible_instances: dict[str, Instance]) -> Instance:
+    """One infeasible meeting-planning instance."""
+    if "meeting_planning" not in infeasible_instances:
+        pytest.skip("no infeasible meeting_planning instance in the small set")
+    return infeasible_instances["meeting_planning"]
+
+
+@pytest.fixture(params=TASKS)
+def feasible_instance(request: pytest.FixtureRequest, feasible_instances: dict[str, Instance]) -> Instance:
+    """Each task's feasible instance in turn (skipped when the small set has none)."""
+    if request.param not in feasible_instances:
+        pytest.skip(f"no feasible {request.param} instance in the small set")
+    return feasible_instances[request.param]
+
+
+@pytest.fixture(params=TASKS)
+def infeasible_instance(request: pytest.FixtureRequest, infeasible_instances: dict[str, Instance]) -> Instance:
+    """Each task's infeasible instance in turn (skipped when the small set has none)."""
+    if request.param not in infeasible_instances:
+        pytest.skip(f"no infeasible {request.param} instance in the small set")
+    return infeasible_instances[request.param]
