@@ -1,0 +1,226 @@
+"""Generation throughput benchmark: certified instances per second, per task type.
+
+For every task type (``pbsolve.family.all_tasks()``) it builds indices 0..n-1 with
+``build_instance(seed, index, GenerateOptions(task=..., size=...))`` in this process (one
+core) and reports:
+
+* certified instances per second (emitted instances / wall seconds) and emitted/requested;
+* rejects per emitted instance, with every reject reason and its count (``Outcome.rejects``);
+* % unique optimum among feasible instances and % infeasible instances;
+* median, p90 and max seconds per index (one ``build_instance`` call, re-samples included);
+* uniqueness-proof time / first-solve time (sum of ``Outcome.uniqueness_s`` over sum of
+  ``Outcome.first_solve_s``, both measured in this run);
+* peak resident memory (``resource.getrusage``).
+
+With ``--workers W`` (W > 1) it also runs the same jobs through
+``pbsolve.generate.generate(n, seed, options, W)`` and reports overall instances per second,
+pool start-up included, and whether the output equals the single-core output.
+
+Target: >= 5 certified instances per second per core at default sizes.
+
+    python benchmarks/generate.py [--n 30] [--seed 0] [--size default] [--workers 2] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pbsolve.family import all_tasks
+from pbsolve.generate import GenerateOptions, Outcome, build_instance, generate
+from pbsolve.schema import Size
+
+TARGET_PER_SECOND = 5.0
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Linear-interpolation percentile, q in [0, 100]; 0.0 for no values."""
+    xs = sorted(values)
+    if not xs:
+        return 0.0
+    pos = (len(xs) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
+    """Peak resident set size in MiB (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    rss = resource.getrusage(who).ru_maxrss
+    return rss / 2**20 if sys.platform == "darwin" else rss / 2**10
+
+
+@dataclass
+class Row:
+    task: str
+    requested: int
+    emitted: int
+    wall_s: float
+    per_second: float
+    rejects_per_emitted: float
+    reject_reasons: dict[str, int]
+    unique_pct: float
+    infeasible_pct: float
+    median_s: float
+    p90_s: float
+    max_s: float
+    uniqueness_vs_first_solve: float
+
+
+def summarize(task: str, outcomes: list[Outcome], wall_s: float) -> Row:
+    instances = [o.instance for o in outcomes if o.instance is not None]
+    feasible = [i for i in instances if i.certificate.status == "optimal"]
+    unique = sum(i.certificate.determinacy == "unique" for i in feasible)
+    reasons = Counter(r for o in outcomes for r in o.rejects)
+    first = sum(o.first_solve_s for o in outcomes)
+    uniq = sum(o.uniqueness_s for o in outcomes)
+    secs = [o.seconds for o in outcomes]
+    return Row(
+        task=task,
+        requested=len(outcomes),
+        emitted=len(instances),
+        wall_s=wall_s,
+        per_second=len(instances) / wall_s if wall_s else 0.0,
+        rejects_per_emitted=sum(reasons.values()) / max(len(instances), 1),
+        reject_reasons=dict(reasons.most_common()),
+        unique_pct=100.0 * unique / max(len(feasible), 1),
+        infeasible_pct=100.0 * (len(instances) - len(feasible)) / max(len(instances), 1),
+        median_s=percentile(secs, 50),
+        p90_s=percentile(secs, 90),
+        max_s=max(secs, default=0.0),
+        uniqueness_vs_first_solve=uniq / first if first else 0.0,
+    )
+
+
+@dataclass
+class Report:
+    n: int
+    seed: int
+    size: Size
+    tasks: list[Row] = field(default_factory=list)
+    overall: Row | None = None
+    peak_rss_mib: float = 0.0
+    multiprocess: dict[str, Any] | None = None
+    target_per_second: float = TARGET_PER_SECOND
+
+
+def run(n: int, seed: int, size: Size, workers: int, progress: bool) -> Report:
+    report = Report(n=n, seed=seed, size=size)
+    everything: list[Outcome] = []
+    wall_total = 0.0
+    task_ids = [t.id for t in all_tasks()]
+    for task in task_ids:
+        options = GenerateOptions(task=task, size=size)
+        t0 = time.perf_counter()
+        outcomes = [build_instance(seed, i, options) for i in range(n)]
+        wall = time.perf_counter() - t0
+        report.tasks.append(summarize(task, outcomes, wall))
+        everything += outcomes
+        wall_total += wall
+        if progress:
+            print(f"  {task}: {wall:.1f} s", file=sys.stderr)
+    report.overall = summarize("overall", everything, wall_total)
+    report.peak_rss_mib = peak_rss_mib()
+    if workers > 1:
+        report.multiprocess = run_workers(n, seed, size, workers, task_ids, everything, wall_total)
+    return report
+
+
+def run_workers(
+    n: int, seed: int, size: Size, workers: int, task_ids: list[str], single: list[Outcome], single_wall: float
+) -> dict[str, Any]:
+    """The same jobs through ``generate(..., workers)``, one pool per task type."""
+    t0 = time.perf_counter()
+    outcomes: list[Outcome] = []
+    for task in task_ids:
+        outcomes += generate(n, seed, GenerateOptions(task=task, size=size), workers)
+    wall = time.perf_counter() - t0
+    emitted = sum(o.instance is not None for o in outcomes)
+    dump = [o.instance.model_dump_json() if o.instance else None for o in outcomes]
+    single_dump = [o.instance.model_dump_json() if o.instance else None for o in single]
+    single_rate = sum(o.instance is not None for o in single) / single_wall if single_wall else 0.0
+    rate = emitted / wall if wall else 0.0
+    return {
+        "workers": workers,
+        "emitted": emitted,
+        "wall_s": wall,
+        "per_second": rate,
+        "speedup_vs_single": rate / single_rate if single_rate else 0.0,
+        "identical_to_single": dump == single_dump,
+        "peak_rss_children_mib": peak_rss_mib(resource.RUSAGE_CHILDREN),
+    }
+
+
+COLUMNS = [
+    ("task", "task", "{}"),
+    ("inst/s", "per_second", "{:.2f}"),
+    ("emitted", None, ""),
+    ("wall s", "wall_s", "{:.1f}"),
+    ("rej/inst", "rejects_per_emitted", "{:.2f}"),
+    ("unique%", "unique_pct", "{:.1f}"),
+    ("infeas%", "infeasible_pct", "{:.1f}"),
+    ("median s", "median_s", "{:.3f}"),
+    ("p90 s", "p90_s", "{:.3f}"),
+    ("max s", "max_s", "{:.2f}"),
+    ("uniq/first", "uniqueness_vs_first_solve", "{:.2f}"),
+]
+
+
+def format_text(rep: Report) -> str:
+    rows = [*rep.tasks, *([rep.overall] if rep.overall else [])]
+    cells = [[h for h, _, _ in COLUMNS]]
+    for r in rows:
+        cells.append(
+            [f"{r.emitted}/{r.requested}" if key is None else fmt.format(getattr(r, key)) for _, key, fmt in COLUMNS]
+        )
+    widths = [max(len(row[c]) for row in cells) for c in range(len(COLUMNS))]
+    lines = [f"generate benchmark: n={rep.n} per task, seed={rep.seed}, size={rep.size}, 1 process"]
+    for k, row in enumerate(cells):
+        lines.append("  ".join(v.ljust(w) if c == 0 else v.rjust(w) for c, (v, w) in enumerate(zip(row, widths))))
+        if k == 0 or k == len(cells) - 2:
+            lines.append("  ".join("-" * w for w in widths))
+    lines.append("reject reasons (count):")
+    for r in rep.tasks:
+        reasons = ", ".join(f"{k} {v}" for k, v in r.reject_reasons.items()) or "none"
+        lines.append(f"  {r.task}: {reasons}")
+    lines.append(f"peak RSS: {rep.peak_rss_mib:.1f} MiB")
+    if rep.overall is not None:
+        ok = "meets" if rep.overall.per_second >= rep.target_per_second else "BELOW"
+        note = "" if rep.size == "default" else f"; this run used size={rep.size}"
+        lines.append(
+            f"target >= {rep.target_per_second:g} certified instances/s per core at default sizes: "
+            f"{ok} ({rep.overall.per_second:.2f}{note})"
+        )
+    if rep.multiprocess:
+        m = rep.multiprocess
+        lines.append(
+            f"{m['workers']} workers: {m['per_second']:.2f} instances/s ({m['emitted']} in {m['wall_s']:.1f} s, "
+            f"x{m['speedup_vs_single']:.2f} vs 1 process), output identical: {'yes' if m['identical_to_single'] else 'NO'}, "
+            f"peak RSS of a worker: {m['peak_rss_children_mib']:.1f} MiB"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--n", type=int, default=30, help="indices per task type (default 30)")
+    ap.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    ap.add_argument("--size", choices=["tiny", "small", "default"], default="default")
+    ap.add_argument("--workers", type=int, default=1, help="also measure generate() with this many processes")
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    args = ap.parse_args(argv)
+    if args.n < 1:
+        ap.error("--n must be at least 1")
+    rep = run(args.n, args.seed, args.size, args.workers, progress=not args.json)
+    print(json.dumps(asdict(rep)) if args.json else format_text(rep))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+"""Grading throughput benchmark: grades per second and latency per grade, by response kind.
+
+It certifies a small set in this process (``--n`` indices, mixed task types) and builds
+five responses per instance: the ``oracle`` answer, the greedy ``baseline`` and three
+malformed ones (empty string, 1.1 KB of prose with stray braces, the reference JSON cut
+in half). It grades them all with ``pbsolve.grading.grade(instance, text)`` over and over
+for ``--seconds`` (or exactly ``--rounds`` passes) on one core, timing every call, and
+reports grades per second (calls / time inside the call), p50/p99/max latency and the
+All-pass rate per kind -- plus a naive baseline timed in the same run, bare ``json.loads``
+of the oracle's JSON payload, so "grade vs json.loads" is one ratio.
+
+Target: >= 2,000 grades per second per core, judged on the slowest response kind.
+
+    python benchmarks/grade.py [--n 30] [--seed 0] [--seconds 5 | --rounds R] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pbsolve.generate import GenerateOptions, generate
+from pbsolve.grading import grade
+from pbsolve.responders import baseline, oracle
+from pbsolve.schema import Instance, Size
+
+TARGET_PER_SECOND = 2000.0
+GARBAGE = (
+    "Let me think. Event {A} goes first, then {B -> C}; rooms: {'R1': 3,}. "
+    "I am not sure a plan exists {really?} ... final answer: see above {{}} }{ " * 8
+)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Linear-interpolation percentile, q in [0, 100]; 0.0 for no values."""
+    xs = sorted(values)
+    if not xs:
+        return 0.0
+    pos = (len(xs) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def responses_for(inst: Instance) -> list[tuple[str, str]]:
+    """(kind, response text) pairs for one instance."""
+    payload = json.dumps(inst.reference, ensure_ascii=False)
+    return [
+        ("oracle", oracle(inst)),
+        ("baseline", baseline(inst)),
+        ("malformed:empty", ""),
+        ("malformed:garbage", GARBAGE),
+        ("malformed:truncated", payload[: len(payload) // 2]),
+    ]
+
+
+@dataclass
+class Row:
+    kind: str
+    calls: int
+    per_second: float  # calls / seconds spent inside the call
+    p50_us: float
+    p99_us: float
+    max_us: float
+    all_pass_pct: float
+
+
+def row(kind: str, lat_ns: list[int], passed: int) -> Row:
+    us = [x / 1000 for x in lat_ns]
+    total_s = sum(lat_ns) / 1e9
+    return Row(
+        kind=kind,
+        calls=len(us),
+        per_second=len(us) / total_s if total_s else 0.0,
+        p50_us=percentile(us, 50),
+        p99_us=percentile(us, 99),
+        max_us=max(us, default=0.0),
+        all_pass_pct=100.0 * passed / max(len(us), 1),
+    )
+
+
+def run(n: int, seed: int, size: Size, seconds: float, rounds: int | None) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    instances = [o.instance for o in generate(n, seed, GenerateOptions(size=size)) if o.instance]
+    gen_s = time.perf_counter() - t0
+    if not instances:
+        raise SystemExit("no certified instance to grade; try a larger --n")
+    work = [(inst, kind, text) for inst in instances for kind, text in responses_for(inst)]
+    payloads = [json.dumps(inst.reference, ensure_ascii=False) for inst in instances]
+    kinds = list(dict.fromkeys(kind for _, kind, _ in work))
+    lat: dict[str, list[int]] = {k: [] for k in [*kinds, "json.loads"]}
+    passed: dict[str, int] = {k: 0 for k in lat}
+    clock = time.perf_counter_ns
+    done, start = 0, time.perf_counter()
+    while True:
+        for inst, kind, text in work:
+            t = clock()
+            g = grade(inst, text)
+            lat[kind].append(clock() - t)
+            passed[kind] += g.all_pass
+        for text in payloads:
+            t = clock()
+            json.loads(text)
+            lat["json.loads"].append(clock() - t)
+        done += 1
+        if done == rounds or (rounds is None and time.perf_counter() - start >= seconds):
+            break
+    wall = time.perf_counter() - start
+    bad = [k for k in kinds if k.startswith("malformed")]
+    rows = [row(k, lat[k], passed[k]) for k in kinds]
+    rows.append(row("malformed", [x for k in bad for x in lat[k]], sum(passed[k] for k in bad)))
+    rows.append(row("all grades", [x for k in kinds for x in lat[k]], sum(passed[k] for k in kinds)))
+    loads = row("json.loads", lat["json.loads"], 0)
+    slowest = min(rows[: len(kinds)], key=lambda r: r.per_second)
+    return {
+        "instances": len(instances),
+        "tasks": sorted({i.task for i in instances}),
+        "responses_per_instance": len(work) // len(instances),
+        "generate_s": gen_s,
+        "rounds": done,
+        "wall_s": wall,
+        "wall_grades_per_second": rows[-1].calls / wall,  # timer and loop overhead included
+        "kinds": [asdict(r) for r in rows],
+        "json_loads": asdict(loads),
+        "grade_oracle_vs_json_loads_p50": rows[0].p50_us / loads.p50_us if loads.p50_us else 0.0,
+        "grade_oracle_vs_json_loads_mean": loads.per_second / rows[0].per_second if rows[0].per_second else 0.0,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10),
+        "target_per_second": TARGET_PER_SECOND,
+        "slowest_kind": slowest.kind,
+        "meets_target": slowest.per_second >= TARGET_PER_SECOND,  # judged on the slowest kind, not the mix
+    }
+
+
+def format_text(rep: dict[str, Any]) -> str:
+    head = ["kind", "calls", "grades/s", "p50 us", "p99 us", "max us", "all-pass%"]
+    cells = [head]
+    for r in [*rep["kinds"], rep["json_loads"]]:
+        cells.append([
+            r["kind"], str(r["calls"]), f"{r['per_second']:,.0f}", f"{r['p50_us']:,.1f}",
+            f"{r['p99_us']:,.1f}", f"{r['max_us']:,.1f}", "-" if r["kind"] == "json.loads" else f"{r['all_pass_pct']:.1f}",
+        ])  # fmt: skip
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    lines = [
+        f"grade benchmark: {rep['instances']} instances ({', '.join(rep['tasks'])}), "
+        f"{rep['responses_per_instance']} responses each, "
+        f"{rep['rounds']} rounds in {rep['wall_s']:.1f} s, 1 process (set certified in {rep['generate_s']:.1f} s)"
+    ]
+    for k, c in enumerate(cells):
+        lines.append("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(c, widths))))
+        if k in (0, len(cells) - 4, len(cells) - 2):
+            lines.append("  ".join("-" * w for w in widths))
+    lines.append(
+        f"grade(oracle) vs json.loads(oracle JSON): x{rep['grade_oracle_vs_json_loads_p50']:.0f} at p50, "
+        f"x{rep['grade_oracle_vs_json_loads_mean']:.0f} by mean"
+    )
+    lines.append(f"wall-clock rate incl. loop and timer overhead: {rep['wall_grades_per_second']:,.0f} grades/s")
+    lines.append(f"peak RSS: {rep['peak_rss_mib']:.1f} MiB")
+    ok = "meets" if rep["meets_target"] else "BELOW"
+    slow = next(r for r in rep["kinds"] if r["kind"] == rep["slowest_kind"])
+    lines.append(
+        f"target >= {rep['target_per_second']:,.0f} grades/s per core, on the slowest kind: {ok} "
+        f"({slow['kind']} {slow['per_second']:,.0f}/s; mix above {rep['kinds'][-1]['per_second']:,.0f}/s)"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--n", type=int, default=30, help="indices to certify for the graded set (default 30)")
+    ap.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    ap.add_argument("--size", choices=["tiny", "small", "default"], default="default")
+    ap.add_argument("--seconds", type=float, default=5.0, help="time budget for grading (default 5)")
+    ap.add_argument("--rounds", type=int, default=None, help="exact number of passes instead of --seconds")
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    args = ap.parse_args(argv)
+    if args.n < 1 or (args.rounds is not None and args.rounds < 1):
+        ap.error("--n and --rounds must be at least 1")
+    rep = run(args.n, args.seed, args.size, args.seconds, args.rounds)
+    print(json.dumps(rep) if args.json else format_text(rep))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
