@@ -68,8 +68,12 @@ class FamilyModel(Protocol):
 
     def build_model(self, draft: Draft) -> SolverModel: ...
 
-    def make_infeasible(self, draft: Draft, rng: random.Random) -> Draft | None:
-        """Add a sampled rule that makes the draft infeasible, or None if none was found."""
+    def make_infeasible(self, draft: Draft, rng: random.Random, limits: Any) -> Draft | None:
+        """Add a sampled rule that makes the draft infeasible, or None if none was found.
+
+        ``limits`` are the certifier's SolverLimits; feasibility probes must respect them
+        and report a time-out by raising ``pbsolve.certify.Rejected``.
+        """
         ...
 
 

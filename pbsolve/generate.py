@@ -129,17 +129,15 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
             rng = random.Random(spec.seed)
             draft = fam.draft(spec, rng)
             if INFEASIBLE_KIND in spec.hard:
-                variant = fam.make_infeasible(draft, rng)
+                variant = fam.make_infeasible(draft, rng, limits)
                 if variant is None:
                     raise Rejected("no_infeasible_variant")
                 result = certify_infeasible(fam, variant, limits)
                 draft = variant
             else:
-                result = certify_feasible(fam, draft, limits)
+                result = certify_feasible(fam, draft, limits, count_plans=last or not options.require_unique)
                 out.first_solve_s += result.stats.first_solve_s
                 out.uniqueness_s += result.stats.uniqueness_s
-                if options.require_unique and result.certificate.determinacy != "unique" and not last:
-                    raise Rejected("not_unique")
             digest = derive_seed(json.dumps(spec.model_dump(mode="json"), sort_keys=True)) % 16**6
             instance = _assemble(draft, result, f"{spec.task}-{run_seed}-{index}-{digest:06x}")
             reference_grade = grade(instance, json.dumps(instance.reference))

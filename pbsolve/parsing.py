@@ -3,7 +3,8 @@
 1. Everything up to and including the last ``</think>`` is ignored.
 2. A response longer than ``MAX_CHARS`` (after step 1) is refused.
 3. If the rest holds a fenced code block (```json or ```), the last one is the answer.
-4. Otherwise the answer is the last top-level ``{...}`` object that parses as JSON.
+4. Otherwise the answer is the last top-level ``{...}`` object that parses as JSON
+   (only the last ``MAX_OBJECT_TRIES`` candidates are tried, which bounds grading time).
 5. JSON must be standard: NaN and Infinity are refused.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_CHARS = 1_000_000
+MAX_OBJECT_TRIES = 50  # bare-object candidates tried, last first
 _INFO = re.compile(r"[ \t]*[A-Za-z0-9_+-]*[ \t]*\r?")
 
 
@@ -111,7 +113,7 @@ def parse_response(text: Any) -> Parsed:
             return Parsed(value=_loads(inner), source="fenced")
         except (ValueError, RecursionError) as exc:
             return Parsed(error=f"last fenced block is not valid JSON: {str(exc)[:200]}")
-    for start, end in reversed(_top_level_objects(body)):
+    for start, end in reversed(_top_level_objects(body)[-MAX_OBJECT_TRIES:]):
         try:
             return Parsed(value=_loads(body[start:end]), source="object")
         except (ValueError, RecursionError):

@@ -18,7 +18,7 @@ COURSES = (
 SIZES = {
     "tiny": (2, 2, 2, 2, 2, 1, 2),
     "small": (3, 2, 3, 2, 2, 2, 2),
-    "default": (4, 3, 4, 3, 3, 2, 3),
+    "default": (5, 3, 4, 3, 3, 2, 3),
 }
 
 TASK = TaskSpec(
