@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 SCHEMA_VERSION = "1.0"
 
@@ -109,6 +109,14 @@ class Instance(_Strict):
     reference: dict[str, Any] = Field(description="the certified reference answer, in the answer schema")
     answer_schema: dict[str, Any] = Field(description="JSON Schema of an answer")
     provenance: Provenance
+    _memo: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def memo(self, key: str, make: Any) -> Any:
+        """Per-instance cache for derived data (parsed family data, lookup tables), so
+        grading many answers to one instance parses it once. Never serialised."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
 
 class ResponseLine(BaseModel):

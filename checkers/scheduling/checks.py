@@ -18,20 +18,34 @@ Verdict = tuple[bool, str]
 
 
 # -- reading an answer ---------------------------------------------------------------
+_SPACES = re.compile(r"\s+")
+
+
 def _norm(text: str) -> str:
     """Case- and space-insensitive key; '9:00' and '09:00' read alike."""
-    key = re.sub(r"\s+", " ", text.strip().lower())
-    return re.sub(r"^0(\d:\d\d)$", r"\1", key)
+    key = _SPACES.sub(" ", text.strip().lower())
+    if len(key) == 5 and key[0] == "0" and key[2] == ":":
+        key = key[1:]
+    return key
 
 
-def read_plan(data: TimetableData, answer: dict[str, Any]) -> tuple[Plan | None, str]:
+class Lookups:
+    """Normalised name -> entity tables of one instance, built once per instance."""
+
+    def __init__(self, data: TimetableData) -> None:
+        self.events = {_norm(e.id): e for e in data.events}
+        self.slots = {_norm(s.id): i for i, s in enumerate(data.slots)}
+        self.rooms = {_norm(r.id): r.id for r in data.rooms}
+        self.starts = {e.id: frozenset(data.starts(e)) for e in data.events}
+
+
+def read_plan(data: TimetableData, answer: dict[str, Any], lookups: Lookups | None = None) -> tuple[Plan | None, str]:
     """Decode answer['schedule'] into a plan, or say exactly what is wrong with it."""
     schedule = answer.get("schedule")
     if not isinstance(schedule, list):
         return None, "'schedule' is missing or not a list"
-    events = {_norm(e.id): e for e in data.events}
-    slots = {_norm(s.id): i for i, s in enumerate(data.slots)}
-    rooms = {_norm(r.id): r.id for r in data.rooms}
+    lk = lookups or Lookups(data)
+    events, slots, rooms = lk.events, lk.slots, lk.rooms
     plan: Plan = {}
     for k, row in enumerate(schedule):
         if not isinstance(row, dict):
@@ -47,7 +61,7 @@ def read_plan(data: TimetableData, answer: dict[str, Any]) -> tuple[Plan | None,
         s = slots.get(_norm(start))
         if s is None:
             return None, f"event {e.id} has unknown start {start[:40]!r}"
-        if s not in data.starts(e):
+        if s not in lk.starts[e.id]:
             return None, f"event {e.id} starting at {data.slots[s].id} would run past the end of the day"
         r = rooms.get(_norm(room))
         if r is None:
@@ -297,7 +311,7 @@ def _stated_int(value: Any) -> int | None:
 # -- grading one answer --------------------------------------------------------------
 def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
     """Verdict per checklist item id for a parsed answer (None when nothing parsed)."""
-    data = TimetableData.model_validate(instance.data)
+    data: TimetableData = instance.memo("scheduling.data", lambda: TimetableData.model_validate(instance.data))
     items = instance.checklist
     if not isinstance(answer, dict):
         return {it.id: (False, "no JSON object to check") for it in items}
@@ -305,7 +319,7 @@ def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
     if not isinstance(feasible, bool):
         return {it.id: (False, "'feasible' must be true or false") for it in items}
     if feasible:
-        plan, why = read_plan(data, answer)
+        plan, why = read_plan(data, answer, instance.memo("scheduling.lookups", lambda: Lookups(data)))
     else:
         plan, why = None, "the answer declares the instance infeasible"
         if not _conflict_list(answer):

@@ -76,12 +76,17 @@ class TimetableData(BaseModel):
 
     def starts(self, event: Event) -> list[int]:
         """Slot indices at which an event can start and still end on the same day."""
-        out = []
-        for i, s in enumerate(self.slots):
-            last = i + event.duration - 1
-            if last < len(self.slots) and self.slots[last].day == s.day and last - i == event.duration - 1:
-                if all(self.slots[j].day == s.day for j in range(i, last + 1)):
-                    out.append(i)
+        return self._starts_by_duration[event.duration]
+
+    @cached_property
+    def _starts_by_duration(self) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {}
+        for d in sorted({e.duration for e in self.events}):
+            out[d] = [
+                i
+                for i, s in enumerate(self.slots)
+                if i + d <= len(self.slots) and all(self.slots[j].day == s.day for j in range(i, i + d))
+            ]
         return out
 
     def series_members(self) -> dict[str, list[Event]]:
