@@ -314,3 +314,24 @@ def certify_infeasible(family: FamilyModel, draft: Draft, limits: SolverLimits) 
         confirmations=["cp-sat presolve=on", "cp-sat presolve=off", "each conflict set re-solved alone"],
     )
     return CertResult(certificate=cert, plan=None, stats=stats)
+
+
+def optimum(
+    family: FamilyModel, draft: Draft, limits: SolverLimits, without: str | None = None
+) -> tuple[int, ...] | None:
+    """The lexicographic optimum as a tuple of term values, optionally with one rule off.
+
+    Tuples compare across drafts whose data differ (their weights may not); None means
+    the draft is infeasible.
+    """
+    sm = family.build_model(draft)
+    sm.model.add_assumptions([lit for rid, lit in sm.rule_literals.items() if rid != without])
+    weights = lexicographic_weights([ub for _, _, ub in sm.objective_terms])
+    sm.model.minimize(sum(w * expr for w, (_, expr, _) in zip(weights, sm.objective_terms)))
+    solver = make_solver(limits, optimise=True)
+    status = solver.solve(sm.model)
+    if status == cp_model.INFEASIBLE:
+        return None
+    if status != cp_model.OPTIMAL:
+        raise Rejected("timeout_explanation", solver.status_name(status))
+    return tuple(int(solver.value(expr)) for _, expr, _ in sm.objective_terms)

@@ -111,6 +111,7 @@ def generate_cmd(
     task: Annotated[Optional[str], typer.Option(help="restrict to one task type")] = None,
     size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
     tiers: Annotated[Optional[str], typer.Option(help="force at least one rule of each listed tier, e.g. hard")] = None,
+    include: Annotated[Optional[str], typer.Option(help="constraint ids every instance must carry, comma-separated")] = None,
     workers: Annotated[int, typer.Option(min=1, help="worker processes (output is identical for any value)")] = 1,
     time_limit: Annotated[float, typer.Option(help="CP-SAT deterministic time limit per solve")] = 20.0,
     plan_cap: Annotated[int, typer.Option(min=2, help="count optimal plans exactly up to this cap")] = 16,
@@ -122,11 +123,15 @@ def generate_cmd(
     try:
         opts = GenerateOptions(
             family=family, task=task, size=size, force_tiers=_parse_tiers(tiers),
+            include=[c.strip() for c in (include or "").split(",") if c.strip()],
             deterministic_time=time_limit, plan_count_cap=plan_cap,
         )  # fmt: skip
         from pbsolve.sampler import select_tasks
 
-        select_tasks(family, task)
+        tasks = select_tasks(family, task)
+        unknown = [c for c in opts.include if not any(c in {x.id for x in t.pool} for t in tasks)]
+        if unknown:
+            raise ValueError(f"unknown constraint id(s) {unknown}; see `pbsolve taxonomy`")
     except (KeyError, ValueError) as exc:
         _fail(str(exc).strip("'\""))
     summary = run_generate(n, seed, opts, workers, out_path, quiet=summary_json)

@@ -40,8 +40,8 @@ class Draft:
     data: dict[str, Any]
     rules: list[Rule]
     objective: list[ObjectiveTerm]
-    # Rule ids added by a hard-tier mechanism, keyed by mechanism (e.g. the conflict rule).
-    hard_kinds: dict[str, list[str]] = field(default_factory=dict)
+    # Mechanisms the draft carries (hard kinds, conflict validation), in a fixed order.
+    mechanisms: list[str] = field(default_factory=list)
 
 
 @dataclass

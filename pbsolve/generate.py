@@ -20,13 +20,12 @@ from pydantic import BaseModel, Field
 
 from pbsolve import __version__
 from pbsolve.answer_format import render_answer_format
-from pbsolve.certify import CertResult, Rejected, SolverLimits, certify_feasible, certify_infeasible
-from pbsolve.family import Draft, NoDraft, checker, family, renderer
+from pbsolve.certify import Rejected, SolverLimits
+from pbsolve.family import FamilyModel, NoDraft, checker, family, renderer
+from pbsolve.mechanisms import HARD_KINDS, Certified, certify_spec
 from pbsolve.grading import grade
 from pbsolve.sampler import derive_seed, sample_spec
 from pbsolve.schema import SCHEMA_VERSION, ChecklistItem, Instance, Provenance, Size, Tier
-
-INFEASIBLE_KIND = "infeasibility_detection"
 
 
 class GenerateOptions(BaseModel):
@@ -34,6 +33,7 @@ class GenerateOptions(BaseModel):
     task: str | None = None
     size: Size = "default"
     force_tiers: list[Tier] = Field(default_factory=list)
+    include: list[str] = Field(default_factory=list, description="constraint ids every instance must carry")
     max_attempts: int = Field(default=6, ge=1, description="re-samples per index before giving up")
     require_unique: bool = Field(default=True, description="re-sample until the optimum is unique (last try keeps it)")
     deterministic_time: float = 20.0
@@ -48,48 +48,88 @@ class Outcome:
     seconds: float = 0.0
     first_solve_s: float = 0.0
     uniqueness_s: float = 0.0
+    hard_rejects: list[str] = field(default_factory=list)  # "<hard kind>:<reason>"
 
 
-def checklist_for(rules: list, feasible: bool) -> list[ChecklistItem]:
+def checklist_for(rules: list, feasible: bool, mechanisms: list[str], changes: int | None = None) -> list[ChecklistItem]:
     items = [
         ChecklistItem(
             id="C1",
             tier="basic",
             rule="format",
-            text="The answer is one JSON object in the required format: a complete plan naming every item "
-            "exactly once with valid values, or a declaration of infeasibility with a rule list.",
+            text="The answer is one JSON object in the form the instance calls for: a complete plan naming every "
+            "item exactly once with valid values when a plan exists, a declaration of infeasibility with a rule "
+            "list when none does.",
         )
     ]
 
     def add(tier: Tier, rule: str, text: str) -> None:
         items.append(ChecklistItem(id=f"C{len(items) + 1}", tier=tier, rule=rule, text=text))
 
-    if feasible:
-        for r in rules:
-            add(r.tier, r.id, f"{r.id}: {r.text}")
-        add("basic", "objective", "The plan's objective figures, recomputed from the plan, equal the certified optimum.")
-        add("medium", "validation", "The objective figures the answer states equal those recomputed from its own plan.")
-    else:
+    if not feasible:
         add("hard", "infeasibility", "The answer declares that no plan satisfies every rule.")
         add("hard", "conflict", "The answer names a minimal set of rules that cannot all hold together.")
+        return items
+    for r in rules:
+        add(r.tier, r.id, f"{r.id}: {r.text}")
+    add("basic", "objective", "The plan's objective figures, recomputed from the plan, equal the certified optimum.")
+    add("medium", "validation", "The objective figures the answer states equal those recomputed from its own plan.")
+    if "min_change_replanning" in mechanisms:
+        add("hard", "objective:changes", f"The plan changes exactly the certified minimum number of assignments ({changes}).")
+    if "conflict_validation" in mechanisms:
+        add("medium", "verification", "The verification figures the answer reports equal those of its own plan.")
+    if "explainability" in mechanisms:
+        add("hard", "binding", "The answer names exactly the rules whose removal alone would allow a better plan.")
+    if "local_incompleteness" in mechanisms:
+        add("hard", "conservative", "The answer names exactly the uncertain inputs whose best case would allow a better plan.")
+    if "exception_recovery" in mechanisms:
+        add("hard", "recovery:format", "The answer gives a complete recovery plan for the scenario.")
+        add("hard", "recovery:rules", "The recovery plan satisfies every rule and the scenario.")
+        add("hard", "recovery:objective", "The recovery plan's figures (changes from the main plan first) equal the certified optimum.")
     return items
 
 
-def _assemble(draft: Draft, result: CertResult, instance_id: str) -> Instance:
+def _assemble(fam: FamilyModel, certified: Certified, instance_id: str) -> Instance:
+    draft, result = certified.draft, certified.result
     spec = draft.spec
     rend = renderer(spec.family)
     chk = checker(spec.family)
-    rules = [r.model_copy(update={"text": rend.render_rule(r, draft.data, spec.task)}) for r in draft.rules]
-    objective = [t.model_copy(update={"text": rend.render_objective(t, draft.data, spec.task)}) for t in draft.objective]
-    schema = chk.answer_schema(draft.data, objective)
-    prompt = rend.render_prompt(draft.data, rules, objective, spec.task, spec.subtask) + "\n\n" + render_answer_format(schema)
+
+    def texts(rules: list) -> list:
+        return [r.model_copy(update={"text": rend.render_rule(r, draft.data, spec.task)}) for r in rules]
+
+    def term_texts(terms: list) -> list:
+        return [t.model_copy(update={"text": rend.render_objective(t, draft.data, spec.task)}) for t in terms]
+
+    rules = texts(draft.rules)
+    objective = term_texts(draft.objective)
+    recovery = certified.recovery
+    if recovery is not None:
+        recovery = recovery.model_copy(update={"scenario": texts(recovery.scenario), "objective": term_texts(recovery.objective)})
     cert = result.certificate
     feasible = cert.status == "optimal"
+    mechanisms = list(draft.mechanisms)
+    schema = chk.answer_schema(draft.data, objective, mechanisms, recovery, rules)
+    prompt = (
+        rend.render_prompt(draft.data, rules, objective, spec.task, spec.subtask, mechanisms, recovery)
+        + "\n\n"
+        + render_answer_format(schema)
+    )
     if feasible:
-        reference = {"feasible": True, **(result.plan or {}), "objective": cert.objective}
+        reference: dict = {"feasible": True, **(result.plan or {}), "objective": cert.objective}
+        if "conflict_validation" in mechanisms:
+            reference["verification"] = fam.report(draft, result.plan)
+        if cert.binding_rules is not None:
+            reference["binding"] = cert.binding_rules
+        if cert.conservative_inputs is not None:
+            reference["conservative"] = cert.conservative_inputs
+        if recovery is not None:
+            reference["recovery"] = {**(certified.recovery_plan or {}), "objective": recovery.certificate.objective}
     else:
         reference = {"feasible": False, "conflict": (cert.conflict_sets or [[]])[0]}
-    tiers = sorted({r.tier for r in rules}, key=["basic", "medium", "hard", "stateful"].index)
+    changes = (cert.objective or {}).get("changes")
+    checklist = checklist_for(rules, feasible, mechanisms, changes)
+    tiers = sorted({it.tier for it in checklist} | {r.tier for r in rules}, key=["basic", "medium", "hard", "stateful"].index)
     return Instance(
         id=instance_id,
         family=spec.family,
@@ -102,8 +142,10 @@ def _assemble(draft: Draft, result: CertResult, instance_id: str) -> Instance:
         data=draft.data,
         rules=rules,
         objective=objective,
-        checklist=checklist_for(rules, feasible),
+        mechanisms=mechanisms,
+        checklist=checklist,
         certificate=cert,
+        recovery=recovery,
         reference=reference,
         answer_schema=schema,
         provenance=Provenance(
@@ -123,23 +165,17 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
         last = attempt == options.max_attempts - 1
         try:
             spec = sample_spec(
-                run_seed, index, attempt, options.family, options.task, options.size, force_tiers=options.force_tiers
-            )
+                run_seed, index, attempt, options.family, options.task, options.size,
+                force_tiers=options.force_tiers, include=options.include,
+            )  # fmt: skip
             fam = family(spec.family)
             rng = random.Random(spec.seed)
             draft = fam.draft(spec, rng)
-            if INFEASIBLE_KIND in spec.hard:
-                variant = fam.make_infeasible(draft, rng, limits)
-                if variant is None:
-                    raise Rejected("no_infeasible_variant")
-                result = certify_infeasible(fam, variant, limits)
-                draft = variant
-            else:
-                result = certify_feasible(fam, draft, limits, count_plans=last or not options.require_unique)
-                out.first_solve_s += result.stats.first_solve_s
-                out.uniqueness_s += result.stats.uniqueness_s
+            certified = certify_spec(fam, draft, rng, limits, count_plans=last or not options.require_unique)
+            out.first_solve_s += certified.result.stats.first_solve_s
+            out.uniqueness_s += certified.result.stats.uniqueness_s
             digest = derive_seed(json.dumps(spec.model_dump(mode="json"), sort_keys=True)) % 16**6
-            instance = _assemble(draft, result, f"{spec.task}-{run_seed}-{index}-{digest:06x}")
+            instance = _assemble(fam, certified, f"{spec.task}-{run_seed}-{index}-{digest:06x}")
             reference_grade = grade(instance, json.dumps(instance.reference))
             if not reference_grade.all_pass:
                 failed = [f"{i.id}: {i.reason}" for i in reference_grade.items if not i.passed]
@@ -149,7 +185,9 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
         except NoDraft as exc:
             out.rejects.append(f"not_applicable:{exc}")
         except Rejected as rej:
+            kinds = [k for k in spec.hard] or ["none"]
             out.rejects.append(rej.reason)
+            out.hard_rejects.extend(f"{k}:{rej.reason}" for k in kinds if k != "none")
     out.seconds = time.perf_counter() - t0
     return out
 
@@ -207,6 +245,15 @@ class RunSummary:
             "unique_pct": 100.0 * sum(i.certificate.determinacy == "unique" for i in feasible) / max(len(feasible), 1),
             "infeasible_pct": 100.0 * (len(inst) - len(feasible)) / max(len(inst), 1),
             "rejects": dict(sorted(rejects.items())),
+            "hard_kinds": {
+                k: {
+                    "generated": sum(k in i.mechanisms for i in inst),
+                    "rejected": dict(sorted(Counter(
+                        r.split(":", 1)[1] for o in self.outcomes for r in o.hard_rejects if r.startswith(k + ":")
+                    ).items())),
+                }
+                for k in HARD_KINDS
+            },
             "median_seconds": statistics.median(secs) if secs else 0.0,
             "uniqueness_vs_first_solve": uniq / first if first else 0.0,
         }

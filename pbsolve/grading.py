@@ -13,8 +13,18 @@ from pbsolve.parsing import parse_response
 from pbsolve.schema import Grade, Instance, ItemResult, RewardMode
 
 REWARD_MODES: tuple[RewardMode, ...] = ("all_pass", "avg_pass", "feasible")
-# Items that speak of the plan's quality rather than its validity.
+# Items that speak of the plan's quality rather than its validity (on a plain instance).
 QUALITY_ITEMS = frozenset({"objective", "validation"})
+VALIDITY_ITEMS = frozenset({"format", "recovery:format", "recovery:rules"})
+
+
+def is_validity_item(instance: Instance, rule: str) -> bool:
+    """Items the `feasible` reward mode keeps: the form of the answer and every rule.
+
+    Optimality (objective figures, minimum changes, recovery optimum) and reports
+    (validation, verification, binding rules, conservative inputs) are left out.
+    """
+    return rule in VALIDITY_ITEMS or any(r.id == rule for r in instance.rules)
 
 
 def _reward(instance: Instance, items: list[ItemResult], mode: RewardMode) -> float:
@@ -26,7 +36,7 @@ def _reward(instance: Instance, items: list[ItemResult], mode: RewardMode) -> fl
     if instance.certificate.status == "infeasible":
         return float(all(passed))
     rules = {it.id: it.rule for it in instance.checklist}
-    return float(all(r.passed for r in items if rules[r.id] not in QUALITY_ITEMS))
+    return float(all(r.passed for r in items if is_validity_item(instance, rules[r.id])))
 
 
 def grade(instance: Instance, response: Any, mode: RewardMode = "all_pass", response_id: str | None = None) -> Grade:

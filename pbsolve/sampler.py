@@ -38,22 +38,32 @@ def sample_constraints(
     rng: random.Random,
     counts: dict[Tier, int] | None = None,
     force_tiers: Sequence[Tier] = (),
+    include: Sequence[str] = (),
     tries: int = 50,
 ) -> dict[Tier, list[str]]:
-    """Constraint subsets per tier, drawn without replacement and checked for compatibility."""
+    """Constraint subsets per tier, drawn without replacement and checked for compatibility.
+
+    ``include`` names constraints that must be drawn (when the task's pool has them);
+    they count towards their tier's number.
+    """
+    ids = {c.id for c in task.pool}
     for _ in range(tries):
         chosen: dict[Tier, list[str]] = {}
         for tier in TIERS:
             pool = [c.id for c in task.pool_of(tier) if c.id not in task.base_rules]
+            must = [c for c in include if c in pool]
             n = counts[tier] if counts and tier in counts else _draw(rng, COUNT_PRIORS[tier])
             if tier in force_tiers:
                 n = max(n, 1)
             if n > len(pool) and tier in force_tiers:
                 raise ValueError(f"task {task.id} has no {tier} constraints to force")
-            chosen[tier] = rng.sample(pool, min(n, len(pool)))
+            rest = [c for c in pool if c not in must]
+            chosen[tier] = must + rng.sample(rest, max(0, min(n, len(pool)) - len(must)))
         if check_compatible(task, [c for tier in TIERS for c in chosen[tier]]) is None:
             return chosen
-    raise ValueError(f"no compatible constraint subset for {task.id} after {tries} tries")
+    missing = [c for c in include if c not in ids]
+    detail = f" ({missing} not in its pool)" if missing else ""
+    raise ValueError(f"no compatible constraint subset for {task.id} after {tries} tries{detail}")
 
 
 def sample_spec(
@@ -65,13 +75,14 @@ def sample_spec(
     size: Size = "default",
     counts: dict[Tier, int] | None = None,
     force_tiers: Sequence[Tier] = (),
+    include: Sequence[str] = (),
 ) -> GenerationSpec:
     tasks = select_tasks(family, task)
     rng = random.Random(derive_seed("task", run_seed, index))
     chosen_task = rng.choice(tasks)
     subtask = rng.choice(chosen_task.subtasks).id
     crng = random.Random(derive_seed("constraints", run_seed, index, attempt))
-    chosen = sample_constraints(chosen_task, crng, counts, force_tiers)
+    chosen = sample_constraints(chosen_task, crng, counts, force_tiers, include)
     return GenerationSpec(
         family=chosen_task.family,
         task=chosen_task.id,

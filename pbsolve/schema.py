@@ -81,7 +81,21 @@ class Certificate(_Strict):
     conflict_sets: list[list[str]] | None = Field(
         default=None, description="every minimal set of numbered rules that cannot all hold (infeasible only)"
     )
+    binding_rules: list[str] | None = Field(
+        default=None, description="explainability: rules whose removal alone allows a better plan"
+    )
+    conservative_inputs: list[str] | None = Field(
+        default=None, description="incompleteness: uncertain inputs whose best case would allow a better plan"
+    )
     confirmations: list[str] = Field(default_factory=list, description="independent solver runs that agreed")
+
+
+class Recovery(_Strict):
+    """Exception recovery: a named scenario and the certified best recovery plan for it."""
+
+    scenario: list[Rule] = Field(description="rules that hold in the scenario, on top of the instance's rules")
+    objective: list[ObjectiveTerm] = Field(description="recovery objective: changes from the main plan first")
+    certificate: Certificate
 
 
 class Provenance(_Strict):
@@ -104,8 +118,12 @@ class Instance(_Strict):
     data: dict[str, Any] = Field(description="family-specific problem data (entities and numbers)")
     rules: list[Rule]
     objective: list[ObjectiveTerm]
+    mechanisms: list[str] = Field(
+        default_factory=list, description="hard-tier and reporting mechanisms the instance carries"
+    )
     checklist: list[ChecklistItem]
     certificate: Certificate
+    recovery: Recovery | None = None
     reference: dict[str, Any] = Field(description="the certified reference answer, in the answer schema")
     answer_schema: dict[str, Any] = Field(description="JSON Schema of an answer")
     provenance: Provenance

@@ -8,10 +8,10 @@ answer schema.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.schema import ObjectiveTerm, Rule
+from pbsolve.schema import ObjectiveTerm, Recovery, Rule
 
 
 @dataclass(frozen=True)
@@ -62,11 +62,27 @@ def _units(d: TimetableData, n: int) -> str:
     return f"{n} {unit}" + ("" if n == 1 else "s")
 
 
+Sentence = Callable[[TimetableData, dict[str, Any], Vocab], str]
+SENTENCES: dict[str, Sentence] = {}
+
+
+def sentence(kind: str) -> Callable[[Sentence], Sentence]:
+    """Register the sentence of a rule kind (used by add-on rule modules)."""
+
+    def register(fn: Sentence) -> Sentence:
+        SENTENCES[kind] = fn
+        return fn
+
+    return register
+
+
 def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     d = TimetableData.model_validate(data)
     v = VOCAB[task]
     p = rule.params
     k = rule.kind
+    if k in SENTENCES:
+        return SENTENCES[k](d, p, v)
     if k == "availability":
         return f"Every {v.person} is available for the whole of each {v.event} they take part in."
     if k == "room_fit":
@@ -83,7 +99,7 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     if k == "deadline":
         return f"{_join(p['events'])} must both finish by {_end(d, p['to'])}."
     if k == "blocked_slots":
-        return f"No {v.event} may take place during {_join(p['slots'])}."
+        return f"No {v.event} may take place during {_join([_span(d, [x]) for x in p['slots']])}."
     if k == "daily_limit":
         per = "that day" if len(d.days) == 1 else "per day"
         who = _join(p["people"]) + (" each take" if len(p["people"]) > 1 else " takes")
@@ -108,6 +124,17 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
         return f"{_join(p['events'])} all take place on different days."
     if k == "same_room":
         return f"{_join(p['events'])} all use the same room."
+    if k == "person_absent":
+        return f"{p['person']} cannot take part in any {v.event} during {_span(d, p['slots'])}."
+    if k == "room_closed":
+        return f"Room {p['room']} is closed during {_span(d, p['slots'])}."
+    if k == "room_backup":
+        return (
+            f"Every {v.event} names a backup room other than its own room. If any one room became unusable, "
+            f"each {v.event} in it would move to its backup room at the same time; the backup must seat everyone "
+            f"and have the equipment the {v.event} needs, and after the move no room may hold two {v.events} at "
+            f"once. This must work for each room failing on its own."
+        )
     raise ValueError(f"no sentence for rule kind {k!r}")
 
 
@@ -139,7 +166,30 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
             f"the number of extra same-day {v.events}: for each cohort and each day, the number of its "
             f"{v.events} that day minus one (when positive), summed"
         )
+    if term.kind == "changes":
+        return (
+            f"the number of {v.events} whose start or room differs from the current schedule "
+            f"(each changed {v.event} counts 1)"
+        )
+    if term.kind == "backup_cost":
+        return f"the total backup cost: each {v.event} pays the cost of its backup room"
     raise ValueError(f"no sentence for objective kind {term.kind!r}")
+
+
+def _span(d: TimetableData, slot_ids: list[str]) -> str:
+    """'10:00–12:00' for a run of hours; otherwise the slot labels."""
+    idx = sorted(d.slot_index[x] for x in slot_ids)
+    contiguous = idx == list(range(idx[0], idx[-1] + 1)) and d.slots[idx[0]].day == d.slots[idx[-1]].day
+    if d.time_unit == "hour" and contiguous:
+        return f"{d.slots[idx[0]].id}–{d.slots[idx[-1]].end_label}"
+    return _join([d.slots[i].id for i in idx])
+
+
+def _uncertain(d: TimetableData, kind: str, target: str) -> str | None:
+    for u in d.uncertain:
+        if u.kind == kind and u.target == target:
+            return f"{u.low}–{u.high}" + f" (uncertain input {u.id})"
+    return None
 
 
 def _availability(d: TimetableData, unavailable: tuple[str, ...]) -> str:
@@ -163,22 +213,34 @@ def _availability(d: TimetableData, unavailable: tuple[str, ...]) -> str:
 
 def _event_line(d: TimetableData, e: Event, task: str) -> str:
     parts = [f"{e.id} {e.name}", ", ".join(e.people)]
+    duration = _uncertain(d, "duration", e.id)
+    duration = f"{duration.split(' ', 1)[0]} {_start_word(d)}s {duration.split(' ', 1)[1]}" if duration else _units(d, e.duration)
     if task == "meeting_planning":
-        parts.append(_units(d, e.duration))
+        parts.append(duration)
         if e.needs:
             parts.append("needs " + _join(list(e.needs)))
         parts.append(f"priority {e.priority}")
     else:
-        parts.append(f"{e.size} seats")
-        parts.append(_units(d, e.duration))
+        size = _uncertain(d, "size", e.id)
+        parts.append(f"{size.split(' ', 1)[0]} seats {size.split(' ', 1)[1]}" if size else f"{e.size} seats")
+        parts.append(duration)
         if e.needs:
             parts.append("needs " + _join(list(e.needs)))
     return "- " + " — ".join(parts)
 
 
-def render_prompt(data: dict[str, Any], rules: list[Rule], objective: list[ObjectiveTerm], task: str, subtask: str) -> str:
+def render_prompt(
+    data: dict[str, Any],
+    rules: list[Rule],
+    objective: list[ObjectiveTerm],
+    task: str,
+    subtask: str,
+    mechanisms: list[str] | None = None,
+    recovery: Recovery | None = None,
+) -> str:
     d = TimetableData.model_validate(data)
     v = VOCAB[task]
+    mechanisms = mechanisms or []
     out = [v.intro.format(n=len(d.events)) + " " + SUBTASK_CONTEXT.get(subtask, "")]
     if d.time_unit == "hour":
         first, last = d.slots[0], d.slots[-1]
@@ -198,17 +260,61 @@ def render_prompt(data: dict[str, Any], rules: list[Rule], objective: list[Objec
     out += ["", "**Rooms:**"]
     for r in d.rooms:
         feats = _join(list(r.features)) if r.features else "no special equipment"
-        out.append(f"- {r.id}: {r.seats} seats, {feats}, cost {r.cost}")
+        seats = _uncertain(d, "seats", r.id)
+        seats = f"{seats.split(' ', 1)[0]} seats {seats.split(' ', 1)[1]}" if seats else f"{r.seats} seats"
+        out.append(f"- {r.id}: {seats}, {feats}, cost {r.cost}")
     out += ["", f"**{v.events.capitalize()}** (id, name, {v.person}s, details):"]
     out += [_event_line(d, e, task) for e in d.events]
+    if d.uncertain:
+        out += [
+            "",
+            "**Uncertain inputs:** the values marked as ranges (" + ", ".join(u.id for u in d.uncertain) + ") are "
+            "not known exactly yet. Your plan must satisfy every rule for every value in each range.",
+        ]
+    changes = next((t for t in objective if t.kind == "changes"), None)
+    if changes is not None:
+        out += ["", f"**Current schedule** (made before the disruption below; change as few {v.events} as you can):"]
+        out += [f"- {eid}: {start}, {room}" for eid, (start, room) in changes.params["existing"].items()]
     out += ["", "**Rules** (every plan must satisfy all of them):"]
     out += [f"- {r.id}: {r.text}" for r in rules]
-    out += ["", "**Objective:** minimise, in this order of priority:"]
-    for i, term in enumerate(objective, 1):
-        out.append(f"{i}. `{term.id}` — {term.text}.")
-    if len(objective) > 1:
+    out += ["", "**Objective:**", *_objective_lines(objective)]
+    if recovery is not None:
+        out += ["", "**Exception recovery:** besides your plan, prepare a recovery plan for this scenario:"]
+        out += [f"- {r.id}: {r.text}" for r in recovery.scenario]
         out.append(
+            "Under `recovery`, give the best plan for the scenario: it must satisfy every rule above and the "
+            "scenario, with this objective:"
+        )
+        out += _objective_lines(recovery.objective, "your main plan")
+    if "explainability" in mechanisms:
+        out += [
+            "",
+            "**Explain the optimum:** under `binding`, name exactly the rules whose removal on its own (all other "
+            "rules kept) would allow a better plan in the objective order above.",
+        ]
+    if "local_incompleteness" in mechanisms:
+        out += [
+            "",
+            "**Flag what the uncertainty costs:** under `conservative`, name exactly the uncertain inputs whose "
+            "most favourable value on its own (the others at their least favourable) would allow a better plan.",
+        ]
+    if "conflict_validation" in mechanisms:
+        out += [
+            "",
+            f"**Verification:** under `verification`, report from your plan `busy` (for every {v.person}, the "
+            f"number of {_start_word(d)}s they spend in {v.events}) and `rooms` (for every room, the number of "
+            f"{v.events} it holds).",
+        ]
+    return "\n".join(out)
+
+
+def _objective_lines(objective: list[ObjectiveTerm], baseline: str = "the current schedule") -> list[str]:
+    lines = ["Minimise, in this order of priority:"]
+    for i, term in enumerate(objective, 1):
+        lines.append(f"{i}. `{term.id}` — {term.text.replace('the current schedule', baseline)}.")
+    if len(objective) > 1:
+        lines.append(
             "A plan is better when its first figure is smaller; only when first figures are equal does the "
             "second decide, and so on."
         )
-    return "\n".join(out)
+    return lines

@@ -11,7 +11,8 @@ import re
 from typing import Any, Callable
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.schema import Instance, ItemResult, ObjectiveTerm, Rule
+from pbsolve.answer_checks import id_set_verdict
+from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 Plan = dict[str, tuple[int, str]]  # event id -> (start slot index, room id)
 Verdict = tuple[bool, str]
@@ -39,9 +40,14 @@ class Lookups:
         self.starts = {e.id: frozenset(data.starts(e)) for e in data.events}
 
 
-def read_plan(data: TimetableData, answer: dict[str, Any], lookups: Lookups | None = None) -> tuple[Plan | None, str]:
-    """Decode answer['schedule'] into a plan, or say exactly what is wrong with it."""
-    schedule = answer.get("schedule")
+def read_plan(
+    data: TimetableData, answer: dict[str, Any], lookups: Lookups | None = None, backups: dict[str, str] | None = None
+) -> tuple[Plan | None, str]:
+    """Decode answer['schedule'] into a plan, or say exactly what is wrong with it.
+
+    With ``backups`` (a dict to fill), every row must also name a known 'backup' room.
+    """
+    schedule = answer.get("schedule") if isinstance(answer, dict) else None
     if not isinstance(schedule, list):
         return None, "'schedule' is missing or not a list"
     lk = lookups or Lookups(data)
@@ -67,6 +73,12 @@ def read_plan(data: TimetableData, answer: dict[str, Any], lookups: Lookups | No
         if r is None:
             return None, f"event {e.id} has unknown room {room[:40]!r}"
         plan[e.id] = (s, r)
+        if backups is not None:
+            b = row.get("backup")
+            b_id = rooms.get(_norm(b)) if isinstance(b, str) else None
+            if b_id is None:
+                return None, f"event {e.id} needs a 'backup' room from the room list"
+            backups[e.id] = b_id
     missing = [e.id for e in data.events if e.id not in plan]
     if missing:
         return None, f"events missing from the schedule: {', '.join(missing)}"
@@ -277,8 +289,57 @@ def _same_room(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
     return OK if len(rooms) == 1 else (False, f"uses rooms {', '.join(sorted(rooms))}")
 
 
+@check("person_absent")
+def _person_absent(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    gone = set(p["slots"])
+    for e in _of(d, p["person"]):
+        for t in _slots(plan, e):
+            if d.slots[t].id in gone:
+                return False, f"{p['person']} is absent at {d.slots[t].id} but attends {e.id}"
+    return OK
+
+
+@check("room_closed")
+def _room_closed(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    gone = set(p["slots"])
+    for e in d.events:
+        if plan[e.id][1] != p["room"]:
+            continue
+        for t in _slots(plan, e):
+            if d.slots[t].id in gone:
+                return False, f"{e.id} uses {p['room']} at {d.slots[t].id} while it is closed"
+    return OK
+
+
+@check("room_backup")
+def _room_backup(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    """Fail each room in turn: its events move to their backups at the same time."""
+    backups: dict[str, str] = p.get("backups") or {}
+    for e in d.events:
+        b = backups.get(e.id)
+        if b is None:
+            return False, f"{e.id} names no backup room"
+        if b == plan[e.id][1]:
+            return False, f"{e.id}'s backup is its own room {b}"
+        room = d.room_by_id[b]
+        if room.seats < e.size or not set(e.needs) <= set(room.features):
+            return False, f"backup {b} cannot hold {e.id}"
+    for failed in d.rooms:
+        moved = {e.id: (plan[e.id][0], backups[e.id] if plan[e.id][1] == failed.id else plan[e.id][1]) for e in d.events}
+        for room in d.rooms:
+            verdict = _clash(d, moved, [e for e in d.events if moved[e.id][1] == room.id], f"room {room.id}")
+            if not verdict[0]:
+                return False, f"if {failed.id} fails: {verdict[1]}"
+    return OK
+
+
 # -- objective -----------------------------------------------------------------------
-def objective_value(d: TimetableData, plan: Plan, term: ObjectiveTerm) -> int:
+def objective_value(d: TimetableData, plan: Plan, term: ObjectiveTerm, backups: dict[str, str] | None = None) -> int:
+    if term.kind == "changes":
+        old = term.params["existing"]
+        return sum(1 for e in d.events if (d.slots[plan[e.id][0]].id, plan[e.id][1]) != tuple(old[e.id]))
+    if term.kind == "backup_cost":
+        return sum(d.room_by_id[(backups or {})[e.id]].cost for e in d.events)
     if term.kind == "weighted_end":
         w = term.params["weights"]
         return sum(w[e.id] * (d.slots[plan[e.id][0]].value + e.duration) for e in d.events)
@@ -292,10 +353,25 @@ def objective_value(d: TimetableData, plan: Plan, term: ObjectiveTerm) -> int:
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
-def evaluate(d: TimetableData, rules: list[Rule], objective: list[ObjectiveTerm], plan: Plan) -> tuple[dict[str, Verdict], dict[str, int]]:
+def evaluate(
+    d: TimetableData,
+    rules: list[Rule],
+    objective: list[ObjectiveTerm],
+    plan: Plan,
+    backups: dict[str, str] | None = None,
+) -> tuple[dict[str, Verdict], dict[str, int]]:
     """Every rule's verdict and every objective figure of a complete plan."""
-    verdicts = {r.id: CHECKS[r.kind](d, plan, r.params) for r in rules}
-    return verdicts, {t.id: objective_value(d, plan, t) for t in objective}
+    verdicts = {
+        r.id: CHECKS[r.kind](d, plan, {**r.params, "backups": backups} if r.kind == "room_backup" else r.params)
+        for r in rules
+    }
+    return verdicts, {t.id: objective_value(d, plan, t, backups) for t in objective}
+
+
+def verification_figures(d: TimetableData, plan: Plan) -> dict[str, dict[str, int]]:
+    busy = {p.id: sum(e.duration for e in _of(d, p.id)) for p in d.people}
+    rooms = {r.id: sum(1 for e in d.events if plan[e.id][1] == r.id) for r in d.rooms}
+    return {"busy": busy, "rooms": rooms}
 
 
 def _stated_int(value: Any) -> int | None:
@@ -309,17 +385,23 @@ def _stated_int(value: Any) -> int | None:
 
 
 # -- grading one answer --------------------------------------------------------------
+def _needs_backups(instance: Instance) -> bool:
+    return any(r.kind == "room_backup" for r in instance.rules)
+
+
 def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
     """Verdict per checklist item id for a parsed answer (None when nothing parsed)."""
     data: TimetableData = instance.memo("scheduling.data", lambda: TimetableData.model_validate(instance.data))
+    lookups: Lookups = instance.memo("scheduling.lookups", lambda: Lookups(data))
     items = instance.checklist
     if not isinstance(answer, dict):
         return {it.id: (False, "no JSON object to check") for it in items}
     feasible = answer.get("feasible")
     if not isinstance(feasible, bool):
         return {it.id: (False, "'feasible' must be true or false") for it in items}
+    backups: dict[str, str] | None = {} if _needs_backups(instance) else None
     if feasible:
-        plan, why = read_plan(data, answer, instance.memo("scheduling.lookups", lambda: Lookups(data)))
+        plan, why = read_plan(data, answer, lookups, backups)
     else:
         plan, why = None, "the answer declares the instance infeasible"
         if not _conflict_list(answer):
@@ -328,7 +410,8 @@ def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
     verdicts: dict[str, Verdict] = {}
     values: dict[str, int] = {}
     if plan is not None:
-        verdicts, values = evaluate(data, instance.rules, instance.objective, plan)
+        verdicts, values = evaluate(data, instance.rules, instance.objective, plan, backups)
+    recovery = _recovery_verdicts(instance, data, lookups, answer, plan) if instance.recovery else {}
     for it in items:
         if it.rule == "format":
             out[it.id] = _format_verdict(instance, feasible, plan, why)
@@ -341,11 +424,68 @@ def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
         elif it.rule == "objective":
             best = instance.certificate.objective or {}
             out[it.id] = (values == best, f"plan scores {values}; certified optimum {best}")
+        elif it.rule.startswith("objective:"):
+            key = it.rule.split(":", 1)[1]
+            want = (instance.certificate.objective or {}).get(key)
+            out[it.id] = (values.get(key) == want, f"plan gives {key}={values.get(key)}; certified {want}")
         elif it.rule == "validation":
             out[it.id] = _validation(answer, values)
+        elif it.rule == "verification":
+            out[it.id] = _figures_verdict(answer.get("verification"), verification_figures(data, plan), "verification")
+        elif it.rule == "binding":
+            out[it.id] = id_set_verdict(answer.get("binding"), instance.certificate.binding_rules or [], [r.id for r in instance.rules], "binding")
+        elif it.rule == "conservative":
+            out[it.id] = id_set_verdict(
+                answer.get("conservative"), instance.certificate.conservative_inputs or [], [u.id for u in data.uncertain], "conservative"
+            )
+        elif it.rule.startswith("recovery:"):
+            out[it.id] = recovery.get(it.rule, (False, "no recovery plan to check"))
         else:
             out[it.id] = verdicts.get(it.rule, (False, f"unknown rule {it.rule}"))
     return out
+
+
+def _recovery_verdicts(
+    instance: Instance, data: TimetableData, lookups: Lookups, answer: dict[str, Any], main: Plan | None
+) -> dict[str, Verdict]:
+    """The recovery plan: complete, valid under every rule plus the scenario, and optimal,
+    with changes counted against the answer's own main plan."""
+    rec = instance.recovery
+    assert rec is not None
+    section = answer.get("recovery")
+    if not isinstance(section, dict):
+        return {k: (False, "'recovery' section is missing") for k in ("recovery:format", "recovery:rules", "recovery:objective")}
+    backups: dict[str, str] | None = {} if _needs_backups(instance) else None
+    plan, why = read_plan(data, section, lookups, backups)
+    if plan is None or main is None:
+        reason = why if plan is None else "no main plan to recover from"
+        return {"recovery:format": (plan is not None, why), "recovery:rules": (False, reason), "recovery:objective": (False, reason)}
+    existing = {eid: [data.slots[s].id, room] for eid, (s, room) in main.items()}
+    terms = [t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective]
+    verdicts, values = evaluate(data, [*instance.rules, *rec.scenario], terms, plan, backups)
+    broken = [f"{rid}: {why}" for rid, (ok, why) in verdicts.items() if not ok]
+    best = rec.certificate.objective or {}
+    return {
+        "recovery:format": (True, "complete recovery plan"),
+        "recovery:rules": (not broken, "; ".join(broken)[:300] or "every rule and the scenario hold"),
+        "recovery:objective": (values == best, f"recovery scores {values}; certified optimum {best}"),
+    }
+
+
+def _figures_verdict(stated: Any, true: dict[str, dict[str, int]], key: str) -> Verdict:
+    if not isinstance(stated, dict):
+        return False, f"'{key}' section is missing"
+    for group, figures in true.items():
+        got = stated.get(group)
+        if not isinstance(got, dict):
+            return False, f"'{key}.{group}' is missing"
+        for name, value in figures.items():
+            if _stated_int(got.get(name)) != value:
+                return False, f"'{key}.{group}.{name}' is {got.get(name)!r}; the plan gives {value}"
+        extra = [k for k in got if k not in figures]
+        if extra:
+            return False, f"'{key}.{group}' names unknown {extra[:3]}"
+    return True, "figures match the plan"
 
 
 def _format_verdict(instance: Instance, feasible: bool, plan: Plan | None, why: str) -> Verdict:
@@ -393,31 +533,73 @@ def _validation(answer: dict[str, Any], values: dict[str, int]) -> Verdict:
 
 
 # -- the answer contract -------------------------------------------------------------
-def answer_schema(data_dict: dict[str, Any], objective: list[ObjectiveTerm]) -> dict[str, Any]:
+def _objective_schema(objective: list[ObjectiveTerm], what: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {t.id: {"type": "integer"} for t in objective},
+        "required": [t.id for t in objective],
+        "description": what,
+    }
+
+
+def _ids_schema(ids: list[str], what: str) -> dict[str, Any]:
+    return {"type": "array", "items": {"enum": ids}, "description": what}
+
+
+def answer_schema(
+    data_dict: dict[str, Any],
+    objective: list[ObjectiveTerm],
+    mechanisms: list[str] | None = None,
+    recovery: Recovery | None = None,
+    rules: list[Rule] | None = None,
+) -> dict[str, Any]:
     data = TimetableData.model_validate(data_dict)
-    row = {
-        "type": "object",
-        "properties": {
-            "event": {"enum": [e.id for e in data.events]},
-            "start": {"enum": [s.id for s in data.slots], "description": "start slot"},
-            "room": {"enum": [r.id for r in data.rooms]},
-        },
-        "required": ["event", "start", "room"],
+    mechanisms = mechanisms or []
+    rooms = [r.id for r in data.rooms]
+    row_props: dict[str, Any] = {
+        "event": {"enum": [e.id for e in data.events]},
+        "start": {"enum": [s.id for s in data.slots], "description": "start slot"},
+        "room": {"enum": rooms},
     }
-    plan_form = {
-        "type": "object",
-        "properties": {
-            "feasible": {"const": True},
-            "schedule": {"type": "array", "items": row, "description": "every event exactly once"},
-            "objective": {
-                "type": "object",
-                "properties": {t.id: {"type": "integer"} for t in objective},
-                "required": [t.id for t in objective],
-                "description": "the plan's own objective figures",
+    if "robustness_design" in mechanisms:
+        row_props["backup"] = {"enum": rooms, "description": "backup room if the event's room fails"}
+    row = {"type": "object", "properties": row_props, "required": list(row_props)}
+    schedule = {"type": "array", "items": row, "description": "every event exactly once"}
+    props: dict[str, Any] = {
+        "feasible": {"const": True},
+        "schedule": schedule,
+        "objective": _objective_schema(objective, "the plan's own objective figures"),
+    }
+    if "conflict_validation" in mechanisms:
+        props["verification"] = {
+            "type": "object",
+            "properties": {
+                "busy": {"type": "object", "properties": {p.id: {"type": "integer"} for p in data.people},
+                         "description": "for each person, the number of slots they spend in events"},
+                "rooms": {"type": "object", "properties": {r: {"type": "integer"} for r in rooms},
+                          "description": "for each room, the number of events held in it"},
             },
-        },
-        "required": ["feasible", "schedule", "objective"],
-    }
+            "description": "figures computed from your plan",
+        }  # fmt: skip
+    if "explainability" in mechanisms:
+        props["binding"] = _ids_schema(
+            [r.id for r in rules] if rules else [], "ids of exactly the rules whose removal alone would allow a better plan"
+        )
+    if "local_incompleteness" in mechanisms:
+        props["conservative"] = _ids_schema(
+            [u.id for u in data.uncertain], "ids of exactly the uncertain inputs whose best case alone would allow a better plan"
+        )
+    if recovery is not None:
+        props["recovery"] = {
+            "type": "object",
+            "properties": {
+                "schedule": schedule,
+                "objective": _objective_schema(recovery.objective, "the recovery plan's own figures"),
+            },
+            "required": ["schedule", "objective"],
+            "description": "the best plan for the scenario",
+        }
+    plan_form = {"type": "object", "properties": props, "required": list(props)}
     infeasible_form = {
         "type": "object",
         "properties": {

@@ -48,6 +48,17 @@ class Event(_Frozen):
     series: str | None = Field(default=None, description="events of one series are numbered in time order")
 
 
+class Uncertain(_Frozen):
+    """An input known only as a range. The data holds its worst case; plans must hold for
+    every value in the range."""
+
+    id: str = Field(description="U1, U2, ...")
+    kind: str = Field(description="'duration' or 'size' of an event, or 'seats' of a room")
+    target: str = Field(description="event or room id")
+    low: int
+    high: int
+
+
 class TimetableData(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -57,6 +68,7 @@ class TimetableData(BaseModel):
     rooms: tuple[Room, ...]
     people: tuple[Person, ...]
     events: tuple[Event, ...]
+    uncertain: tuple[Uncertain, ...] = ()
 
     @cached_property
     def slot_index(self) -> dict[str, int]:

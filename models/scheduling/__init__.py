@@ -7,7 +7,7 @@ import random
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.family import Draft, SolverModel
-from pbsolve.models.scheduling import course_timetabling, exam_scheduling, meeting_planning
+from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning
 from pbsolve.models.scheduling.timetable_model import build
 from pbsolve.schema import GenerationSpec, Rule
 from pbsolve.taxonomy import FamilySpec
@@ -58,7 +58,7 @@ class SchedulingFamily:
                 data=draft.data,
                 rules=rules,
                 objective=draft.objective,
-                hard_kinds={"infeasibility_detection": [f"R{position + 1}"]},
+                mechanisms=[*draft.mechanisms, "infeasibility_detection"],
             )
 
         for a, b in pairs[:4]:
@@ -75,6 +75,29 @@ class SchedulingFamily:
             if best is not None:
                 return best
         return None
+
+
+    # -- hard-tier hooks (see pbsolve.mechanisms) ------------------------------------
+    def make_disruption(
+        self, draft: Draft, plan: dict, rng: random.Random, limits: SolverLimits, scenario: bool = False
+    ) -> Draft | None:
+        base = TASK_MODULES[draft.spec.task].TASK.base_rules
+        return hard.make_disruption(draft, plan, rng, limits, base, scenario)
+
+    def make_robust(self, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
+        return hard.make_robust(draft, rng, limits, TASK_MODULES[draft.spec.task].TASK.base_rules)
+
+    def make_uncertain(self, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
+        return hard.make_uncertain(draft, rng, limits)
+
+    def optimistic(self, draft: Draft, uid: str) -> Draft:
+        return hard.optimistic(draft, uid)
+
+    def uncertain_ids(self, draft: Draft) -> list[str]:
+        return hard.uncertain_ids(draft)
+
+    def report(self, draft: Draft, plan: dict) -> dict:
+        return hard.report(draft, plan)
 
 
 FAMILY = SchedulingFamily()

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
 from pbsolve.family import Draft, NoDraft
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
+from pbsolve.taxonomy import ConstraintSpec
 
 PEOPLE = (
     "Ana", "Ben", "Chen", "Dara", "Eli", "Farah", "Gus", "Hana", "Ivo", "Jun", "Kemi", "Lars",
@@ -23,7 +24,23 @@ PEOPLE = (
 ROOMS = ("Cedar", "Atlas", "Birch", "Delta", "Elm", "Fjord", "Grove", "Harbor")
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri")
 
-Witness = dict[str, tuple[int, str]]  # event id -> (start slot index, room id)
+Witness = dict[str, tuple[int, str]]
+REPORTING = ("conflict_validation",)  # pool entries that ask for a report, not a rule
+
+_OTHER_HARD = ("min_change_replanning", "robustness_design", "exception_recovery", "local_incompleteness", "explainability")
+# The hard pool and the reporting rule every timetable task shares (see pbsolve.mechanisms).
+SHARED_POOL = (
+    ConstraintSpec("conflict_validation", "medium", "a verification section whose figures must match the plan"),
+    ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name a minimal conflict", excludes=_OTHER_HARD),
+    ConstraintSpec("min_change_replanning", "hard", "repair a disrupted schedule with the fewest changes"),
+    ConstraintSpec("robustness_design", "hard", "name backup rooms so any single room failure is survivable"),
+    ConstraintSpec(
+        "exception_recovery", "hard", "a certified recovery plan for a named scenario",
+        excludes=("min_change_replanning", "robustness_design"),
+    ),
+    ConstraintSpec("local_incompleteness", "hard", "plan for ranges; name the inputs whose worst case costs"),
+    ConstraintSpec("explainability", "hard", "name the rules that bind the optimum"),
+)  # fmt: skip  # event id -> (start slot index, room id)
 
 
 @dataclass
@@ -347,7 +364,7 @@ class TaskRecipe:
                 continue  # vacuous without numbered series
             add(kind, "basic", {})
         for cid in sampled:
-            if cid in self.base_rules:
+            if cid in self.base_rules or cid in REPORTING:
                 continue
             builder = RULE_BUILDERS.get(cid)
             if builder is None:  # structural kinds without parameters (e.g. availability)

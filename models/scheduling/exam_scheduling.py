@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.models.scheduling.common import WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
+from pbsolve.models.scheduling.common import SHARED_POOL, WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -46,7 +46,7 @@ TASK = TaskSpec(
         ConstraintSpec("day_cap", "medium", "balanced session: cap on exams per day"),
         ConstraintSpec("different_days", "medium", "a cohort's exams on different days"),
         ConstraintSpec("max_consecutive", "medium", "cap on consecutive exam periods for a cohort"),
-        ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name the conflict"),
+        *SHARED_POOL,
     ),
     base_rules=("room_fit", "person_no_overlap", "room_no_overlap"),
 )

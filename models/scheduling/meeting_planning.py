@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.models.scheduling.common import PEOPLE, Entities, TaskRecipe, hour_slots, rooms
+from pbsolve.models.scheduling.common import SHARED_POOL, PEOPLE, Entities, TaskRecipe, hour_slots, rooms
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -45,7 +45,7 @@ TASK = TaskSpec(
         ConstraintSpec("priority_order", "medium", "priority ranking rule: higher priority meetings start first"),
         ConstraintSpec("max_consecutive", "medium", "consecutive-meeting control: cap on back-to-back hours"),
         ConstraintSpec("same_room", "medium", "a meeting series keeps one room"),
-        ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name the conflict"),
+        *SHARED_POOL,
     ),
     base_rules=("availability", "room_fit", "person_no_overlap", "room_no_overlap", "series_order"),
 )

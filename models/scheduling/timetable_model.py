@@ -19,10 +19,12 @@ from pbsolve.schema import ObjectiveTerm, Rule
 class TimetableModel:
     """Variables and derived expressions shared by the rule encoders."""
 
-    def __init__(self, data: TimetableData) -> None:
+    def __init__(self, data: TimetableData, with_backups: bool = False) -> None:
         self.data = data
         self.m = cp_model.CpModel()
         self.x: dict[tuple[str, int, str], cp_model.IntVar] = {}
+        # backup room per event: part of the answer only when a room_backup rule exists
+        self.backup: dict[tuple[str, str], cp_model.IntVar] = {}
         self.starts: dict[str, list[int]] = {}
         for e in data.events:
             self.starts[e.id] = data.starts(e)
@@ -33,6 +35,10 @@ class TimetableModel:
                     self.x[e.id, s, r.id] = v
                     cell.append(v)
             self.m.add_exactly_one(cell)
+            if with_backups:
+                row = [self.m.new_bool_var(f"b[{e.id},{r.id}]") for r in data.rooms]
+                self.backup.update({(e.id, r.id): v for r, v in zip(data.rooms, row)})
+                self.m.add_exactly_one(row)
 
     # -- derived expressions -------------------------------------------------------
     def at(self, e: Event, s: int) -> cp_model.LinearExprT:
@@ -270,12 +276,24 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
                 parts.append(z)
         ub = sum(max(len(tm.events_of(pid)) - 1, 0) for pid in term.params["people"])
         return sum(parts), ub
+    if term.kind == "changes":
+        old = term.params["existing"]
+        expr = 0
+        for e in d.events:
+            start, room = old[e.id]
+            s = d.slot_index[start]
+            keep = tm.x.get((e.id, s, room))
+            expr += 1 - keep if keep is not None else 1
+        return expr, len(d.events)
+    if term.kind == "backup_cost":
+        expr = sum(d.room_by_id[r].cost * v for (_, r), v in tm.backup.items())
+        return expr, len(d.events) * max(r.cost for r in d.rooms)
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
 def build(draft: Draft) -> SolverModel:
     data = TimetableData.model_validate(draft.data)
-    tm = TimetableModel(data)
+    tm = TimetableModel(data, with_backups=any(r.kind == "room_backup" for r in draft.rules))
     rule_literals: dict[str, cp_model.IntVar] = {}
     for rule in draft.rules:
         lit = tm.m.new_bool_var(f"rule[{rule.id}]")
@@ -285,7 +303,7 @@ def build(draft: Draft) -> SolverModel:
     for term in draft.objective:
         expr, ub = _objective(tm, term)
         terms.append((term.id, expr, ub))
-    answer = list(tm.x.values())
+    answer = list(tm.x.values()) + list(tm.backup.values())
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
         schedule = []
@@ -293,7 +311,11 @@ def build(draft: Draft) -> SolverModel:
             for s in tm.starts[e.id]:
                 for r in data.rooms:
                     if solver.value(tm.x[e.id, s, r.id]):
-                        schedule.append({"event": e.id, "start": data.slots[s].id, "room": r.id})
+                        row = {"event": e.id, "start": data.slots[s].id, "room": r.id}
+                        backups = [b.id for b in data.rooms if (e.id, b.id) in tm.backup and solver.value(tm.backup[e.id, b.id])]
+                        if backups:
+                            row["backup"] = backups[0]
+                        schedule.append(row)
         return {"schedule": schedule}
 
     return SolverModel(model=tm.m, answer_literals=answer, rule_literals=rule_literals, objective_terms=terms, decode=decode)

@@ -1,0 +1,230 @@
+"""Hard-tier mechanisms for timetables: disruptions, backup rooms and uncertain inputs.
+
+Each hook turns a certified draft into the draft of a harder question; the core
+certifies the result exactly like any other draft.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.checkers.scheduling.instance_data import Event, TimetableData, Uncertain
+from pbsolve.family import Draft
+from pbsolve.models.scheduling.timetable_model import TimetableModel, build, encoder, post
+from pbsolve.schema import ObjectiveTerm, Rule
+
+
+@encoder("person_absent")
+def _person_absent(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    gone = [tm.data.slot_index[sid] for sid in params["slots"]]
+    for e in tm.events_of(params["person"]):
+        for s in tm.starts[e.id]:
+            if any(tm.covers(e, s, t) for t in gone):
+                post(tm, tm.at(e, s) == 0, lit)
+
+
+@encoder("room_closed")
+def _room_closed(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    gone = [tm.data.slot_index[sid] for sid in params["slots"]]
+    for e in tm.data.events:
+        for s in tm.starts[e.id]:
+            if any(tm.covers(e, s, t) for t in gone):
+                post(tm, tm.x[e.id, s, params["room"]] == 0, lit)
+
+
+@encoder("room_backup")
+def _room_backup(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+    """Backup room per event; any single room failing moves its events to their backups.
+
+    u[e,s,f,r] >= x[e,s,f] + b[e,r] - 1 marks "e starts at s in room f and backs up to r";
+    under the failure of f, room r at slot t holds its own events plus those moved in.
+    """
+    d = tm.data
+    for e in d.events:
+        for r in d.rooms:
+            b = tm.backup[e.id, r.id]
+            fits = r.seats >= e.size and set(e.needs) <= set(r.features)
+            if not fits:
+                post(tm, b == 0, lit)
+            primary = sum(tm.x[e.id, s, r.id] for s in tm.starts[e.id])
+            post(tm, primary + b <= 1, lit)
+    moved: dict[tuple[str, int, str, str], cp_model.IntVar] = {}
+    for e in d.events:
+        for s in tm.starts[e.id]:
+            for f in d.rooms:
+                for r in d.rooms:
+                    if r.id == f.id:
+                        continue
+                    u = tm.m.new_bool_var(f"moved[{e.id},{s},{f.id},{r.id}]")
+                    tm.m.add(u >= tm.x[e.id, s, f.id] + tm.backup[e.id, r.id] - 1)
+                    moved[e.id, s, f.id, r.id] = u
+    for f in d.rooms:
+        for r in d.rooms:
+            if r.id == f.id:
+                continue
+            for t in range(len(d.slots)):
+                here = [
+                    tm.x[e.id, s, r.id] for e in d.events for s in tm.starts[e.id] if tm.covers(e, s, t)
+                ] + [moved[e.id, s, f.id, r.id] for e in d.events for s in tm.starts[e.id] if tm.covers(e, s, t)]
+                if len(here) > 1:
+                    post(tm, sum(here) <= 1, lit)
+
+
+def _plan_rows(plan: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    return {row["event"]: (row["start"], row["room"]) for row in plan["schedule"]}
+
+
+def _insert_rule(draft: Draft, rule: Rule, base: tuple[str, ...], rng: random.Random) -> list[Rule]:
+    """Insert a rule among the sampled ones at a random place and renumber R1..Rn."""
+    n_base = sum(1 for r in draft.rules if r.kind in base)
+    position = rng.randint(n_base, len(draft.rules))
+    rules = [*draft.rules[:position], rule, *draft.rules[position:]]
+    return [r.model_copy(update={"id": f"R{i}"}) for i, r in enumerate(rules, 1)]
+
+
+def make_disruption(
+    draft: Draft,
+    plan: dict[str, Any],
+    rng: random.Random,
+    limits: SolverLimits,
+    base: tuple[str, ...],
+    scenario: bool = False,
+) -> Draft | None:
+    """A disruption that breaks the given plan, and min-change replanning as the objective.
+
+    A person of one planned event becomes absent for that event's slots, or its room
+    closes for them; the new objective counts changed assignments first, then the old
+    objective terms break ties. As a ``scenario`` (exception recovery) the rule is
+    appended as S1 instead of joining the numbered rules.
+    """
+    data = TimetableData.model_validate(draft.data)
+    rows = _plan_rows(plan)
+    events = list(data.events)
+    rng.shuffle(events)
+    for e in events[:4]:
+        start_id, room = rows[e.id]
+        s = data.slot_index[start_id]
+        slots = [data.slots[t].id for t in range(s, s + e.duration)]
+        options = [Rule(id="", kind="room_closed", tier="hard", params={"room": room, "slots": slots})]
+        options += [
+            Rule(id="", kind="person_absent", tier="hard", params={"person": p, "slots": slots}) for p in e.people
+        ]
+        rule = rng.choice(options)
+        changes = ObjectiveTerm(id="changes", kind="changes", params={"existing": {k: list(v) for k, v in rows.items()}})
+        if scenario:
+            rules = [*draft.rules, rule.model_copy(update={"id": "S1"})]
+            mechanisms = draft.mechanisms
+        else:
+            rules = _insert_rule(draft, rule, base, rng)
+            mechanisms = [*draft.mechanisms, "min_change_replanning"]
+        trial = Draft(spec=draft.spec, data=draft.data, rules=rules, objective=[changes, *draft.objective], mechanisms=mechanisms)
+        if is_feasible(build(trial), limits):
+            return trial
+    return None
+
+
+def make_robust(draft: Draft, rng: random.Random, limits: SolverLimits, base: tuple[str, ...]) -> Draft | None:
+    data = TimetableData.model_validate(draft.data)
+    if len(data.rooms) < 2:
+        return None
+    rule = Rule(id="", kind="room_backup", tier="hard", params={})
+    trial = Draft(
+        spec=draft.spec,
+        data=draft.data,
+        rules=_insert_rule(draft, rule, base, rng),
+        objective=[*draft.objective, ObjectiveTerm(id="backup_cost", kind="backup_cost")],
+        mechanisms=[*draft.mechanisms, "robustness_design"],
+    )
+    return trial if is_feasible(build(trial), limits) else None
+
+
+def _with_value(data: TimetableData, u: Uncertain, value: int) -> TimetableData:
+    if u.kind == "seats":
+        rooms = tuple(r.model_copy(update={"seats": value}) if r.id == u.target else r for r in data.rooms)
+        return data.model_copy(update={"rooms": rooms})
+    field = "duration" if u.kind == "duration" else "size"
+    events = tuple(e.model_copy(update={field: value}) if e.id == u.target else e for e in data.events)
+    return data.model_copy(update={"events": events})
+
+
+def _candidates(data: TimetableData, rng: random.Random) -> list[Uncertain]:
+    out: list[Uncertain] = []
+    for e in data.events:
+        if data.time_unit == "hour" and e.series is None:
+            out.append(Uncertain(id="", kind="duration", target=e.id, low=e.duration, high=e.duration + 1))
+        if data.time_unit != "hour":
+            out.append(Uncertain(id="", kind="size", target=e.id, low=e.size, high=e.size + rng.randint(5, 20)))
+    for r in data.rooms:
+        if r.seats > 3:
+            out.append(Uncertain(id="", kind="seats", target=r.id, low=r.seats - rng.randint(1, max(1, r.seats // 3)), high=r.seats))
+    rng.shuffle(out)
+    return out
+
+
+def worst_case(u: Uncertain) -> int:
+    return u.low if u.kind == "seats" else u.high
+
+
+def best_case(u: Uncertain) -> int:
+    return u.high if u.kind == "seats" else u.low
+
+
+def make_uncertain(draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
+    """State 2-3 inputs as ranges; the data keeps their worst case, so a plan valid for
+    the data is valid for every value in every range."""
+    data = TimetableData.model_validate(draft.data)
+    chosen: list[Uncertain] = []
+    for u in _candidates(data, rng):
+        if len(chosen) == 3:
+            break
+        trial_data = _with_value(data, u, worst_case(u))
+        if u.kind == "duration" and not trial_data.starts(trial_data.event_by_id[u.target]):
+            continue
+        trial = Draft(spec=draft.spec, data=trial_data.model_dump(mode="json"), rules=draft.rules, objective=draft.objective)
+        if is_feasible(build(trial), limits):
+            data = trial_data
+            chosen.append(u.model_copy(update={"id": f"U{len(chosen) + 1}"}))
+    if len(chosen) < 2:
+        return None
+    data = data.model_copy(update={"uncertain": tuple(chosen)})
+    return Draft(
+        spec=draft.spec,
+        data=data.model_dump(mode="json"),
+        rules=draft.rules,
+        objective=draft.objective,
+        mechanisms=[*draft.mechanisms, "local_incompleteness"],
+    )
+
+
+def optimistic(draft: Draft, uid: str) -> Draft:
+    """The same draft with one uncertain input at its best case."""
+    data = TimetableData.model_validate(draft.data)
+    u = next(x for x in data.uncertain if x.id == uid)
+    better = _with_value(data, u, best_case(u))
+    return Draft(spec=draft.spec, data=better.model_dump(mode="json"), rules=draft.rules, objective=draft.objective)
+
+
+def uncertain_ids(draft: Draft) -> list[str]:
+    return [u["id"] for u in draft.data.get("uncertain", [])]
+
+
+
+
+def report(draft: Draft, plan: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Verification figures of a plan: busy slots per person, events per room.
+
+    Computed here from the decoded plan, independently of the checker's own count.
+    """
+    data = TimetableData.model_validate(draft.data)
+    busy = {p.id: 0 for p in data.people}
+    rooms = {r.id: 0 for r in data.rooms}
+    for row in plan["schedule"]:
+        e = data.event_by_id[row["event"]]
+        rooms[row["room"]] += 1
+        for p in e.people:
+            busy[p] += e.duration
+    return {"busy": busy, "rooms": rooms}
