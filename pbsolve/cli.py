@@ -98,6 +98,15 @@ def print_generate_summary(s: dict, path: Path) -> None:
     )
     if s["rejects"]:
         out.print("re-sampled or rejected, by reason: " + ", ".join(f"{k} {v}" for k, v in s["rejects"].items()))
+    hard = {k: v for k, v in s["hard_kinds"].items() if v["generated"] or v["rejected"]}
+    if hard:
+        h = Table(title="hard kinds")
+        h.add_column("kind")
+        h.add_column("generated", justify="right")
+        h.add_column("rejected, by reason")
+        for kind, v in hard.items():
+            h.add_row(kind, str(v["generated"]), ", ".join(f"{r} {n}" for r, n in v["rejected"].items()) or "-")
+        out.print(h)
     if s["failed_indices"]:
         out.print(f"[yellow]{s['failed_indices']} indices produced no certified instance[/yellow]")
 

@@ -121,9 +121,11 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     if k == "max_consecutive":
         return f"{p['person']} is never busy for more than {_units(d, p['max'])} in a row."
     if k == "different_days":
-        return f"{_join(p['events'])} all take place on different days."
+        both = "both" if len(p["events"]) == 2 else "all"
+        return f"{_join(p['events'])} {both} take place on different days."
     if k == "same_room":
-        return f"{_join(p['events'])} all use the same room."
+        both = "both" if len(p["events"]) == 2 else "all"
+        return f"{_join(p['events'])} {both} use the same room."
     if k == "person_absent":
         return f"{p['person']} cannot take part in any {v.event} during {_span(d, p['slots'])}."
     if k == "room_closed":
