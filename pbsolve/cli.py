@@ -354,3 +354,6 @@ def main() -> None:  # pragma: no cover
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+# Command groups that live in their own modules register themselves here.
