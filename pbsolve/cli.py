@@ -348,12 +348,6 @@ def demo(
         raise typer.Exit(1)
 
 
-def main() -> None:  # pragma: no cover
-    app()
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
 
 
 # Command groups that live in their own modules register themselves here.

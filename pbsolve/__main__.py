@@ -1,0 +1,5 @@
+"""`python -m pbsolve` runs the CLI."""
+
+from pbsolve.cli import app
+
+app()
