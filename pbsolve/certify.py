@@ -30,6 +30,7 @@ class Rejected(Exception):
 class SolverLimits:
     deterministic_time: float = 20.0  # per solve, in CP-SAT deterministic seconds
     plan_count_cap: int = 16
+    count_budget: float = 10.0  # deterministic seconds for counting optimal plans, in all
     max_conflict_sets: int = 12
     max_conflict_solves: int = 600
 
@@ -90,9 +91,24 @@ def _objective_values(sm: SolverModel, solver: cp_model.CpSolver) -> dict[str, i
     return {tid: int(solver.value(expr)) for tid, expr, _ in sm.objective_terms}
 
 
-def _exclude(model: cp_model.CpModel, literals: list[cp_model.IntVar], values: list[int]) -> None:
-    """No-good cut: at least one answer literal differs from the given assignment."""
-    model.add_bool_or([lit.Not() if v else lit for lit, v in zip(literals, values)])
+def _answer_values(sm: SolverModel, solver: cp_model.CpSolver) -> list[int]:
+    """The values of the answer variables: the literals, then the integers."""
+    return [int(solver.value(v)) for v in (*sm.answer_literals, *sm.answer_ints)]
+
+
+def _exclude(model: cp_model.CpModel, sm: SolverModel, values: list[int]) -> None:
+    """No-good cut: at least one answer variable differs from the given assignment.
+
+    A literal differs by taking the other value; an integer by lying below or above its
+    value (two fresh Booleans, each enforcing one side)."""
+    n = len(sm.answer_literals)
+    differs = [lit.Not() if v else lit for lit, v in zip(sm.answer_literals, values[:n])]
+    for var, v in zip(sm.answer_ints, values[n:]):
+        below, above = model.new_bool_var(""), model.new_bool_var("")
+        model.add(var <= v - 1).only_enforce_if(below)
+        model.add(var >= v + 1).only_enforce_if(above)
+        differs += [below, above]
+    model.add_bool_or(differs)
 
 
 def _first_difference(best: dict[str, int], other: dict[str, int]) -> tuple[str, int] | None:
@@ -130,18 +146,18 @@ def certify_feasible(
     best = _objective_values(sm, solver)
     best_weighted = int(solver.value(weighted))
     plan = sm.decode(solver)
-    ref_values = [int(solver.value(lit)) for lit in sm.answer_literals]
+    ref_values = _answer_values(sm, solver)
 
     # Uniqueness on the answer variables: exclude the reference, re-optimise. This second,
     # independent optimisation also confirms the first: it must not find a better plan.
     t1 = time.perf_counter()
-    _exclude(model, sm.answer_literals, ref_values)
+    _exclude(model, sm, ref_values)
     status = _solve(solver, model, stats)
     stats.uniqueness_s = time.perf_counter() - t1
     second_best: dict[str, int] | None = None
     margin: int | None = None
     margin_term: str | None = None
-    count = 1
+    count, exact = 1, True
     if status == cp_model.OPTIMAL:
         if int(solver.value(weighted)) < best_weighted:
             raise Rejected("solver_disagreement", "re-optimisation found a better plan than the optimum")
@@ -152,7 +168,7 @@ def certify_feasible(
         elif not count_plans:
             raise Rejected("not_unique")
         else:
-            count = _count_optimal(sm, solver, weighted, best_weighted, limits, stats)
+            count, exact = _count_optimal(sm, solver, weighted, best_weighted, limits, stats)
             second_best = None
     elif status != cp_model.INFEASIBLE:
         raise Rejected("timeout_uniqueness", solver.status_name(status))
@@ -162,7 +178,7 @@ def certify_feasible(
         objective=best,
         optimal_plans=count,
         optimal_plans_cap=limits.plan_count_cap,
-        optimal_plans_exact=count < limits.plan_count_cap,
+        optimal_plans_exact=exact,
         determinacy="unique" if count == 1 else "value",
         second_best=second_best,
         margin=margin,
@@ -186,30 +202,37 @@ def _count_optimal(
     best_weighted: int,
     limits: SolverLimits,
     stats: CertStats,
-) -> int:
+) -> tuple[int, bool]:
     """Count optimal plans (distinct on the answer literals) up to the cap.
 
     Called with the model holding one cut (the reference) and ``solver`` holding a second
     optimal plan. Each further plan is found as a feasibility problem with the objective
-    pinned to its optimum and every plan found so far excluded.
+    pinned to its optimum and every plan found so far excluded. Returns (count, exact):
+    the count is a proven lower bound when the cap or the counting budget is reached.
     """
     t0 = time.perf_counter()
     model = sm.model
     model.clear_objective()
     model.add(weighted == best_weighted)
     count = 2
-    values = [int(solver.value(lit)) for lit in sm.answer_literals]
-    while count < limits.plan_count_cap:
-        _exclude(model, sm.answer_literals, values)
-        status = _solve(solver, model, stats)
+    values = _answer_values(sm, solver)
+    budget = limits.count_budget
+    exact = False
+    while count < limits.plan_count_cap and budget > 0:
+        _exclude(model, sm, values)
+        counter = make_solver(limits)
+        counter.parameters.max_deterministic_time = min(limits.deterministic_time, budget)
+        status = _solve(counter, model, stats)
+        budget -= counter.deterministic_time
         if status == cp_model.INFEASIBLE:
+            exact = True
             break
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            raise Rejected("timeout_count", solver.status_name(status))
-        values = [int(solver.value(lit)) for lit in sm.answer_literals]
+            break  # budget spent: the count so far is a lower bound
+        values = _answer_values(sm, counter)
         count += 1
     stats.count_s = time.perf_counter() - t0
-    return count
+    return count, exact
 
 
 def _feasible_with(

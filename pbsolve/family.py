@@ -51,7 +51,9 @@ class SolverModel:
     ``answer_literals`` are the Boolean variables whose values fix everything the answer
     states (uniqueness is judged on them); ``rule_literals`` enforce each numbered rule,
     so rules can be switched off for conflict sets; ``objective_terms`` are
-    (term id, integer expression, upper bound) in priority order.
+    (term id, integer expression, upper bound) in priority order. ``answer_ints`` are
+    integer answer variables (quantities) for answers that are not all Boolean: a
+    uniqueness cut then asks that some answer literal or some answer integer differ.
     """
 
     model: cp_model.CpModel
@@ -59,6 +61,7 @@ class SolverModel:
     rule_literals: dict[str, cp_model.IntVar]
     objective_terms: list[tuple[str, cp_model.LinearExprT, int]]
     decode: Callable[[cp_model.CpSolver], dict[str, Any]]
+    answer_ints: list[cp_model.IntVar] = field(default_factory=list)
 
 
 class FamilyModel(Protocol):

@@ -320,3 +320,7 @@ def _objective_lines(objective: list[ObjectiveTerm], baseline: str = "the curren
             "second decide, and so on."
         )
     return lines
+
+
+# Add-on sentence modules register themselves on import (kept last: they import `sentence`).
+from pbsolve.renderers import scheduling_stateful  # noqa: E402,F401

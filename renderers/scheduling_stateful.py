@@ -20,6 +20,10 @@ def _units(d: TimetableData, n: int) -> str:
     return f"{n} {_unit(d)}" + ("" if n == 1 else "s")
 
 
+def _a(noun: str) -> str:
+    return ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
 def _day(d: TimetableData) -> str:
     """'each day' on a multi-day timetable, 'the day' on a single day."""
     return "each day" if len(d.days) > 1 else "the day"
@@ -29,14 +33,18 @@ def _day(d: TimetableData) -> str:
 def _room_cooldown(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
     room, k = p["room"], p["gap"]
     text = (
-        f"Room {room} needs a reset after use: once a {v.event} held in {room} ends, {room} holds no {v.event} "
+        f"Room {room} needs a reset after use: once {_a(v.event)} held in {room} ends, {room} holds no {v.event} "
         f"during the next {_units(d, k)} of the same day"
     )
     text += " (the reset does not carry over to the next day)." if len(d.days) > 1 else "."
     first_day = [s for s in d.slots if s.day == 0]
     if k + 1 < len(first_day):
-        last = f"ends at {first_day[0].end_label}" if d.time_unit == "hour" else f"has {first_day[0].id} as its last period"
-        text += f" For example, if a {v.event} in {room} {last}, the next {v.event} there may start at {first_day[k + 1].id} at the earliest."
+        first = first_day[0]
+        last = f"ends at {first.end_label}" if d.time_unit == "hour" else f"has {first.id} as its last period"
+        text += (
+            f" For example, if {_a(v.event)} in {room} {last}, the next {v.event} there may start at "
+            f"{first_day[k + 1].id} at the earliest."
+        )
     return text
 
 
@@ -45,9 +53,9 @@ def _fatigue_protocol(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
     who, h, g = p["person"], p["threshold"], p["rest"]
     return (
         f"Fatigue protocol for {who}: count the {_unit(d)}s {who} spends in {v.events}, starting from 0 at the "
-        f"start of {_day(d)}. A {v.event} of {who} that starts when this count has already reached {h} that day "
-        f"must start at least {_units(d, g)} after the end of {who}'s previous {v.event} (at least {_units(d, g)} "
-        f"free in between); {v.events} that start before the count reaches {h} are not affected."
+        f"start of {_day(d)}. {_a(v.event).capitalize()} of {who} that starts when this count has already "
+        f"reached {h} that day must start at least {_units(d, g)} after the end of {who}'s previous "
+        f"{v.event} (at least {_units(d, g)} free in between); {v.events} that start before the count reaches {h} are not affected."
     )
 
 
@@ -62,4 +70,9 @@ def _battery_level(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
     )
 
 
-STATEFUL_SENTENCES: dict[str, Sentence] = {"room_cooldown": _room_cooldown, "fatigue_protocol": _fatigue_protocol, "battery_level": _battery_level}
+# the kinds this module registers, for callers that manage the registries themselves
+STATEFUL_SENTENCES: dict[str, Sentence] = {
+    "room_cooldown": _room_cooldown,
+    "fatigue_protocol": _fatigue_protocol,
+    "battery_level": _battery_level,
+}

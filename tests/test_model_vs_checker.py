@@ -121,6 +121,6 @@ def test_single_moves_break_every_rule_kind_in_a_fixed_sample():
                 for plan in single_moves(inst, plan_of(inst, inst.reference)):
                     verdicts, _ = evaluate(d, inst.rules, inst.objective, plan, backups)
                     kinds_broken |= {r.kind for r in inst.rules if not verdicts[r.id][0]}
-    stateful = {k for k in CHECKS if k in ("room_cooldown", "fatigue_protocol", "battery_level")}
-    assert kinds_seen == set(CHECKS) - stateful  # stateful kinds are opt-in (--tiers stateful)
+    stateful = {"room_cooldown", "fatigue_protocol", "battery_level"}  # opt-in: see tests/test_stateful.py
+    assert kinds_seen == set(CHECKS) - stateful
     assert kinds_seen == kinds_broken

@@ -90,4 +90,9 @@ def _battery_level(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
     return OK
 
 
-STATEFUL_CHECKS: dict[str, Check] = {"room_cooldown": _room_cooldown, "fatigue_protocol": _fatigue_protocol, "battery_level": _battery_level}
+# the kinds this module registers, for callers that manage the registries themselves
+STATEFUL_CHECKS: dict[str, Check] = {
+    "room_cooldown": _room_cooldown,
+    "fatigue_protocol": _fatigue_protocol,
+    "battery_level": _battery_level,
+}

@@ -7,11 +7,13 @@ import random
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.family import Draft, SolverModel
-from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning
+from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning, stateful  # noqa: F401 (registers)
+from pbsolve.models.scheduling.common import RULE_BUILDERS
 from pbsolve.models.scheduling.timetable_model import build
 from pbsolve.schema import GenerationSpec, Rule
 from pbsolve.taxonomy import FamilySpec
 
+RULE_BUILDERS.update(stateful.STATEFUL_BUILDERS)
 TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling)}
 
 

@@ -27,6 +27,13 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri")
 Witness = dict[str, tuple[int, str]]
 REPORTING = ("conflict_validation",)  # pool entries that ask for a report, not a rule
 
+# The optional stateful layer (encoders, builders: models/scheduling/stateful.py).
+STATEFUL_POOL = (
+    ConstraintSpec("room_cooldown", "stateful", "a room needs a reset gap after each use"),
+    ConstraintSpec("fatigue_protocol", "stateful", "after a cumulative busy threshold, rest gaps become mandatory"),
+)
+BATTERY = ConstraintSpec("battery_level", "stateful", "a shared device battery drains in use and recharges when idle")
+
 _OTHER_HARD = ("min_change_replanning", "robustness_design", "exception_recovery", "local_incompleteness", "explainability")
 # The hard pool and the reporting rule every timetable task shares (see pbsolve.mechanisms).
 SHARED_POOL = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.models.scheduling.common import SHARED_POOL, PEOPLE, WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
+from pbsolve.models.scheduling.common import SHARED_POOL, STATEFUL_POOL, PEOPLE, WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -48,6 +48,7 @@ TASK = TaskSpec(
         ConstraintSpec("max_consecutive", "medium", "cap on consecutive periods for a teacher or group"),
         ConstraintSpec("person_buffer", "medium", "a free period between two lectures of a teacher"),
         *SHARED_POOL,
+        *STATEFUL_POOL,
     ),
     base_rules=("room_fit", "person_no_overlap", "room_no_overlap", "series_order"),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.models.scheduling.common import SHARED_POOL, WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
+from pbsolve.models.scheduling.common import SHARED_POOL, STATEFUL_POOL, WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -47,6 +47,7 @@ TASK = TaskSpec(
         ConstraintSpec("different_days", "medium", "a cohort's exams on different days"),
         ConstraintSpec("max_consecutive", "medium", "cap on consecutive exam periods for a cohort"),
         *SHARED_POOL,
+        *STATEFUL_POOL,
     ),
     base_rules=("room_fit", "person_no_overlap", "room_no_overlap"),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.models.scheduling.common import SHARED_POOL, PEOPLE, Entities, TaskRecipe, hour_slots, rooms
+from pbsolve.models.scheduling.common import BATTERY, SHARED_POOL, STATEFUL_POOL, PEOPLE, Entities, TaskRecipe, hour_slots, rooms
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -46,6 +46,7 @@ TASK = TaskSpec(
         ConstraintSpec("max_consecutive", "medium", "consecutive-meeting control: cap on back-to-back hours"),
         ConstraintSpec("same_room", "medium", "a meeting series keeps one room"),
         *SHARED_POOL,
+        *STATEFUL_POOL, BATTERY,
     ),
     base_rules=("availability", "room_fit", "person_no_overlap", "room_no_overlap", "series_order"),
 )

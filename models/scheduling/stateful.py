@@ -36,7 +36,9 @@ def _indicator(tm: TimetableModel, terms: list[cp_model.LinearExprT], name: str)
 # -- encoders ----------------------------------------------------------------------------
 @encoder("room_cooldown")
 def _room_cooldown(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    """No use of the room in the `gap` same-day slots after a slot where an event in it ends."""
+    """No placement in the room that ends at t together with one that uses the room in
+    one of the `gap` same-day slots after t. Plain pairs: an "ends at t" indicator was
+    measured slower to certify (plan counting on default course timetables)."""
     room, gap = params["room"], params["gap"]
     n = len(tm.data.slots)
     ends: list[list[cp_model.IntVar]] = [[] for _ in range(n)]
@@ -48,13 +50,10 @@ def _room_cooldown(tm: TimetableModel, params: dict[str, Any], lit: cp_model.Int
             for t in range(s, s + e.duration):
                 uses[t].append(v)
     for t in range(n):
-        later = [u for u in _same_day_after(tm.data, t, gap) if uses[u]]
-        if not ends[t] or not later:
-            continue
-        ended = _indicator(tm, list(ends[t]), f"ends[{room},{t}]")
-        for u in later:
-            for v in uses[u]:
-                post(tm, ended + v <= 1, lit)
+        for u in _same_day_after(tm.data, t, gap):
+            for a in ends[t]:
+                for b in uses[u]:
+                    post(tm, a + b <= 1, lit)
 
 
 @encoder("fatigue_protocol")
@@ -112,14 +111,14 @@ def _by_day(data: TimetableData, witness: Witness, events: list[Event]) -> dict[
 
 
 def build_room_cooldown(data: TimetableData, witness: Witness, rng: random.Random) -> dict[str, Any] | None:
-    """A room the witness uses, with the largest gap (at most 2) its witness reuse allows."""
+    """A room at least two events fit, with the largest gap (at most 2) that the
+    witness's same-day reuses of it allow; a room the witness reuses back to back is
+    out. An unused room counts too: the optimum may well want it (rooms differ in cost)."""
     options = []
     for r in data.rooms:
         if sum(fits(e, r) for e in data.events) < 2:
             continue  # at most one event can ever be there: the rule could not bind
         placed = [e for e in data.events if witness[e.id][1] == r.id]
-        if not placed:
-            continue
         gaps = [
             witness[b.id][0] - (witness[a.id][0] + a.duration)
             for day in _by_day(data, witness, placed).values()
@@ -135,6 +134,7 @@ def build_fatigue_protocol(data: TimetableData, witness: Witness, rng: random.Ra
     """A person with several events; (threshold, rest) the witness meets, preferring
     pairs under which some witness event actually starts with the protocol on."""
     triggered, quiet = [], []
+    per_day = max(sum(1 for s in data.slots if s.day == d) for d in range(len(data.days)))
     for p in data.people:
         mine = [e for e in data.events if p.id in e.people]
         if len(mine) < 2:
@@ -148,14 +148,17 @@ def build_fatigue_protocol(data: TimetableData, witness: Witness, rng: random.Ra
                 if last_end is not None:
                     starts.append((busy, s - last_end))
                 busy, last_end = busy + e.duration, s + e.duration
-        most = sum(e.duration for e in mine) - min(e.duration for e in mine)
+        # the protocol can bite only if an event can follow h busy slots on one day
+        shortest = min(e.duration for e in mine)
+        most = min(sum(e.duration for e in mine), per_day) - shortest
         for h in range(1, most + 1):
             bound = [free for before, free in starts if before >= h]
             for g in (1, 2):
                 if all(free >= g for free in bound):
                     (triggered if bound else quiet).append({"person": p.id, "threshold": h, "rest": g})
-    if triggered:
-        return rng.choice(triggered)
+    if triggered:  # a threshold above 1 makes it a switch rather than a plain buffer
+        switching = [o for o in triggered if o["threshold"] >= 2]
+        return rng.choice(switching or triggered)
     quiet = [o for o in quiet if o["threshold"] <= 2]
     return rng.choice(quiet) if quiet else None
 
@@ -201,4 +204,9 @@ STATEFUL_BUILDERS: dict[str, RuleBuilder] = {
     "battery_level": build_battery_level,
 }
 
-STATEFUL_ENCODERS: dict[str, Encoder] = {"room_cooldown": _room_cooldown, "fatigue_protocol": _fatigue_protocol, "battery_level": _battery_level}
+# the kinds this module registers, for callers that manage the registries themselves
+STATEFUL_ENCODERS: dict[str, Encoder] = {
+    "room_cooldown": _room_cooldown,
+    "fatigue_protocol": _fatigue_protocol,
+    "battery_level": _battery_level,
+}
