@@ -49,8 +49,14 @@ def _describe(form: dict[str, Any]) -> list[str]:
             if "enum" in spec:
                 lines.append(f"- `{field}`: one of {', '.join(json.dumps(v, ensure_ascii=False) for v in spec['enum'])}.")
         if sub.get("type") == "object" and "properties" in sub:
-            keys = ", ".join(f"`{k}`" for k in sub["properties"])
-            lines.append(f"- `{key}` holds the integers {keys}, each computed from your own plan.")
+            props = sub["properties"]
+            if all(p.get("type") == "integer" for p in props.values()):
+                keys = ", ".join(f"`{k}`" for k in props)
+                lines.append(f"- `{key}` holds the integers {keys}, each computed from your own plan.")
+            else:
+                parts = [f"`{k}` ({p['description']})" if "description" in p else f"`{k}`" for k, p in props.items()]
+                what = f" ({sub['description']})" if "description" in sub else ""
+                lines.append(f"- `{key}`{what} holds {', '.join(parts)}.")
     return lines
 
 

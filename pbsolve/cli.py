@@ -19,7 +19,12 @@ from pbsolve.family import families
 from pbsolve.generate import GenerateOptions, RunSummary, generate
 from pbsolve.grading import REWARD_MODES, grade
 from pbsolve.jsonl import LineError, atomic_writer, dumps, read_models
-from pbsolve.responders import RESPONDERS, get_responder
+from pbsolve.cli_llm import (
+    ApiKeyEnvOpt, BackoffOpt, BaseUrlOpt, ConcurrencyOpt, MaxRetriesOpt, MaxTokensOpt, ModelOpt, SystemPromptOpt,
+    TemperatureOpt, TimeoutOpt, build_responder, llm_config, preflight, write_answers,
+)  # fmt: skip
+from pbsolve.llm import EndpointConfigError, EndpointDown
+from pbsolve.responders import get_responder, responder_names
 from pbsolve.schema import TIERS, Grade, ResponseLine
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Certified planning problems, graded by code.")
@@ -125,15 +130,34 @@ def generate_cmd(
     time_limit: Annotated[float, typer.Option(help="CP-SAT deterministic time limit per solve")] = 20.0,
     plan_cap: Annotated[int, typer.Option(min=2, help="count optimal plans exactly up to this cap")] = 16,
     summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
+    renderer: Annotated[str, typer.Option(help="template (deterministic) | llm (an LLM rewords the narrative; fidelity-guarded)")] = "template",
+    rewrite_attempts: Annotated[int, typer.Option(min=1, help="llm renderer: rewrites tried before the template text is kept")] = 3,
+    base_url: BaseUrlOpt = None,
+    model: ModelOpt = None,
+    api_key_env: ApiKeyEnvOpt = "OPENAI_API_KEY",
+    temperature: TemperatureOpt = 0.7,
+    max_tokens: MaxTokensOpt = None,
+    system_prompt: SystemPromptOpt = None,
+    timeout: TimeoutOpt = 300.0,
+    max_retries: MaxRetriesOpt = 4,
+    backoff: BackoffOpt = 1.0,
+    concurrency: ConcurrencyOpt = 4,
 ) -> None:
     """Generate certified instances (JSON Lines)."""
+    if renderer not in ("template", "llm"):
+        _fail(f"unknown renderer {renderer!r}; choose template or llm")
     if size not in ("tiny", "small", "default"):
         _fail(f"unknown size {size!r}; choose tiny, small or default")
     try:
         opts = GenerateOptions(
             family=family, task=task, size=size, force_tiers=_parse_tiers(tiers),
             include=[c.strip() for c in (include or "").split(",") if c.strip()],
-            deterministic_time=time_limit, plan_count_cap=plan_cap,
+            deterministic_time=time_limit, plan_count_cap=plan_cap, renderer=renderer, rewrite_attempts=rewrite_attempts,
+            rewriter=None if renderer == "template" else llm_config(
+                model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature, max_tokens=max_tokens,
+                system_prompt=system_prompt, timeout=timeout, max_retries=max_retries, backoff=backoff,
+                concurrency=concurrency, needed_by="--renderer llm",
+            ),
         )  # fmt: skip
         from pbsolve.sampler import select_tasks
 
@@ -141,11 +165,25 @@ def generate_cmd(
         unknown = [c for c in opts.include if not any(c in {x.id for x in t.pool} for t in tasks)]
         if unknown:
             raise ValueError(f"unknown constraint id(s) {unknown}; see `pbsolve taxonomy`")
+        from pbsolve.sampler import sample_spec
+
+        sample_spec(seed, 0, 0, family, task, size, force_tiers=opts.force_tiers, include=opts.include)
     except (KeyError, ValueError) as exc:
         _fail(str(exc).strip("'\""))
+    if opts.rewriter is not None:
+        try:
+            warning = preflight(opts.rewriter)
+        except (EndpointDown, EndpointConfigError) as exc:
+            _fail(str(exc))
+        if warning:
+            err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
     summary = run_generate(n, seed, opts, workers, out_path, quiet=summary_json)
     if summary_json:
         print(json.dumps(summary.as_dict()))
+    elif opts.renderer == "llm":
+        from pbsolve.rewriter import rewrite_summary
+
+        out.print(rewrite_summary(summary.instances) or "llm renderer: no instance", markup=False)
 
 
 @app.command()
@@ -192,20 +230,38 @@ def _load(path: Path) -> tuple[dict, list[LineError]]:
 @app.command()
 def answer(
     instances: Annotated[Path, typer.Option(help="instances JSONL")],
-    responder: Annotated[str, typer.Option(help=f"one of: {', '.join(RESPONDERS)}")] = "baseline",
+    responder: Annotated[str, typer.Option(help=f"one of: {', '.join(responder_names())}")] = "baseline",
     out_path: Annotated[Path, typer.Option("--out", help="responses JSONL")] = Path("responses.jsonl"),
+    resume: Annotated[bool, typer.Option("--resume", help="keep the answers in <out>.partial of an interrupted run; answer the rest")] = False,
+    base_url: BaseUrlOpt = None,
+    model: ModelOpt = None,
+    api_key_env: ApiKeyEnvOpt = "OPENAI_API_KEY",
+    temperature: TemperatureOpt = 0.0,
+    max_tokens: MaxTokensOpt = None,
+    system_prompt: SystemPromptOpt = None,
+    timeout: TimeoutOpt = 300.0,
+    max_retries: MaxRetriesOpt = 4,
+    backoff: BackoffOpt = 1.0,
+    concurrency: ConcurrencyOpt = 4,
 ) -> None:
-    """Answer every instance with a responder; writes response lines."""
+    """Answer every instance with a responder; writes response lines (with token usage and raw responses for openai)."""
     try:
-        fn = get_responder(responder)
-    except KeyError as exc:
+        fn, config = build_responder(
+            responder, model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+            max_tokens=max_tokens, system_prompt=system_prompt, timeout=timeout, max_retries=max_retries,
+            backoff=backoff, concurrency=concurrency,
+        )  # fmt: skip
+    except (KeyError, ValueError) as exc:
         _fail(str(exc).strip("'\""))
     found, errors = _load(instances)
-    with _write_guard(out_path), atomic_writer(out_path) as fh:
-        for inst in found.values():
-            line = ResponseLine(id=inst.id, response=fn(inst), response_id=f"{responder}-{inst.id}")
-            fh.write(json.dumps(line.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n")
-    err.print(escape(f"{len(found)} responses by {responder} -> {out_path}"))
+    if config is not None:
+        try:
+            warning = preflight(fn)
+        except (EndpointDown, EndpointConfigError) as exc:
+            _fail(str(exc))
+        if warning:
+            err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+    write_answers(fn, responder, list(found.values()), out_path, resume)
     if errors:
         raise typer.Exit(1)
 
@@ -351,3 +407,6 @@ def demo(
 
 
 # Command groups that live in their own modules register themselves here.
+from pbsolve.cli_serve import register as _register_serve; _register_serve(app)  # noqa: E402
+from pbsolve.cli_loop import register as _register_loop; _register_loop(app)  # noqa: E402
+from pbsolve.cli_audit import register as _register_audit; _register_audit(app)  # noqa: E402

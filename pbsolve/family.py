@@ -54,6 +54,10 @@ class SolverModel:
     (term id, integer expression, upper bound) in priority order. ``answer_ints`` are
     integer answer variables (quantities) for answers that are not all Boolean: a
     uniqueness cut then asks that some answer literal or some answer integer differ.
+    ``parameters`` are CP-SAT parameters every solve of this model uses (for example
+    ``linearization_level`` for models whose feasibility rests on linear reasoning); the
+    certifier's own determinism settings (one worker, seed, deterministic time limit,
+    presolve) always override them.
     """
 
     model: cp_model.CpModel
@@ -62,6 +66,7 @@ class SolverModel:
     objective_terms: list[tuple[str, cp_model.LinearExprT, int]]
     decode: Callable[[cp_model.CpSolver], dict[str, Any]]
     answer_ints: list[cp_model.IntVar] = field(default_factory=list)
+    parameters: dict[str, Any] = field(default_factory=dict)
 
 
 class FamilyModel(Protocol):

@@ -14,9 +14,10 @@ from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Literal
 
 import ortools
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from pbsolve import __version__
 from pbsolve.answer_format import render_answer_format
@@ -24,6 +25,7 @@ from pbsolve.certify import Rejected, SolverLimits
 from pbsolve.family import FamilyModel, NoDraft, checker, family, renderer
 from pbsolve.mechanisms import HARD_KINDS, Certified, certify_spec
 from pbsolve.grading import grade
+from pbsolve.llm import LLMConfig
 from pbsolve.sampler import derive_seed, sample_spec
 from pbsolve.schema import SCHEMA_VERSION, ChecklistItem, Instance, Provenance, Size, Tier
 
@@ -38,6 +40,20 @@ class GenerateOptions(BaseModel):
     require_unique: bool = Field(default=True, description="re-sample until the optimum is unique (last try keeps it)")
     deterministic_time: float = 20.0
     plan_count_cap: int = 16
+    counts: dict[Tier, int] | None = Field(
+        default=None, description="sampled constraints per tier (the difficulty loop sets them); None: the priors"
+    )
+    renderer: Literal["template", "llm"] = Field(
+        default="template", description="llm: an LLM rewords the narrative under the fidelity guard (pbsolve.rewriter)"
+    )
+    rewriter: LLMConfig | None = Field(default=None, description="the endpoint of the llm renderer")
+    rewrite_attempts: int = Field(default=3, ge=1, description="rewrites tried before the template text is kept")
+
+    @model_validator(mode="after")
+    def _rewriter_given(self) -> "GenerateOptions":
+        if self.renderer == "llm" and self.rewriter is None:
+            raise ValueError("renderer 'llm' needs a rewriter endpoint (an LLMConfig)")
+        return self
 
 
 @dataclass
@@ -49,6 +65,7 @@ class Outcome:
     first_solve_s: float = 0.0
     uniqueness_s: float = 0.0
     hard_rejects: list[str] = field(default_factory=list)  # "<hard kind>:<reason>"
+    error: str | None = None  # why no spec could be sampled at all
 
 
 def checklist_for(rules: list, feasible: bool, mechanisms: list[str], changes: int | None = None) -> list[ChecklistItem]:
@@ -166,8 +183,13 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
         try:
             spec = sample_spec(
                 run_seed, index, attempt, options.family, options.task, options.size,
-                force_tiers=options.force_tiers, include=options.include,
+                counts=options.counts, force_tiers=options.force_tiers, include=options.include,
             )  # fmt: skip
+        except ValueError as exc:  # e.g. --include kinds that exclude each other
+            out.rejects.append("no_compatible_spec")
+            out.error = str(exc)
+            break
+        try:
             fam = family(spec.family)
             rng = random.Random(spec.seed)
             draft = fam.draft(spec, rng)
@@ -180,6 +202,10 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
             if not reference_grade.all_pass:
                 failed = [f"{i.id}: {i.reason}" for i in reference_grade.items if not i.passed]
                 raise Rejected("reference_fails_checker", "; ".join(failed))
+            if options.renderer == "llm" and options.rewriter is not None:
+                from pbsolve.rewriter import client_for, rewrite_instance
+
+                instance = rewrite_instance(instance, client_for(options.rewriter), options.rewrite_attempts)
             out.instance = instance
             break
         except NoDraft as exc:

@@ -64,7 +64,7 @@ def fenced_blocks(text: str) -> list[str]:
         pos = close_at + 3
 
 
-def _top_level_objects(text: str) -> list[tuple[int, int]]:
+def top_level_objects(text: str) -> list[tuple[int, int]]:
     """Spans of matched {...} pairs not nested in another matched pair, in one linear pass.
 
     Braces are matched with a stack, so a stray '{' in prose that never closes is simply
@@ -113,7 +113,7 @@ def parse_response(text: Any) -> Parsed:
             return Parsed(value=_loads(inner), source="fenced")
         except (ValueError, RecursionError) as exc:
             return Parsed(error=f"last fenced block is not valid JSON: {str(exc)[:200]}")
-    for start, end in reversed(_top_level_objects(body)[-MAX_OBJECT_TRIES:]):
+    for start, end in reversed(top_level_objects(body)[-MAX_OBJECT_TRIES:]):
         try:
             return Parsed(value=_loads(body[start:end]), source="object")
         except (ValueError, RecursionError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
 
 SCHEMA_VERSION = "1.0"
 
@@ -69,7 +69,9 @@ class Certificate(_Strict):
     )
     optimal_plans: int = Field(description="number of optimal plans on the answer variables (exact up to the cap)")
     optimal_plans_cap: int
-    optimal_plans_exact: bool = Field(description="false when the count reached the cap")
+    optimal_plans_exact: bool = Field(
+        description="false when counting stopped at the cap or its time budget: the count is then a lower bound"
+    )
     determinacy: Literal["unique", "value", "infeasible"]
     second_best: dict[str, int] | None = Field(
         default=None, description="objective of the best plan other than the reference (unique optima)"
@@ -98,12 +100,36 @@ class Recovery(_Strict):
     certificate: Certificate
 
 
+class RewriteRecord(_Strict):
+    """How the LLM rewrite of the prompt's narrative went (``--renderer llm`` only)."""
+
+    model: str
+    accepted: bool = Field(description="true: the prompt carries the LLM's wording; false: the template text")
+    attempts: int = Field(description="rewrites requested")
+    reasons: list[str] = Field(
+        default_factory=list, description="why each rejected attempt failed the fidelity guard, or why a call failed"
+    )
+    calls: int = Field(default=0, description="HTTP requests made, retries included")
+    tokens: int = Field(default=0, description="total tokens used by the rewrite calls")
+
+
 class Provenance(_Strict):
     pbsolve_version: str
     schema_version: str
     solver: str
     solver_version: str
-    renderer: str = "template"
+    renderer: str = Field(default="template", description="'template', or 'llm' when the prompt carries an accepted LLM rewrite")
+    rewrite: RewriteRecord | None = Field(
+        default=None, description="the LLM rewrite attempt (absent for template rendering)"
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_rewrite(self, handler):  # noqa: ANN001, ANN202
+        # template-rendered instances serialise exactly as before the field existed
+        data = handler(self)
+        if isinstance(data, dict) and data.get("rewrite") is None:
+            data.pop("rewrite", None)
+        return data
 
 
 class Instance(_Strict):

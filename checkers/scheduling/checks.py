@@ -642,6 +642,19 @@ def baseline_answer(instance: Instance) -> str:
             if choice:
                 break
         plan[e.id] = choice or (d.starts(e)[0], d.rooms[0].id)
-    values = {t.id: objective_value(d, plan, t) for t in instance.objective}
+    backups = None
+    if _needs_backups(instance):  # first other room that fits, ignoring clashes after a failure
+        backups = {
+            e.id: next((r.id for r in d.rooms if r.id != plan[e.id][1] and fits_room(e, r)), d.rooms[0].id)
+            for e in d.events
+        }
+    values = {t.id: objective_value(d, plan, t, backups) for t in instance.objective}
     schedule = [{"event": e.id, "start": d.slots[plan[e.id][0]].id, "room": plan[e.id][1]} for e in d.events]
+    if backups is not None:
+        for row in schedule:
+            row["backup"] = backups[row["event"]]
     return json.dumps({"feasible": True, "schedule": schedule, "objective": values})
+
+
+def fits_room(e: Event, room: Any) -> bool:
+    return room.seats >= e.size and set(e.needs) <= set(room.features)

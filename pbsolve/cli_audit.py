@@ -1,0 +1,240 @@
+"""``pbsolve perturb`` (near-miss answers with known truth) and ``pbsolve audit`` (how often
+a judge is wrong). Registered on the main app by :func:`register`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from pbsolve.llm import EndpointConfigError, EndpointDown
+
+JUDGE_PANEL = "LLM judge endpoint (--judge-model)"
+JudgeModelOpt = Annotated[
+    Optional[str],
+    typer.Option("--judge-model", help="judge with this model (OpenAI-compatible endpoint) under the rubric protocol",
+                 rich_help_panel=JUDGE_PANEL),
+]  # fmt: skip
+JBaseUrlOpt = Annotated[
+    Optional[str],
+    typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; default $OPENAI_BASE_URL, "
+                 "else api.openai.com", rich_help_panel=JUDGE_PANEL),
+]  # fmt: skip
+JApiKeyEnvOpt = Annotated[
+    str, typer.Option("--api-key-env", help="environment variable holding the API key", rich_help_panel=JUDGE_PANEL)
+]
+JTemperatureOpt = Annotated[float, typer.Option("--temperature", min=0.0, max=2.0, rich_help_panel=JUDGE_PANEL)]
+JMaxTokensOpt = Annotated[Optional[int], typer.Option("--max-tokens", min=1, rich_help_panel=JUDGE_PANEL)]
+JSystemPromptOpt = Annotated[
+    Optional[str],
+    typer.Option("--system-prompt", help="system message (default: the rubric grader's); @FILE reads a file",
+                 rich_help_panel=JUDGE_PANEL),
+]  # fmt: skip
+JTimeoutOpt = Annotated[float, typer.Option("--timeout", min=0.001, help="seconds per request", rich_help_panel=JUDGE_PANEL)]
+JMaxRetriesOpt = Annotated[int, typer.Option("--max-retries", min=0, rich_help_panel=JUDGE_PANEL)]
+JBackoffOpt = Annotated[float, typer.Option("--backoff", min=0.0, rich_help_panel=JUDGE_PANEL)]
+JConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="requests in flight", rich_help_panel=JUDGE_PANEL)]
+
+
+def _fmt(figure: str, x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.3f}" if figure == "kappa" else f"{100 * x:.1f}%"
+
+
+def print_headline(figures: dict[str, Any], out_dir: Path) -> None:
+    from pbsolve.audit import FIGURES
+    from pbsolve.cli import out
+
+    c = figures["counts"]
+    t = Table(title=escape(f"judge audit: {figures['judge'] or 'judge'} · {c['responses']} responses, {c['items']} items"))
+    t.add_column("figure")
+    t.add_column("value", justify="right")
+    t.add_column(f"{int(round(100 * figures['confidence']))}% CI (bootstrap over responses)", justify="right")
+    for f in FIGURES:
+        ci = figures["ci"].get(f)
+        t.add_row(f, _fmt(f, figures[f]), "-" if ci is None else f"{_fmt(f, ci[0])} – {_fmt(f, ci[1])}")
+    out.print(t)
+    out.print(
+        escape(f"parse failures {c['parse_failures']} · responses without verdict {c['responses_without_verdict']} · "
+               f"report: {out_dir / 'report.md'}, figures: {out_dir / 'audit.json'}")
+    )  # fmt: skip
+
+
+def _judge_run(config: Any, instances: dict, responses: list, out_dir: Path, resume: bool) -> list[dict[str, Any]]:
+    """Judge every response into out_dir/verdicts.jsonl (via .partial; --resume keeps its lines)."""
+    from pbsolve.cli import _fail, _progress, _write_guard, err
+    from pbsolve.judge import judge_many
+    from pbsolve.llm import LLMClient
+
+    path = out_dir / "verdicts.jsonl"
+    partial = path.with_name(path.name + ".partial")
+    kept: list[dict[str, Any]] = []
+    wanted = {(r.id, r.response_id) for r in responses}
+    if resume and partial.exists():
+        data = partial.read_bytes()
+        data = data[: data.rfind(b"\n") + 1]  # a torn last line is cut
+        for raw in data.decode("utf-8", errors="replace").splitlines():
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(line, dict) and (line.get("id"), line.get("response_id")) in wanted:
+                kept.append(line)
+    done = {(ln.get("id"), ln.get("response_id")) for ln in kept}
+    todo = [r for r in responses if (r.id, r.response_id) not in done]
+    client = LLMClient(config)
+    lines = list(kept)
+    with _write_guard(path):
+        out_dir.mkdir(parents=True, exist_ok=True)
+        fh = open(partial, "w", encoding="utf-8")
+        for line in kept:
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+        try:
+            with _progress() as bar:
+                task = bar.add_task(f"judging ({config.model})", total=len(responses), completed=len(kept))
+                jobs = [(instances[r.id], r.response_id, r.response) for r in todo]
+                for _, line in judge_many(client, jobs):
+                    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+                    fh.flush()
+                    lines.append(line)
+                    bar.advance(task)
+        except (EndpointDown, EndpointConfigError) as exc:
+            fh.close()
+            _fail(f"{exc}. {len(lines)} of {len(responses)} verdicts saved in {partial}; "
+                  "fix the endpoint and run the same command with --resume to continue")  # fmt: skip
+        except KeyboardInterrupt:
+            fh.close()
+            _fail(f"interrupted: {len(lines)} of {len(responses)} verdicts saved in {partial}; "
+                  "run the same command with --resume to continue", 130)  # fmt: skip
+        fh.flush()
+        os.fsync(fh.fileno())
+        fh.close()
+        os.replace(partial, path)
+    s = client.stats
+    err.print(f"{len(responses)} verdicts by {config.model} -> {path} · {s.requests} requests ({s.retries} retried), "
+              f"{s.usage.total_tokens} tokens", markup=False)  # fmt: skip
+    return lines
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("perturb")
+    def perturb_cmd(
+        instances: Annotated[Path, typer.Option(help="instances JSONL")],
+        out_path: Annotated[Path, typer.Option("--out", help="response lines with kind and known truth")] = Path("perturbed.jsonl"),
+        seed: Annotated[int, typer.Option(help="the lines of an instance depend only on (seed, instance id)")] = 0,
+        kinds: Annotated[Optional[str], typer.Option(help="keep only these categories or kinds, comma-separated, "
+                                                     "e.g. break_rule,suboptimal,format")] = None,  # fmt: skip
+        summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
+    ) -> None:
+        """Near-miss answers with known truth, for auditing judges: one-rule breaks, sub-optimal plans, valid odd formatting, wrong claims."""
+        from pbsolve.cli import _fail, _load, _progress, _write_guard, err, out
+        from pbsolve.jsonl import atomic_writer
+        from pbsolve.perturb import CATEGORIES, PerturbReport, perturb_instance
+
+        cats = [k.strip() for k in (kinds or "").split(",") if k.strip()] or None
+        if cats:
+            bad = [k for k in cats if k.split(":", 1)[0] not in CATEGORIES]
+            if bad:
+                _fail(f"unknown kind(s) {bad}; categories: {', '.join(CATEGORIES)}")
+        found, errors = _load(instances)
+        report = PerturbReport()
+        with _write_guard(out_path), atomic_writer(out_path) as fh, _progress() as bar:
+            task = bar.add_task("perturbing", total=len(found))
+            for inst in found.values():
+                for p in perturb_instance(inst, seed, cats, report):
+                    fh.write(json.dumps(p.line(), ensure_ascii=False) + "\n")
+                bar.advance(task)
+        for message in report.messages():
+            err.print(f"[yellow]note:[/yellow] {escape(message)}")
+        if summary_json:
+            print(json.dumps(report.as_dict()))
+        else:
+            t = Table(title=escape(f"{len(report.perturbations)} labelled answers to {report.instances} instances -> {out_path}"))
+            t.add_column("kind")
+            t.add_column("answers", justify="right")
+            for kind, n in sorted(report.kinds.items()):
+                t.add_row(kind, str(n))
+            out.print(t)
+        if errors:
+            raise typer.Exit(1)
+
+    @app.command("audit")
+    def audit_cmd(
+        instances: Annotated[Path, typer.Option(help="instances JSONL")],
+        responses: Annotated[Path, typer.Option(help="responses JSONL (e.g. from `pbsolve perturb`)")],
+        out_dir: Annotated[Path, typer.Option("--out", help="folder for report.md, audit.json, plots")] = Path("audit"),
+        verdicts: Annotated[Optional[Path], typer.Option(help='judge verdicts JSONL: {"id", "response_id", "items": {item: true|false}} per line')] = None,
+        judge_model: JudgeModelOpt = None,
+        judge_name: Annotated[Optional[str], typer.Option(help="name of the judge in the report")] = None,
+        bootstrap: Annotated[int, typer.Option(min=0, help="bootstrap resamples (of responses) for the intervals")] = 1000,
+        confidence: Annotated[float, typer.Option(min=0.5, max=0.999, help="confidence level of the intervals")] = 0.95,
+        seed: Annotated[int, typer.Option(help="seed of the bootstrap")] = 0,
+        resume: Annotated[bool, typer.Option("--resume", help="--judge-model: keep the verdicts of an interrupted run")] = False,
+        summary_json: Annotated[bool, typer.Option("--summary-json", help="print the headline figures as JSON")] = False,
+        base_url: JBaseUrlOpt = None,
+        api_key_env: JApiKeyEnvOpt = "OPENAI_API_KEY",
+        temperature: JTemperatureOpt = 0.0,
+        max_tokens: JMaxTokensOpt = None,
+        system_prompt: JSystemPromptOpt = None,
+        timeout: JTimeoutOpt = 300.0,
+        max_retries: JMaxRetriesOpt = 4,
+        backoff: JBackoffOpt = 1.0,
+        concurrency: JConcurrencyOpt = 4,
+    ) -> None:
+        """Audit a judge against the checkers: accuracy, false-pass/false-fail rates, All-pass agreement, kappa, with bootstrap CIs and breakdowns."""
+        from pbsolve.audit import HEADLINE, audit, load_responses, load_verdicts, verdicts_from_lines
+        from pbsolve.cli import _fail, _load, err
+        from pbsolve.cli_llm import llm_config, preflight
+
+        if (verdicts is None) == (judge_model is None):
+            _fail("give exactly one judge: --verdicts FILE (verdicts of any judge) or --judge-model MODEL (an LLM judge)")
+        if verdicts is not None and not verdicts.exists():
+            _fail(f"{verdicts}: no such file")
+        if not responses.exists():
+            _fail(f"{responses}: no such file")
+        config = None
+        if judge_model is not None:
+            try:
+                config = llm_config(
+                    model=judge_model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+                    max_tokens=max_tokens, system_prompt=system_prompt, timeout=timeout, max_retries=max_retries,
+                    backoff=backoff, concurrency=concurrency, needed_by="--judge-model",
+                )  # fmt: skip
+            except ValueError as exc:
+                _fail(str(exc))
+        found, inst_errors = _load(instances)
+        lines, errors = load_responses(responses, found)
+        if not lines:
+            for e in errors:
+                err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
+            _fail(f"{responses} holds no response to a known instance")
+        if config is not None:
+            try:
+                warning = preflight(config)
+            except (EndpointDown, EndpointConfigError) as exc:
+                _fail(str(exc))
+            if warning:
+                err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+            judged = verdicts_from_lines(_judge_run(config, found, lines, out_dir, resume), found)
+        else:
+            judged, verdict_errors = load_verdicts(verdicts, found, lines)  # type: ignore[arg-type]
+            errors.extend(verdict_errors)
+        for e in errors:
+            err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
+        name = judge_name or judge_model or (verdicts.stem if verdicts else "")
+        try:
+            figures = audit(found, lines, judged, out_dir, judge=name, resamples=bootstrap, seed=seed, confidence=confidence)
+        except OSError as exc:
+            _fail(f"cannot write the report to {out_dir}: {exc.strerror or exc}")
+        if summary_json:
+            print(json.dumps({f: figures[f] for f in HEADLINE} | {"ci": {f: figures["ci"][f] for f in HEADLINE}}))
+        else:
+            print_headline(figures, out_dir)
+        if errors or inst_errors:
+            raise typer.Exit(1)

@@ -1,0 +1,441 @@
+"""The reward server over real HTTP, and the instance store behind it.
+
+A uvicorn server runs in a background thread on 127.0.0.1 (a free port) and is called
+with httpx, the way trainers call it: OpenRLHF posts ``{"query", "prompts", "labels"}``
+with ``requests.post(url, json=..., timeout=180)``; batch clients post 128 prompts x 8
+rollouts. Every bad request must get a 4xx with a message, never a 500; an unknown
+instance id must be an error, never a reward.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+import pbsolve.cli as cli
+from pbsolve.grading import REWARD_MODES, grade
+from pbsolve.jsonl import dumps
+from pbsolve.responders import baseline, oracle
+from pbsolve.rewards import compute_score
+from pbsolve.schema import Instance
+from pbsolve.server import ServerThread, create_app
+from pbsolve.store import InstanceStore, StoreError, StoreWriter, build_store, ensure_store
+
+TOKEN = "t0ken-for-tests"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+runner = CliRunner()
+
+
+def clones(instances: list[Instance], n: int) -> list[Instance]:
+    """n distinct ids: the certified instances, then copies of them under new ids."""
+    return [
+        base if k < len(instances) else base.model_copy(update={"id": f"{base.id}~{k}"})
+        for k, base in ((k, instances[k % len(instances)]) for k in range(n))
+    ]
+
+
+def rollouts(inst: Instance) -> list[str]:
+    right = oracle(inst)
+    return [right, baseline(inst), "", "<think>" + "x" * 200 + "</think>" + right, "{}", right[:40], "garbage }{", right]
+
+
+@pytest.fixture(scope="module")
+def instances(feasible_instances, infeasible_instances) -> list[Instance]:
+    return clones([*feasible_instances.values(), *infeasible_instances.values()], 128)
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory, instances) -> Path:
+    path = tmp_path_factory.mktemp("serve") / "instances.jsonl"
+    path.write_text("".join(dumps(i) + "\n" for i in instances), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def store(source) -> InstanceStore:
+    path, report = ensure_store([source])
+    assert report.rows == 128 and not report.errors
+    with InstanceStore(path, cache_size=64) as st:
+        yield st
+
+
+@pytest.fixture(scope="module")
+def server(store) -> str:
+    app = create_app(store, token=TOKEN, max_body_bytes=4 * 2**20, max_batch=2048, max_response_chars=20_000, time_limit=20)
+    with ServerThread(app) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def client(server) -> httpx.Client:
+    with httpx.Client(base_url=server, headers=AUTH, timeout=60) as c:
+        yield c
+
+
+# -- health, auth -----------------------------------------------------------------------------
+def test_health_needs_no_token(server):
+    r = httpx.get(server + "/health")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["status"] == "ok" and body["instances"] == 128 and body["auth"] is True
+    assert body["mode"] == "all_pass" and body["reward_modes"] == list(REWARD_MODES)
+
+
+@pytest.mark.parametrize("path", ["/grade", "/grade/batch", "/openrlhf", "/get_reward"])
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}], ids=["none", "wrong", "no-scheme"])
+def test_every_grading_endpoint_needs_the_token(server, path, headers):
+    r = httpx.post(server + path, json={"id": "x", "response": "y"}, headers=headers)
+    assert r.status_code == 401 and "token" in r.json()["error"]
+    assert r.headers["www-authenticate"] == "Bearer"
+
+
+def test_token_as_query_parameter_for_clients_without_headers(server, instances):
+    inst = instances[0]
+    r = httpx.post(server + f"/grade?token={TOKEN}", json={"id": inst.id, "response": oracle(inst)})
+    assert r.status_code == 200 and r.json()["reward"] == 1.0
+
+
+def test_binds_loopback_by_default():
+    from pbsolve.cli_serve import serve_cmd
+
+    import inspect
+
+    assert inspect.signature(serve_cmd).parameters["host"].default == "127.0.0.1"
+
+
+# -- /grade ------------------------------------------------------------------------------------
+def test_grade_by_id_matches_in_process_grading(client, instances):
+    for inst in instances[:6]:
+        for text in rollouts(inst):
+            for mode in REWARD_MODES:
+                r = client.post("/grade", json={"id": inst.id, "response": text, "mode": mode, "response_id": "r1"})
+                assert r.status_code == 200, r.text
+                body = r.json()
+                g = grade(inst, text, mode)
+                assert body["reward"] == g.reward and body["reward_mode"] == mode and body["response_id"] == "r1"
+                assert body["all_pass"] == g.all_pass and body["avg_pass"] == g.avg_pass
+                assert body["parse_ok"] == (1.0 if g.parse_error is None else 0.0)
+                assert body["items_total"] == len(g.items) and body["parse_error"] == g.parse_error
+                assert "items" not in body
+
+
+def test_grade_inline_instance_and_details(client, instances):
+    inst = instances[3]
+    text = baseline(inst)
+    g = grade(inst, text)
+    for form in (json.loads(inst.model_dump_json()), inst.model_dump_json()):
+        r = client.post("/grade", json={"instance": form, "response": text, "details": True})
+        assert r.status_code == 200, r.text
+        assert r.json()["items"] == [{"id": i.id, "passed": i.passed, "reason": i.reason} for i in g.items]
+
+
+def test_an_unknown_instance_id_is_an_error_never_a_reward(client, instances):
+    r = client.post("/grade", json={"id": "no-such-instance", "response": oracle(instances[0])})
+    assert r.status_code == 404
+    assert "reward" not in r.json() and "no-such-instance" in r.json()["error"]
+    batch = [{"id": i.id, "response": "x"} for i in instances[:3]] + [{"id": "ghost", "response": "x"}]
+    r = client.post("/grade/batch", json={"requests": batch})
+    assert r.status_code == 404 and "'ghost' (requests[3])" in r.json()["error"]
+    r = client.post("/openrlhf", json={"query": ["a", "b"], "prompts": ["", ""], "labels": [instances[0].id, "ghost"]})
+    assert r.status_code == 404 and "'ghost' (labels[1])" in r.json()["error"]
+
+
+# -- every bad request: 4xx with a message -------------------------------------------------------
+BAD_REQUESTS = [
+    ("/grade", b"{not json", "not valid JSON"),
+    ("/grade", b"[1, 2]", "one JSON object"),
+    ("/grade", b"", "one JSON object"),
+    ("/grade", b'{"id": "x"}', "response: Field required"),
+    ("/grade", b'{"id": "x", "response": 5}', "response: Input should be a valid string"),
+    ("/grade", b'{"response": "r"}', "exactly one of 'id'"),
+    ("/grade", b'{"id": "x", "instance": {}, "response": "r"}', "exactly one of 'id'"),
+    ("/grade", b'{"instance": {}, "response": "r"}', "not a pbsolve instance"),
+    ("/grade", b'{"instance": "plain text", "response": "r"}', "not instance JSON"),
+    ("/grade", b'{"instance": "{\\"id\\": 3}", "response": "r"}', "not a pbsolve instance"),
+    ("/grade", b'{"id": "x", "response": "r", "mode": "strict"}', "mode"),
+    ("/grade", b'{"id": "x", "response": "r", "extra": 1}', "extra: Extra inputs are not permitted"),
+    ("/grade/batch", b'{"requests": []}', "at least 1 item"),
+    ("/grade/batch", b'{"requests": [{"response": "r"}]}', "requests[0]: give exactly one"),
+    ("/grade/batch", b'{"requests": "all"}', "requests"),
+    ("/openrlhf", b'{"query": ["q"]}', "1 queries but no labels"),
+    ("/openrlhf", b'{"query": ["q", "r"], "labels": ["a"]}', "2 queries but 1 labels"),
+    ("/openrlhf", b'{"query": ["q"], "labels": ["a"], "prompts": []}', "1 queries but 0 prompts"),
+    ("/openrlhf", b'{"query": [1], "labels": ["a"]}', "query.0"),
+    ("/openrlhf?mode=nope", b'{"query": ["q"], "labels": ["a"]}', "unknown reward mode 'nope'"),
+    ("/openrlhf", b'{"query": ["q"], "labels": ["{broken"]}', "labels[0]"),
+]
+
+
+@pytest.mark.parametrize("path, body, needle", BAD_REQUESTS)
+def test_bad_requests_get_a_4xx_with_a_message(client, path, body, needle):
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert 400 <= r.status_code < 500, (r.status_code, r.text)
+    assert r.headers["content-type"] == "application/json"
+    error = r.json()["error"]
+    assert isinstance(error, str) and needle in error, error
+
+
+def test_routing_errors_are_4xx_json(client):
+    assert client.get("/grade").status_code == 405
+    r = client.get("/nowhere")
+    assert r.status_code == 404 and r.json()["error"]
+    # a Content-Length httpx refuses to send: write the request by hand
+    host, port = client.base_url.host, client.base_url.port
+    with socket.create_connection((host, port), timeout=10) as s:
+        s.sendall(b"POST /grade HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}")
+        status = s.recv(65536).split(b" ", 2)[1]
+    assert status == b"400"
+
+
+def test_size_limits(client, instances):
+    big = "x" * (5 * 2**20)
+    r = client.post("/grade", json={"id": instances[0].id, "response": big})
+    assert r.status_code == 413 and "4,194,304 bytes" in r.json()["error"]
+
+    def chunks():  # no Content-Length: the limit is counted while reading
+        for _ in range(6):
+            yield b"x" * 2**20
+
+    r = client.post("/grade", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    many = [{"id": instances[0].id, "response": ""}] * 2049
+    r = client.post("/grade/batch", json={"requests": many})
+    assert r.status_code == 413 and "2,048 per request" in r.json()["error"]
+
+
+def test_a_long_answer_fails_to_parse_but_long_thinking_does_not(client, instances):
+    inst = instances[0]
+    right = oracle(inst)
+    r = client.post("/grade", json={"id": inst.id, "response": "y" * 30_000 + right})
+    assert r.status_code == 200
+    assert r.json()["reward"] == 0.0 and "limit 20,000" in r.json()["parse_error"]
+    r = client.post("/grade", json={"id": inst.id, "response": "<think>" + "y" * 30_000 + "</think>" + right})
+    assert r.json()["reward"] == 1.0
+
+
+def test_time_limit_answers_503_with_a_message_and_the_server_keeps_serving(store, instances):
+    app = create_app(store, time_limit=0.05)
+    batch = [{"id": inst.id, "response": text} for inst in instances for text in rollouts(inst)] * 2  # 2,048
+    with ServerThread(app) as url, httpx.Client(base_url=url, timeout=60) as c:
+        r = c.post("/grade/batch", json={"requests": batch})
+        assert r.status_code == 503, r.text[:200]
+        assert "time limit of 0.05 s exceeded after grading" in r.json()["error"] and r.headers["retry-after"] == "1"
+        assert c.get("/health").status_code == 200
+        ok = c.post("/grade", json={"id": instances[0].id, "response": oracle(instances[0])})
+        assert ok.status_code == 200 and ok.json()["reward"] == 1.0
+
+
+# -- batches -----------------------------------------------------------------------------------
+def test_batch_of_128_prompts_by_8_rollouts(client, instances):
+    requests = [
+        {"id": inst.id, "response": text, "response_id": f"{inst.id}#{k}"}
+        for inst in instances for k, text in enumerate(rollouts(inst))
+    ]  # fmt: skip
+    assert len(requests) == 1024
+    for mode in ("all_pass", "avg_pass"):
+        t0 = time.perf_counter()
+        r = client.post("/grade/batch", json={"mode": mode, "requests": requests})
+        elapsed = time.perf_counter() - t0
+        assert r.status_code == 200, r.text[:300]
+        body = r.json()
+        assert body["n"] == 1024 and body["mode"] == mode
+        expected = [grade(inst, text, mode).reward for inst in instances for text in rollouts(inst)]
+        assert body["rewards"] == expected
+        assert [g["response_id"] for g in body["grades"]] == [q["response_id"] for q in requests]
+        assert elapsed < 10  # the benchmark holds the real target (< 1 s); this only catches a collapse
+
+
+def test_openrlhf_contract(client, instances):
+    queries, prompts, labels, expected = [], [], [], []
+    for inst in instances[:16]:
+        for text in rollouts(inst):
+            p = f"<|im_start|>user\n{inst.prompt}<|im_end|>\n<|im_start|>assistant\n"
+            queries.append("<|endoftext|><|endoftext|>" + p + text + "<|im_end|>")
+            prompts.append(p)
+            labels.append(inst.id)
+            expected.append(compute_score("pbsolve", text, inst, mode="avg_pass"))
+    # openrlhf.utils.remote_rm_utils: requests.post(url, json={"query", "prompts", "labels"[, "metas"]})
+    payload = {"query": queries, "prompts": prompts, "labels": labels, "metas": [{"k": 1}] * len(queries)}
+    for path in ("/openrlhf?mode=avg_pass", "/get_reward?mode=avg_pass"):
+        r = client.post(path, json=payload, headers={"Content-Type": "application/json"})
+        assert r.status_code == 200, r.text[:300]
+        body = r.json()
+        assert set(body) == {"rewards", "scores", "extra_logs"}
+        assert body["rewards"] == [e["score"] for e in expected] == body["scores"]
+        assert set(body["extra_logs"]) == {"all_pass", "avg_pass", "parse_ok", "items_passed", "items_total"}
+        for key, values in body["extra_logs"].items():
+            assert values == [e[key] for e in expected]
+    # labels may also be the instances themselves (JSON text), as `pbsolve export` writes them
+    inline = {"query": queries[:8], "prompts": prompts[:8], "labels": [instances[0].model_dump_json()] * 8}
+    r = client.post("/openrlhf?mode=avg_pass", json=inline)
+    assert r.json()["rewards"] == [e["score"] for e in expected[:8]]
+
+
+def test_concurrent_clients(server, instances):
+    def call(k: int) -> float:
+        inst = instances[k % len(instances)]
+        with httpx.Client(base_url=server, headers=AUTH, timeout=60) as c:
+            batch = [{"id": inst.id, "response": t} for t in rollouts(inst)]
+            r = c.post("/grade/batch", json={"requests": batch})
+            assert r.status_code == 200
+            return r.json()["rewards"] == [grade(inst, t).reward for t in rollouts(inst)]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert all(pool.map(call, range(32)))
+
+
+# -- the store ---------------------------------------------------------------------------------
+def _rss_mib() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def test_a_large_store_answers_lookups_fast_in_bounded_memory(tmp_path, instances):
+    n = 200_000
+    path = tmp_path / "big.pbstore"
+    real = {5_000 * k: inst for k, inst in enumerate(instances[:40])}  # real instances spread among placeholders
+    with StoreWriter(path, chunk_rows=5000) as w:
+        for k in range(n):
+            if k in real:
+                inst = real[k]
+                w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
+            else:
+                w.add(f"placeholder-{k:07d}", "t", "f", '{"id":"placeholder-%07d","data":[%d]}' % (k, k))
+    assert w.rows == n
+    with InstanceStore(path, cache_size=16) as st:
+        assert len(st) == n
+        rng = random.Random(0)
+        keys = [f"placeholder-{rng.randrange(n):07d}" for _ in range(20_000)]
+        keys = [k for k in keys if int(k.split("-")[1]) not in real]
+        for k in keys[:500]:  # warm the connection and the page cache path
+            st.get_text(k)
+        rss0 = _rss_mib()
+        lat = []
+        for k in keys:
+            t0 = time.perf_counter()
+            text = st.get_text(k)
+            lat.append(time.perf_counter() - t0)
+            assert text is not None and k in text
+        lat.sort()
+        assert lat[len(lat) // 2] < 0.001 and lat[int(0.99 * len(lat))] < 0.005, (lat[len(lat) // 2], lat[int(0.99 * len(lat))])
+        assert _rss_mib() - rss0 < 20  # lookups do not load the store into memory
+        assert st.get_text("placeholder-9999999") is None and "nope" not in st
+        got = st.get_many([i.id for i in real.values()] + ["nope"])
+        assert set(got) == {i.id for i in real.values()}
+        assert all(got[i.id].model_dump() == i.model_dump() for i in real.values())
+        assert len(st.cache) == 16  # the parsed-instance LRU stays at its size
+
+
+def test_store_build_reports_bad_lines_and_duplicates(tmp_path, source):
+    lines = source.read_text(encoding="utf-8").splitlines()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([lines[0], "not json", lines[1], lines[0], '{"id": 1}', "", lines[2]]) + "\n", encoding="utf-8")
+    report = build_store([bad], tmp_path / "s.pbstore")
+    assert report.rows == 3 and report.duplicates == 1
+    assert [(e.line, e.message.split(" ")[0]) for e in report.errors] == [(2, "not"), (4, "duplicate"), (5, "not")]
+    assert not (tmp_path / "s.pbstore.partial").exists()
+    with InstanceStore(tmp_path / "s.pbstore") as st:
+        first = json.loads(lines[0])
+        assert st.get(first["id"]).model_dump() == Instance.model_validate(first).model_dump()
+
+
+def test_ensure_store_reuses_an_up_to_date_store_and_rebuilds_a_stale_one(tmp_path, source):
+    src = tmp_path / "i.jsonl"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    src.write_text("\n".join(lines[:5]) + "\n", encoding="utf-8")
+    path, first = ensure_store([src])
+    assert path == tmp_path / "i.jsonl.pbstore" and not first.reused and first.rows == 5
+    _, again = ensure_store([src])
+    assert again.reused and again.rows == 5
+    src.write_text("\n".join(lines[:7]) + "\n", encoding="utf-8")
+    _, stale = ensure_store([src])
+    assert not stale.reused and stale.rows == 7
+    assert ensure_store([path])[1].reused  # a store file is served as it is
+    with pytest.raises(StoreError, match="refusing to overwrite"):
+        ensure_store([src], store_path=src)
+    with pytest.raises(StoreError, match="no such file"):
+        ensure_store([tmp_path / "missing.jsonl"])
+    with pytest.raises(StoreError, match="not a pbsolve instance store"):
+        InstanceStore(src)
+
+
+def test_store_builds_from_exported_parquet(tmp_path, source):
+    from pbsolve.export import export
+
+    export([source], tmp_path / "verl", fmt="verl", eval_fraction=0)
+    export([source], tmp_path / "hf", fmt="parquet", eval_fraction=0)
+    a = build_store([tmp_path / "verl" / "train.parquet"], tmp_path / "a.pbstore")
+    b = build_store([tmp_path / "hf" / "train.parquet"], tmp_path / "b.pbstore")
+    assert a.rows == b.rows == 128 and not a.errors and not b.errors
+    with InstanceStore(tmp_path / "a.pbstore") as sa, InstanceStore(tmp_path / "b.pbstore") as sb:
+        ids = sa.ids()
+        assert ids == sb.ids() and len(ids) == 128
+        assert sa.get_text(ids[0]) == sb.get_text(ids[0])
+
+
+# -- the CLI -----------------------------------------------------------------------------------
+def test_cli_serve_build_only(tmp_path, source):
+    result = runner.invoke(cli.app, ["serve", "--instances", str(source), "--store", str(tmp_path / "s.pbstore"), "--build-only"])
+    assert result.exit_code == 0, result.output
+    assert "128 instances" in " ".join(result.output.split())
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(source.read_text(encoding="utf-8").splitlines()[0] + "\nnope\n", encoding="utf-8")
+    result = runner.invoke(cli.app, ["serve", "--instances", str(bad), "--build-only"])
+    assert result.exit_code == 1 and "bad.jsonl:2: not valid JSON" in " ".join(result.output.split())
+    for args, needle in (
+        (["--instances", str(tmp_path / "none.jsonl")], "no such file"),
+        (["--instances", str(source), "--mode", "half"], "unknown reward mode 'half'"),
+    ):
+        result = runner.invoke(cli.app, ["serve", *args, "--build-only"])
+        assert result.exit_code == 1 and needle in " ".join(result.output.split()) and "Traceback" not in result.output
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_cli_serve_runs_a_server(tmp_path, source, instances, workers):
+    store_path = tmp_path / "s.pbstore"
+    assert runner.invoke(cli.app, ["serve", "--instances", str(source), "--store", str(store_path), "--build-only"]).exit_code == 0
+    port = _free_port()
+    env = {**os.environ, "PBSOLVE_TOKEN": TOKEN}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pbsolve", "serve", "--instances", str(store_path), "--port", str(port), "--workers", str(workers), "--mode", "avg_pass"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() is not None else "timeout"
+            time.sleep(0.1)
+        inst = instances[1]
+        text = baseline(inst)
+        r = httpx.post(url + "/grade", json={"id": inst.id, "response": text}, headers=AUTH)
+        assert r.status_code == 200 and r.json()["reward"] == grade(inst, text, "avg_pass").reward
+        assert httpx.post(url + "/grade", json={"id": inst.id, "response": text}).status_code == 401
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
