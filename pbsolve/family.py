@@ -20,9 +20,10 @@ import random
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from ortools.sat.python import cp_model
+if TYPE_CHECKING:  # grading-only processes (reward servers) never load the solver
+    from ortools.sat.python import cp_model
 
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule
 from pbsolve.taxonomy import FamilySpec, TaskSpec
