@@ -16,14 +16,22 @@ With ``--workers W`` (W > 1) it also runs the same jobs through
 ``pbsolve.generate.generate(n, seed, options, W)`` and reports overall instances per second,
 pool start-up included, and whether the output equals the single-core output.
 
+For task types with a second, MILP back-end (a family module ``pbsolve.models.<id>.milp``
+exposing ``TASKS`` and ``optimum(draft)``; PuLP installed), a separate section re-solves
+the instances just certified: the lexicographic optimum by CP-SAT
+(``pbsolve.certify.optimum``, one weighted solve) and by the MILP (stage by stage), both
+timed with model building included, on the same instances; it reports both times, the
+MILP / CP-SAT time ratio and whether the two optima agree (``--no-milp`` skips it).
+
 Target: >= 5 certified instances per second per core at default sizes.
 
-    python benchmarks/generate.py [--n 30] [--seed 0] [--size default] [--workers 2] [--json]
+    python benchmarks/generate.py [--n 30] [--seed 0] [--size default] [--workers 2] [--no-milp] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import resource
 import sys
@@ -32,7 +40,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pbsolve.family import all_tasks
+from pbsolve.certify import SolverLimits, optimum
+from pbsolve.family import Draft, all_tasks, family
 from pbsolve.generate import GenerateOptions, Outcome, build_instance, generate
 from pbsolve.schema import Size
 
@@ -107,14 +116,66 @@ class Report:
     overall: Row | None = None
     peak_rss_mib: float = 0.0
     multiprocess: dict[str, Any] | None = None
+    milp: list[dict[str, Any]] = field(default_factory=list)
     target_per_second: float = TARGET_PER_SECOND
 
 
-def run(n: int, seed: int, size: Size, workers: int, progress: bool) -> Report:
+def milp_backends() -> dict[str, Any]:
+    """task id -> the ``milp`` module of its family, for families that ship one."""
+    found: dict[str, Any] = {}
+    for task in all_tasks():
+        try:
+            module = importlib.import_module(f"pbsolve.models.{task.family}.milp")
+        except ImportError:  # no MILP back-end for the family, or PuLP missing
+            continue
+        if task.id in getattr(module, "TASKS", ()):
+            found[task.id] = module
+    return found
+
+
+def run_milp(task: str, module: Any, outcomes: list[Outcome]) -> dict[str, Any]:
+    """CP-SAT and MILP optima of the same certified instances, each timed."""
+    cp_times: list[float] = []
+    milp_times: list[float] = []
+    milp_solve: list[float] = []
+    agree = 0
+    backend = ""
+    for o in outcomes:
+        inst = o.instance
+        if inst is None:
+            continue
+        fam = family(inst.family)
+        draft = Draft(spec=inst.spec, data=inst.data, rules=list(inst.rules), objective=list(inst.objective))
+        t0 = time.perf_counter()
+        cp = optimum(fam, draft, SolverLimits())
+        cp_times.append(time.perf_counter() - t0)
+        result = module.optimum(draft)
+        milp_times.append(result.seconds)
+        milp_solve.append(getattr(result, "solve_seconds", result.seconds))
+        backend = result.backend
+        agree += result.values == cp
+    cp_total, milp_total = sum(cp_times), sum(milp_times)
+    return {
+        "task": task,
+        "instances": len(cp_times),
+        "agree": agree,
+        "backend": backend,
+        "cp_sat_s": cp_total,
+        "milp_s": milp_total,
+        "milp_solver_s": sum(milp_solve),
+        "cp_sat_median_s": percentile(cp_times, 50),
+        "milp_median_s": percentile(milp_times, 50),
+        "ratio": milp_total / cp_total if cp_total else 0.0,
+        "median_ratio": percentile([m / c for m, c in zip(milp_times, cp_times) if c > 0], 50),
+    }
+
+
+def run(n: int, seed: int, size: Size, workers: int, progress: bool, milp: bool = True) -> Report:
     report = Report(n=n, seed=seed, size=size)
     everything: list[Outcome] = []
     wall_total = 0.0
     task_ids = [t.id for t in all_tasks()]
+    backends = milp_backends() if milp else {}
     for task in task_ids:
         options = GenerateOptions(task=task, size=size)
         t0 = time.perf_counter()
@@ -122,6 +183,8 @@ def run(n: int, seed: int, size: Size, workers: int, progress: bool) -> Report:
         wall = time.perf_counter() - t0
         report.tasks.append(summarize(task, outcomes, wall))
         everything += outcomes
+        if milp and task in backends:
+            report.milp.append(run_milp(task, backends[task], outcomes))
         wall_total += wall
         if progress:
             print(f"  {task}: {wall:.1f} s", file=sys.stderr)
@@ -197,6 +260,21 @@ def format_text(rep: Report) -> str:
             f"target >= {rep.target_per_second:g} certified instances/s per core at default sizes: "
             f"{ok} ({rep.overall.per_second:.2f}{note})"
         )
+    if rep.milp:
+        lines.append("")
+        lines.append("MILP vs CP-SAT, lexicographic optimum of the same certified instances (model building included):")
+        head = ["task", "n", "agree", "backend", "cp-sat s", "milp s", "(solver)", "cp med s", "milp med s", "milp/cp", "median ratio"]
+        rows = [head] + [
+            [m["task"], str(m["instances"]), str(m["agree"]), m["backend"], f"{m['cp_sat_s']:.2f}", f"{m['milp_s']:.2f}",
+             f"{m['milp_solver_s']:.2f}", f"{m['cp_sat_median_s']:.3f}", f"{m['milp_median_s']:.3f}", f"{m['ratio']:.2f}",
+             f"{m['median_ratio']:.2f}"]
+            for m in rep.milp
+        ]  # fmt: skip
+        widths = [max(len(r[c]) for r in rows) for c in range(len(head))]
+        for k, row in enumerate(rows):
+            lines.append("  ".join(v.ljust(w) if c == 0 else v.rjust(w) for c, (v, w) in enumerate(zip(row, widths))))
+            if k == 0:
+                lines.append("  ".join("-" * w for w in widths))
     if rep.multiprocess:
         m = rep.multiprocess
         lines.append(
@@ -214,10 +292,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", choices=["tiny", "small", "default"], default="default")
     ap.add_argument("--workers", type=int, default=1, help="also measure generate() with this many processes")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    ap.add_argument("--no-milp", action="store_true", help="skip the MILP vs CP-SAT section")
     args = ap.parse_args(argv)
     if args.n < 1:
         ap.error("--n must be at least 1")
-    rep = run(args.n, args.seed, args.size, args.workers, progress=not args.json)
+    rep = run(args.n, args.seed, args.size, args.workers, progress=not args.json, milp=not args.no_milp)
     print(json.dumps(asdict(rep)) if args.json else format_text(rep))
     return 0
 

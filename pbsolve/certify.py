@@ -147,6 +147,8 @@ def certify_feasible(
     stats.first_solve_s = time.perf_counter() - t0
     if status == cp_model.INFEASIBLE:
         raise Rejected("unexpectedly_infeasible")
+    if status == cp_model.MODEL_INVALID:
+        raise Rejected("model_invalid", solver.status_name(status))
     if status != cp_model.OPTIMAL:
         raise Rejected("timeout_first_solve", solver.status_name(status))
     best = _objective_values(sm, solver)

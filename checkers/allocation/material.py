@@ -1,0 +1,286 @@
+"""Checks for Material Allocation answers: shipments of scarce materials from depots to sites."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbsolve.checkers.allocation.common import MAX_QUANTITY, OK, Check, TaskChecker, Verdict, figures_schema, lookup, norm, stated_int
+from pbsolve.checkers.allocation.data import MaterialData
+from pbsolve.schema import Instance, ObjectiveTerm, Rule
+
+Plan = dict[tuple[str, str, str], int]  # (depot, site, material) -> units (> 0)
+CHECKS: dict[str, Check] = {}
+
+
+def check(kind: str):  # noqa: ANN201
+    def register(fn: Check) -> Check:
+        CHECKS[kind] = fn
+        return fn
+
+    return register
+
+
+def received(d: MaterialData, plan: Plan, site: str, material: str | None = None) -> int:
+    return sum(q for (_, s, m), q in plan.items() if s == site and (material is None or m == material))
+
+
+def shipped(d: MaterialData, plan: Plan, depot: str, material: str | None = None) -> int:
+    return sum(q for (x, _, m), q in plan.items() if x == depot and (material is None or m == material))
+
+
+def fill(d: MaterialData, plan: Plan, site: str) -> int:
+    """The site's fill rate in whole percent, rounded down: 100 x received / requested."""
+    return 100 * received(d, plan, site) // d.requested(site)
+
+
+# -- rule checks -----------------------------------------------------------------------
+@check("depot_stock")
+def _depot_stock(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for depot in d.depots:
+        for m, have in depot.stock.items():
+            n = shipped(d, plan, depot.id, m)
+            if n > have:
+                return False, f"{depot.id} ships {n} {m} but holds {have}"
+    return OK
+
+
+@check("request_cap")
+def _request_cap(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for site in d.sites:
+        for m in d.materials:
+            n, want = received(d, plan, site.id, m.id), site.requests.get(m.id, 0)
+            if n > want:
+                return False, f"{site.id} receives {n} {m.id} but requested {want}"
+    return OK
+
+
+@check("route_closed")
+def _route_closed(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    n = sum(q for (x, s, _), q in plan.items() if x == p["depot"] and s == p["site"])
+    return OK if n == 0 else (False, f"{n} units go from {p['depot']} to {p['site']} on a closed route")
+
+
+@check("truck_capacity")
+def _truck_capacity(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for depot in d.depots:
+        for site in d.sites:
+            n = sum(q for (x, s, _), q in plan.items() if x == depot.id and s == site.id)
+            if n > p["max"]:
+                return False, f"{n} units go from {depot.id} to {site.id} (truck holds {p['max']})"
+    return OK
+
+
+@check("depot_throughput")
+def _depot_throughput(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    n = shipped(d, plan, p["depot"])
+    return OK if n <= p["max"] else (False, f"{p['depot']} dispatches {n} units (limit {p['max']})")
+
+
+@check("min_guarantee")
+def _min_guarantee(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for site in p["sites"]:
+        n = received(d, plan, site, p["material"])
+        if n < p["min"]:
+            return False, f"{site} receives {n} {p['material']} (guaranteed {p['min']})"
+    return OK
+
+
+@check("site_intake")
+def _site_intake(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    n = received(d, plan, p["site"])
+    return OK if n <= p["max"] else (False, f"{p['site']} receives {n} units (room for {p['max']})")
+
+
+@check("transport_budget")
+def _transport_budget(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    n = sum(d.cost[x][s] * q for (x, s, _), q in plan.items())
+    return OK if n <= p["max"] else (False, f"transport costs {n} (budget {p['max']})")
+
+
+@check("fill_gap")
+def _fill_gap(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    rates = {s.id: fill(d, plan, s.id) for s in d.sites}
+    hi, lo = max(rates, key=rates.__getitem__), min(rates, key=rates.__getitem__)
+    if rates[hi] - rates[lo] > p["max"]:
+        return False, f"fill rates range from {rates[lo]}% ({lo}) to {rates[hi]}% ({hi}), more than {p['max']} points"
+    return OK
+
+
+@check("priority_order")
+def _priority_order(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    chain = p["sites"]
+    for a, b in zip(chain, chain[1:]):
+        fa, fb = fill(d, plan, a), fill(d, plan, b)
+        if fa < fb:
+            return False, f"{a} is filled {fa}% but {b} {fb}%"
+    return OK
+
+
+@check("single_source")
+def _single_source(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for site in p["sites"]:
+        depots = sorted({x for (x, s, _), q in plan.items() if s == site})
+        if len(depots) > 1:
+            return False, f"{site} is supplied by {', '.join(depots)}"
+    return OK
+
+
+@check("min_shipment")
+def _min_shipment(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    for depot in d.depots:
+        for site in d.sites:
+            n = sum(q for (x, s, _), q in plan.items() if x == depot.id and s == site.id)
+            if 0 < n < p["min"]:
+                return False, f"only {n} units go from {depot.id} to {site.id} (a delivery is at least {p['min']})"
+    return OK
+
+
+@check("share_cap")
+def _share_cap(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    m, pct = p["material"], p["pct"]
+    total = sum(q for (_, _, x), q in plan.items() if x == m)
+    for site in d.sites:
+        n = received(d, plan, site.id, m)
+        if 100 * n > pct * total:
+            return False, f"{site.id} receives {n} of the {total} {m} shipped, more than {pct}%"
+    return OK
+
+
+@check("depot_failure")
+def _depot_failure(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+    """Simulates each depot failing on its own: every site must keep at least half of
+    every material the plan sends it."""
+    for failed in d.depots:
+        for site in d.sites:
+            for m in d.materials:
+                planned = received(d, plan, site.id, m.id)
+                kept = planned - plan.get((failed.id, site.id, m.id), 0)
+                if 2 * kept < planned:
+                    return False, f"if {failed.id} failed, {site.id} would keep {kept} of its {planned} {m.id}"
+    return OK
+
+
+# -- objective -------------------------------------------------------------------------
+def objective_value(d: MaterialData, plan: Plan, term: ObjectiveTerm) -> int:
+    if term.kind == "shortage":
+        return sum(s.priority * (want - received(d, plan, s.id, m)) for s in d.sites for m, want in s.requests.items())
+    if term.kind == "transport_cost":
+        return sum(d.cost[x][s] * q for (x, s, _), q in plan.items())
+    if term.kind == "route_score":
+        dn = {x.id: n for n, x in enumerate(d.depots, 1)}
+        sn = {s.id: n for n, s in enumerate(d.sites, 1)}
+        mn = {m.id: n for n, m in enumerate(d.materials, 1)}
+        return sum(q * mn[m] * (10 * dn[x] + sn[s]) for (x, s, m), q in plan.items())
+    if term.kind == "changes":
+        old = {(x, s, m): q for x, s, m, q in term.params["existing"]}
+        return sum(1 for cell in set(old) | set(plan) if old.get(cell, 0) != plan.get(cell, 0))
+    raise ValueError(f"unknown objective kind {term.kind!r}")
+
+
+class MaterialAllocation(TaskChecker):
+    task = "material_allocation"
+    plan_key = "shipments"
+    data_type = MaterialData
+    checks = CHECKS
+
+    def lookups(self, d: MaterialData) -> dict[str, dict[str, str]]:
+        return {
+            "depot": lookup([x.id for x in d.depots]),
+            "site": lookup([s.id for s in d.sites]),
+            "material": lookup([m.id for m in d.materials]),
+        }
+
+    def read_plan(self, d: MaterialData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
+        rows = section.get("shipments") if isinstance(section, dict) else None
+        if not isinstance(rows, list):
+            return None, "'shipments' is missing or not a list"
+        plan: Plan = {}
+        seen: set[tuple[str, str, str]] = set()
+        cells = set(d.cells)
+        fields = ("depot", "site", "material")
+        for k, row in enumerate(rows):
+            if not isinstance(row, dict):
+                return None, f"shipment {k + 1} is not an object"
+            names = [row.get(f) for f in fields]
+            if not all(isinstance(v, str) for v in names):
+                return None, f"shipment {k + 1} needs string fields 'depot', 'site' and 'material'"
+            found = [lk[f].get(norm(v)) for f, v in zip(fields, names)]
+            for f, v, hit in zip(fields, names, found):
+                if hit is None:
+                    return None, f"shipment {k + 1} names unknown {f} {v[:40]!r}"
+            cell = (found[0], found[1], found[2])
+            q = stated_int(row.get("units"))
+            if q is None or not 0 <= q <= MAX_QUANTITY:
+                return None, f"shipment {k + 1} needs whole non-negative 'units'"
+            if cell not in cells and q:
+                return None, f"{cell[0]} holds no {cell[2]} or {cell[1]} requests none"
+            if q and q > d.depot_by_id[cell[0]].stock[cell[2]]:
+                return None, f"shipment {k + 1} sends {q} {cell[2]} from {cell[0]}, more than it holds"
+            if cell in seen:
+                return None, f"the shipment of {cell[2]} from {cell[0]} to {cell[1]} appears more than once"
+            seen.add(cell)
+            if q:
+                plan[cell] = q
+        return plan, "complete plan"
+
+    def objective_value(self, d: MaterialData, plan: Plan, term: ObjectiveTerm) -> int:
+        return objective_value(d, plan, term)
+
+    def verification(self, d: MaterialData, plan: Plan) -> dict[str, dict[str, int]]:
+        return {
+            "received": {s.id: received(d, plan, s.id) for s in d.sites},
+            "dispatched": {x.id: shipped(d, plan, x.id) for x in d.depots},
+        }
+
+    def existing(self, d: MaterialData, plan: Plan) -> list[list[Any]]:
+        return [[x, s, m, q] for (x, s, m), q in sorted_shipments(d, plan)]
+
+    def plan_schema(self, d: MaterialData, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
+        row = {
+            "type": "object",
+            "properties": {
+                "units": {"type": "integer"},
+                "depot": {"enum": [x.id for x in d.depots]},
+                "site": {"enum": [s.id for s in d.sites]},
+                "material": {"enum": [m.id for m in d.materials]},
+            },
+            "required": ["units", "depot", "site", "material"],
+        }
+        return {
+            "type": "array",
+            "items": row,
+            "description": "every shipment: the units of one material sent from one depot to one site, each depot, "
+            "site and material at most once (leave out what you do not send)",
+        }
+
+    def verification_schema(self, d: MaterialData) -> dict[str, Any]:
+        return figures_schema({
+            "received": ([s.id for s in d.sites], "for each site, the units it receives (all materials)"),
+            "dispatched": ([x.id for x in d.depots], "for each depot, the units it sends (all materials)"),
+        })  # fmt: skip
+
+    def plan_json(self, d: MaterialData, plan: Plan) -> list[dict[str, Any]]:
+        return [{"units": q, "depot": x, "site": s, "material": m} for (x, s, m), q in sorted_shipments(d, plan)]
+
+    def baseline_plan(self, d: MaterialData, instance: Instance) -> Plan:
+        """Highest priority first, each request from the cheapest depot with stock left;
+        every rule but stock and requests ignored."""
+        left = {(x.id, m): n for x in d.depots for m, n in x.stock.items()}
+        plan: Plan = {}
+        for site in sorted(d.sites, key=lambda s: -s.priority):
+            for m, want in site.requests.items():
+                for depot in sorted(d.depots, key=lambda x: d.cost[x.id][site.id]):
+                    take = min(want, left.get((depot.id, m), 0))
+                    if take > 0:
+                        plan[depot.id, site.id, m] = take
+                        left[depot.id, m] -= take
+                        want -= take
+        return plan
+
+
+def sorted_shipments(d: MaterialData, plan: Plan) -> list[tuple[tuple[str, str, str], int]]:
+    rank = {cell: n for n, cell in enumerate(d.cells)}
+    return sorted(plan.items(), key=lambda kv: rank.get(kv[0], len(rank)))
+
+
+TASK = MaterialAllocation()

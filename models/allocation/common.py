@@ -1,0 +1,301 @@
+"""Machinery shared by the allocation task models: rule posting, the hard-tier pool,
+and the generic parts of the hard-tier hooks.
+
+A task module supplies the task-specific parts (its data, its CP-SAT model, which rule
+breaks a plan, which inputs can be uncertain); this module turns them into drafts the
+core certifies. Every structure is built in a fixed order so models are reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import Any, Callable
+
+from ortools.sat.python import cp_model
+
+from pbsolve.certify import SolverLimits, is_feasible, make_solver, optimum
+from pbsolve.checkers.allocation.data import Uncertain
+from pbsolve.family import Draft, SolverModel
+from pbsolve.schema import ObjectiveTerm, Rule
+from pbsolve.taxonomy import ConstraintSpec
+
+REPORTING = ("conflict_validation",)
+_OTHER_HARD = ("min_change_replanning", "robustness_design", "exception_recovery", "local_incompleteness", "explainability")
+
+
+def hard_pool(robust: str, incompleteness_requires: tuple[str, ...] = (), robust_excludes: tuple[str, ...] = ()) -> tuple[ConstraintSpec, ...]:
+    """The reporting rule and the six hard mechanisms, as every allocation task lists them.
+
+    ``incompleteness_requires`` names rules whose presence makes uncertain inputs
+    meaningful; ``robust_excludes`` names rules robustness contradicts outright.
+    """
+    return (
+        ConstraintSpec("conflict_validation", "medium", "a verification section whose figures must match the plan"),
+        ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name a minimal conflict", excludes=_OTHER_HARD),
+        ConstraintSpec("min_change_replanning", "hard", "repair a disrupted plan with the fewest changes"),
+        ConstraintSpec("robustness_design", "hard", robust, excludes=robust_excludes),
+        ConstraintSpec(
+            "exception_recovery", "hard", "a certified recovery plan for a named scenario",
+            excludes=("min_change_replanning", "robustness_design"),
+        ),
+        ConstraintSpec("local_incompleteness", "hard", "plan for ranges; name the inputs whose worst case costs", requires=incompleteness_requires),
+        ConstraintSpec("explainability", "hard", "name the rules that bind the optimum"),
+    )  # fmt: skip
+
+
+class ModelBase:
+    """A CP-SAT model under construction, with rule posting behind enforcement literals."""
+
+    def __init__(self) -> None:
+        self.m = cp_model.CpModel()
+
+    def post(self, ct: Any, lit: cp_model.IntVar) -> None:
+        """Add ``ct`` enforced by ``lit``; constant constraints (empty sums) are folded."""
+        if isinstance(ct, bool):
+            if not ct:
+                self.m.add_implication(lit, ~lit)
+            return
+        self.m.add(ct).only_enforce_if(lit)
+
+    def both(self, a: cp_model.IntVar, b: cp_model.IntVar, name: str) -> cp_model.IntVar:
+        """A Boolean equal to a AND b."""
+        z = self.m.new_bool_var(name)
+        self.m.add(z <= a)
+        self.m.add(z <= b)
+        self.m.add(z >= a + b - 1)
+        return z
+
+    def differs(self, var: cp_model.IntVar, value: int, name: str) -> cp_model.IntVar:
+        """A Boolean equal to 1 exactly when the integer ``var`` is not ``value``."""
+        below, above = self.m.new_bool_var(f"{name}<"), self.m.new_bool_var(f"{name}>")
+        self.m.add(var <= value - 1).only_enforce_if(below)
+        self.m.add(var >= value).only_enforce_if(~below)
+        self.m.add(var >= value + 1).only_enforce_if(above)
+        self.m.add(var <= value).only_enforce_if(~above)
+        d = self.m.new_bool_var(name)
+        self.m.add(d == below + above)
+        return d
+
+
+Encoder = Callable[[Any, dict[str, Any], cp_model.IntVar], None]
+
+
+def registry() -> tuple[dict[str, Encoder], Callable[[str], Callable[[Encoder], Encoder]]]:
+    """A fresh encoder table and its registering decorator (one per task type)."""
+    table: dict[str, Encoder] = {}
+
+    def encoder(kind: str) -> Callable[[Encoder], Encoder]:
+        def register(fn: Encoder) -> Encoder:
+            table[kind] = fn
+            return fn
+
+        return register
+
+    return table, encoder
+
+
+def solver_model(
+    tm: Any,
+    draft: Draft,
+    encoders: dict[str, Encoder],
+    objective: Callable[[Any, ObjectiveTerm], tuple[cp_model.LinearExprT, int]],
+    decode: Callable[[cp_model.CpSolver], dict[str, Any]],
+    answer_literals: list[cp_model.IntVar],
+    answer_ints: list[cp_model.IntVar],
+    parameters: dict[str, Any] | None = None,
+) -> SolverModel:
+    """Post every numbered rule behind its own literal and collect the objective terms."""
+    rule_literals: dict[str, cp_model.IntVar] = {}
+    for rule in draft.rules:
+        lit = tm.m.new_bool_var(f"rule[{rule.id}]")
+        encoders[rule.kind](tm, rule.params, lit)
+        rule_literals[rule.id] = lit
+    terms = []
+    for term in draft.objective:
+        expr, ub = objective(tm, term)
+        terms.append((term.id, expr, ub))
+    return SolverModel(
+        model=tm.m,
+        answer_literals=answer_literals,
+        rule_literals=rule_literals,
+        objective_terms=terms,
+        decode=decode,
+        answer_ints=answer_ints,
+        parameters=dict(parameters or {}),
+    )
+
+
+# -- drafts ----------------------------------------------------------------------------
+def renumber(rules: list[Rule]) -> list[Rule]:
+    return [r.model_copy(update={"id": f"R{i}"}) for i, r in enumerate(rules, 1)]
+
+
+def insert_rule(draft: Draft, rule: Rule, base: tuple[str, ...], rng: random.Random) -> list[Rule]:
+    """Insert a rule among the sampled ones at a random place and renumber R1..Rn, so
+    neither its number nor its position marks it."""
+    n_base = sum(1 for r in draft.rules if r.kind in base)
+    position = rng.randint(n_base, len(draft.rules))
+    return renumber([*draft.rules[:position], rule, *draft.rules[position:]])
+
+
+def variant(draft: Draft, **changes: Any) -> Draft:
+    fields = {"spec": draft.spec, "data": draft.data, "rules": draft.rules, "objective": draft.objective, "mechanisms": draft.mechanisms}
+    fields.update(changes)
+    return Draft(**fields)
+
+
+def first_infeasible(values: Sequence[Any], trial: Callable[[Any], Draft], feasible: Callable[[Draft], bool]) -> Draft | None:
+    """``values`` run from loosest to tightest and feasibility only falls along them; the
+    draft of the loosest infeasible value, by bisection, or None when all are feasible."""
+    lo, hi, best = 0, len(values) - 1, None  # invariant: values[:lo] feasible, values[hi+1:] infeasible
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        t = trial(values[mid])
+        if feasible(t):
+            lo = mid + 1
+        else:
+            best, hi = t, mid - 1
+    return best
+
+
+def alone_infeasible(build: Callable[[Draft], SolverModel], draft: Draft, rule_id: str, limits: SolverLimits) -> bool:
+    """Is one rule infeasible on its own (every other rule off)? Infeasible variants whose
+    only conflict is the added rule itself are passed over: a conflict should run through
+    the instance's rules. A time-out counts as 'alone' (the variant is passed over too)."""
+    sm = build(draft)
+    for rid, lit in sm.rule_literals.items():
+        sm.model.add(lit == (1 if rid == rule_id else 0))
+    solver = make_solver(limits, parameters=sm.parameters)
+    return solver.solve(sm.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+
+
+def added_rule(found: Draft, position: int) -> str:
+    return found.rules[position].id
+
+
+def with_conflict_rule(draft: Draft, kind: str, params: dict[str, Any], position: int) -> Draft:
+    """The infeasibility-detection variant: one rule (of a kind feasible instances carry
+    too) inserted at ``position`` among the sampled rules, then renumbered."""
+    rule = Rule(id="", kind=kind, tier="hard", params=params)
+    rules = renumber([*draft.rules[:position], rule, *draft.rules[position:]])
+    return variant(draft, rules=rules, mechanisms=[*draft.mechanisms, "infeasibility_detection"])
+
+
+@dataclass
+class HardHooks:
+    """The task-specific parts of the hard-tier hooks."""
+
+    base: tuple[str, ...]
+    build: Callable[[Draft], SolverModel]
+    # plan -> rules that each break it (disruptions / recovery scenarios), best first
+    disruptions: Callable[[Draft, dict[str, Any], random.Random], list[Rule]]
+    # decoded plan -> the `existing` parameter of a changes term
+    existing: Callable[[Draft, dict[str, Any]], Any]
+    # draft -> (robustness rule, extra objective terms) or None
+    robust: Callable[[Draft, random.Random], tuple[Rule, list[ObjectiveTerm]] | None]
+    # data -> candidate uncertain inputs (ids unset), shuffled
+    uncertain: Callable[[Draft, random.Random], list[Uncertain]]
+    # (data dict, uncertain, value) -> data dict with that value
+    with_value: Callable[[dict[str, Any], Uncertain, int], dict[str, Any]]
+    worst_is_low: Callable[[Uncertain], bool]
+
+
+def make_disruption(
+    hooks: HardHooks, draft: Draft, plan: dict[str, Any], rng: random.Random, limits: SolverLimits, scenario: bool
+) -> Draft | None:
+    """A rule that breaks the given plan, and min-change replanning as the objective:
+    changed assignments first, then the old objective. As a ``scenario`` (exception
+    recovery) the rule is appended as S1 instead of joining the numbered rules."""
+    changes = ObjectiveTerm(id="changes", kind="changes", params={"existing": hooks.existing(draft, plan)})
+    for rule in hooks.disruptions(draft, plan, rng)[:4]:
+        if scenario:
+            trial = variant(draft, rules=[*draft.rules, rule.model_copy(update={"id": "S1"})], objective=[changes, *draft.objective])
+        else:
+            trial = variant(
+                draft,
+                rules=insert_rule(draft, rule, hooks.base, rng),
+                objective=[changes, *draft.objective],
+                mechanisms=[*draft.mechanisms, "min_change_replanning"],
+            )
+        if is_feasible(hooks.build(trial), limits):
+            return trial
+    return None
+
+
+def make_robust(hooks: HardHooks, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
+    found = hooks.robust(draft, rng)
+    if found is None:
+        return None
+    rule, terms = found
+    trial = variant(
+        draft,
+        rules=insert_rule(draft, rule, hooks.base, rng),
+        objective=[*draft.objective, *terms],
+        mechanisms=[*draft.mechanisms, "robustness_design"],
+    )
+    return trial if is_feasible(hooks.build(trial), limits) else None
+
+
+class _Builds:
+    """The one method of a FamilyModel that pbsolve.certify.optimum uses."""
+
+    def __init__(self, build: Callable[[Draft], SolverModel]) -> None:
+        self.build_model = build
+
+
+UNCERTAIN_CANDIDATES = 12  # candidates probed at most per draft
+
+
+def make_uncertain(hooks: HardHooks, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
+    """State 2-3 inputs as ranges; the data keeps their worst case, so a plan valid for
+    the data is valid for every value in every range.
+
+    Candidates are probed one by one (each with the inputs already chosen at their worst):
+    the worst case must stay feasible, and the input is sorted by whether its best case
+    alone allows a better plan. At most two of each sort are kept, and at least one of
+    each, so the set the answer must name is rarely empty or everything (the core still
+    re-checks the final set and re-samples a degenerate one)."""
+    builds = _Builds(hooks.build)
+    data = dict(draft.data)
+    chosen: list[Uncertain] = []
+    matters = idle = 0
+    for u in hooks.uncertain(draft, rng)[:UNCERTAIN_CANDIDATES]:
+        if matters and idle and matters + idle == 3:
+            break
+        low = hooks.worst_is_low(u)
+        worst_data = hooks.with_value(data, u, u.low if low else u.high)
+        worst = optimum(builds, variant(draft, data=worst_data, mechanisms=[]), limits)  # type: ignore[arg-type]
+        if worst is None:
+            continue
+        best_data = hooks.with_value(worst_data, u, u.high if low else u.low)
+        best = optimum(builds, variant(draft, data=best_data, mechanisms=[]), limits)  # type: ignore[arg-type]
+        better = best is not None and best < worst
+        if (better and matters >= 2) or (not better and idle >= 2):
+            continue
+        matters, idle = matters + better, idle + (not better)
+        data = worst_data
+        chosen.append(u.model_copy(update={"id": f"U{len(chosen) + 1}"}))
+    if not (matters and idle):
+        return None
+    data["uncertain"] = [u.model_dump(mode="json") for u in chosen]
+    return variant(draft, data=data, mechanisms=[*draft.mechanisms, "local_incompleteness"])
+
+
+def optimistic(hooks: HardHooks, draft: Draft, uid: str) -> Draft:
+    """The same draft with one uncertain input at its best case."""
+    u = next(Uncertain.model_validate(x) for x in draft.data.get("uncertain", []) if x["id"] == uid)
+    best = u.high if hooks.worst_is_low(u) else u.low
+    return variant(draft, data=hooks.with_value(draft.data, u, best))
+
+
+def uncertain_ids(draft: Draft) -> list[str]:
+    return [u["id"] for u in draft.data.get("uncertain", [])]
+
+
+def spread(rng: random.Random, total: int, parts: int, low: int = 0) -> list[int]:
+    """``total`` split into ``parts`` random non-negative parts, each at least ``low``."""
+    rest = total - low * parts
+    cuts = sorted(rng.randint(0, rest) for _ in range(parts - 1))
+    return [low + b - a for a, b in zip([0, *cuts], [*cuts, rest])]

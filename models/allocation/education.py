@@ -1,0 +1,631 @@
+"""Educational Resource Planning: a teacher and a room for every lesson, lessons at fixed times.
+
+Decision: t[l,T] = 1 when teacher T teaches lesson l, r[l,R] = 1 when lesson l is held
+in room R (exactly one of each per lesson) and, for robustness, b[l,T] = 1 when T is
+lesson l's backup teacher. Lessons keep the slots of the school timetable; what is
+allocated is staff, rooms and the shared laptop trolleys.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.checkers.allocation.data import EducationData, Lesson, Room, Slot, Teacher, Uncertain
+from pbsolve.family import Draft, NoDraft, SolverModel
+from pbsolve.models.allocation.common import (
+    REPORTING,
+    HardHooks,
+    ModelBase,
+    added_rule,
+    alone_infeasible,
+    first_infeasible,
+    hard_pool,
+    registry,
+    solver_model,
+    with_conflict_rule,
+)
+from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
+from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
+
+TASK = TaskSpec(
+    id="educational_resource_planning",
+    name="Educational Resource Planning",
+    family="allocation",
+    summary="assign teachers, rooms and shared equipment to timetabled lessons",
+    subtasks=(
+        SubtaskSpec("secondary_school", "Secondary school", "subject teachers and classrooms for class groups"),
+        SubtaskSpec("university_labs", "University labs", "lab sessions needing equipped rooms and demonstrators"),
+        SubtaskSpec("language_school", "Language school", "language courses with native-speaker preferences"),
+        SubtaskSpec("training_centre", "Training centre", "professional courses sharing laptop trolleys"),
+    ),
+    pool=(
+        ConstraintSpec("qualified", "basic", "a lesson's teacher teaches its subject"),
+        ConstraintSpec("room_fit", "basic", "room capacity and equipment match"),
+        ConstraintSpec("teacher_no_clash", "basic", "no teacher in two lessons at once"),
+        ConstraintSpec("room_no_clash", "basic", "a room holds one lesson at a time"),
+        ConstraintSpec("availability", "basic", "teachers' unavailable slots"),
+        ConstraintSpec("teacher_load", "basic", "named teachers teach at most so many lessons"),
+        ConstraintSpec("kit_pool", "basic", "laptop trolleys per slot are limited"),
+        ConstraintSpec("room_closed", "basic", "a room is closed in stated slots"),
+        ConstraintSpec("daily_load", "basic", "named teachers teach at most so many lessons a day"),
+        ConstraintSpec("load_balance", "medium", "fairness: teaching loads within a stated gap"),
+        ConstraintSpec("min_load", "medium", "minimum guarantee: named teachers teach at least so many lessons"),
+        ConstraintSpec("continuity", "medium", "a group's lessons of one subject keep one teacher"),
+        ConstraintSpec("same_room", "medium", "a group's lessons of one subject keep one room"),
+        ConstraintSpec("teacher_gap", "medium", "buffer: a teacher never teaches in two consecutive slots of a day"),
+        *hard_pool("every lesson names a backup teacher so any single teacher falling ill is covered"),
+    ),
+    base_rules=("qualified", "room_fit", "teacher_no_clash", "room_no_clash"),
+)
+
+PEOPLE = (
+    "Ana", "Ben", "Chen", "Dara", "Eli", "Farah", "Gus", "Hana", "Ivo", "Jun", "Kemi", "Lars",
+    "Mira", "Nico", "Omar", "Pia", "Quinn", "Rosa", "Sami", "Tove",
+)  # fmt: skip
+ROOMS = ("Aspen", "Beech", "Cedar", "Dogwood", "Elder", "Fern", "Gorse", "Hazel")
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri")
+CONTEXT = {
+    "secondary_school": (("Maths", "English", "Physics", "Chemistry", "History", "Computing"), ("7A", "7B", "8A", "8B")),
+    "university_labs": (("Organic lab", "Optics lab", "Circuits lab", "Genetics lab", "Statistics"), ("Year 1", "Year 2", "Year 3")),
+    "language_school": (("Spanish", "French", "German", "Italian", "Japanese"), ("Beginners", "Intermediate", "Advanced")),
+    "training_centre": (("Excel", "Python", "Leadership", "Negotiation", "Data privacy"), ("Team North", "Team South", "Team West")),
+}
+NEEDS = {
+    "secondary_school": {"Physics": ("lab",), "Chemistry": ("lab",), "Computing": ("computers",)},
+    "university_labs": {"Organic lab": ("lab",), "Optics lab": ("lab",), "Circuits lab": ("lab",), "Genetics lab": ("lab",)},
+    "language_school": {},
+    "training_centre": {"Leadership": ("projector",), "Negotiation": ("projector",)},
+}
+KIT_SUBJECTS = {"Computing", "Python", "Excel", "Statistics", "Data privacy", "Japanese"}
+# size -> (days, slots per day, lessons, teachers, rooms, group size range)
+SIZES = {
+    "tiny": (1, 2, 3, 2, 2, (10, 20)),
+    "small": (2, 2, 5, 3, 3, (12, 28)),
+    "default": (3, 2, 16, 6, 5, (12, 30)),
+}
+PROBE_TIME = 2.0
+
+
+# -- the CP-SAT model ------------------------------------------------------------------
+class EducationModel(ModelBase):
+    def __init__(self, data: EducationData, with_backups: bool = False) -> None:
+        super().__init__()
+        self.data = d = data
+        self.t: dict[tuple[str, str], cp_model.IntVar] = {}
+        self.r: dict[tuple[str, str], cp_model.IntVar] = {}
+        self.b: dict[tuple[str, str], cp_model.IntVar] = {}
+        for x in d.lessons:
+            row = [self.m.new_bool_var(f"t[{x.id},{t.id}]") for t in d.teachers]
+            self.t.update({(x.id, t.id): v for t, v in zip(d.teachers, row)})
+            self.m.add_exactly_one(row)
+            row = [self.m.new_bool_var(f"r[{x.id},{r.id}]") for r in d.rooms]
+            self.r.update({(x.id, r.id): v for r, v in zip(d.rooms, row)})
+            self.m.add_exactly_one(row)
+            if with_backups:
+                row = [self.m.new_bool_var(f"b[{x.id},{t.id}]") for t in d.teachers]
+                self.b.update({(x.id, t.id): v for t, v in zip(d.teachers, row)})
+                self.m.add_exactly_one(row)
+
+    def in_slot(self, slot: str) -> list[Lesson]:
+        return [x for x in self.data.lessons if x.slot == slot]
+
+    def load(self, teacher: str) -> cp_model.LinearExprT:
+        return sum(self.t[x.id, teacher] for x in self.data.lessons)
+
+
+ENCODERS, encoder = registry()
+
+
+@encoder("qualified")
+def _qualified(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for x in tm.data.lessons:
+        for t in tm.data.teachers:
+            if x.subject not in t.subjects:
+                tm.post(tm.t[x.id, t.id] == 0, lit)
+
+
+@encoder("room_fit")
+def _room_fit(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for x in tm.data.lessons:
+        for r in tm.data.rooms:
+            if r.seats < x.size or not set(x.needs) <= set(r.features):
+                tm.post(tm.r[x.id, r.id] == 0, lit)
+
+
+@encoder("teacher_no_clash")
+def _teacher_no_clash(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for s in tm.data.slots:
+        here = tm.in_slot(s.id)
+        if len(here) > 1:
+            for t in tm.data.teachers:
+                tm.post(sum(tm.t[x.id, t.id] for x in here) <= 1, lit)
+
+
+@encoder("room_no_clash")
+def _room_no_clash(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for s in tm.data.slots:
+        here = tm.in_slot(s.id)
+        if len(here) > 1:
+            for r in tm.data.rooms:
+                tm.post(sum(tm.r[x.id, r.id] for x in here) <= 1, lit)
+
+
+@encoder("availability")
+def _availability(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for x in tm.data.lessons:
+        for t in tm.data.teachers:
+            if x.slot in t.unavailable:
+                tm.post(tm.t[x.id, t.id] == 0, lit)
+
+
+@encoder("teacher_absent")
+def _teacher_absent(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for x in tm.data.lessons:
+        if x.slot in p["slots"]:
+            tm.post(tm.t[x.id, p["teacher"]] == 0, lit)
+
+
+@encoder("teacher_load")
+def _teacher_load(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for t in p["teachers"]:
+        tm.post(tm.load(t) <= p["max"], lit)
+
+
+@encoder("kit_pool")
+def _kit_pool(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    plain = [r for r in tm.data.rooms if "computers" not in r.features]
+    for s in tm.data.slots:
+        using = [tm.r[x.id, r.id] for x in tm.in_slot(s.id) if x.kit for r in plain]
+        if using:
+            tm.post(sum(using) <= p["max"], lit)
+
+
+@encoder("room_closed")
+def _room_closed(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for x in tm.data.lessons:
+        if x.slot in p["slots"]:
+            tm.post(tm.r[x.id, p["room"]] == 0, lit)
+
+
+@encoder("daily_load")
+def _daily_load(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    days = sorted({s.day for s in tm.data.slots})
+    day = {s.id: s.day for s in tm.data.slots}
+    for t in p["teachers"]:
+        for dd in days:
+            mine = [tm.t[x.id, t] for x in tm.data.lessons if day[x.slot] == dd]
+            if len(mine) > p["max"]:
+                tm.post(sum(mine) <= p["max"], lit)
+
+
+@encoder("load_balance")
+def _load_balance(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for a in tm.data.teachers:
+        for b in tm.data.teachers:
+            if a.id != b.id:
+                tm.post(tm.load(a.id) - tm.load(b.id) <= p["max"], lit)
+
+
+@encoder("min_load")
+def _min_load(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for t in p["teachers"]:
+        tm.post(tm.load(t) >= p["min"], lit)
+
+
+@encoder("continuity")
+def _continuity(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for a, b in zip(p["lessons"], p["lessons"][1:]):
+        for t in tm.data.teachers:
+            tm.post(tm.t[a, t.id] == tm.t[b, t.id], lit)
+
+
+@encoder("same_room")
+def _same_room(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    for a, b in zip(p["lessons"], p["lessons"][1:]):
+        for r in tm.data.rooms:
+            tm.post(tm.r[a, r.id] == tm.r[b, r.id], lit)
+
+
+@encoder("teacher_gap")
+def _teacher_gap(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    d, t = tm.data, p["teacher"]
+    idx = d.slot_index
+    for a in d.lessons:
+        for b in d.lessons:
+            ia, ib = idx[a.slot], idx[b.slot]
+            if ib == ia + 1 and d.slots[ia].day == d.slots[ib].day:
+                tm.post(tm.t[a.id, t] + tm.t[b.id, t] <= 1, lit)
+
+
+@encoder("teacher_backup")
+def _teacher_backup(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+    """Backup b[l,B]; when F falls ill, lesson l of F moves to its backup:
+    z[l,F,B] >= t[l,F] + b[l,B] - 1, and in every slot no teacher B then has two lessons."""
+    d = tm.data
+    for x in d.lessons:
+        for t in d.teachers:
+            b = tm.b[x.id, t.id]
+            if x.subject not in t.subjects or x.slot in t.unavailable:
+                tm.post(b == 0, lit)
+            tm.post(b + tm.t[x.id, t.id] <= 1, lit)
+    z: dict[tuple[str, str, str], cp_model.IntVar] = {}
+    for x in d.lessons:
+        for f in d.teachers:
+            for t in d.teachers:
+                if f.id != t.id:
+                    v = tm.m.new_bool_var(f"moved[{x.id},{f.id},{t.id}]")
+                    tm.m.add(v >= tm.t[x.id, f.id] + tm.b[x.id, t.id] - 1)
+                    z[x.id, f.id, t.id] = v
+    for s in d.slots:
+        here = tm.in_slot(s.id)
+        for f in d.teachers:
+            for t in d.teachers:
+                if f.id != t.id:
+                    terms = [tm.t[x.id, t.id] for x in here] + [z[x.id, f.id, t.id] for x in here]
+                    if len(terms) > 1:
+                        tm.post(sum(terms) <= 1, lit)
+
+
+OUTSIDE_SUBJECT = 3
+
+
+def _objective(tm: EducationModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
+    d = tm.data
+    if term.kind == "preference":
+        pen = {(x.id, t.id): t.subjects.get(x.subject, OUTSIDE_SUBJECT) for x in d.lessons for t in d.teachers}
+        return sum(pen[k] * v for k, v in tm.t.items()), OUTSIDE_SUBJECT * len(d.lessons)
+    if term.kind == "room_cost":
+        return sum(d.room_by_id[r].cost * v for (_, r), v in tm.r.items()), len(d.lessons) * max(r.cost for r in d.rooms)
+    if term.kind == "assignment_score":
+        ln = {x.id: k for k, x in enumerate(d.lessons, 1)}
+        tn = {t.id: k for k, t in enumerate(d.teachers, 1)}
+        rn = {r.id: k for k, r in enumerate(d.rooms, 1)}
+        expr = sum(ln[x] * 10 * tn[t] * v for (x, t), v in tm.t.items()) + sum(ln[x] * rn[r] * v for (x, r), v in tm.r.items())
+        ub = sum(ln[x.id] * (10 * len(d.teachers) + len(d.rooms)) for x in d.lessons)
+        return expr, ub
+    if term.kind == "backup_score":
+        tn = {t.id: k for k, t in enumerate(d.teachers, 1)}
+        return sum(tn[t] * v for (_, t), v in tm.b.items()), len(d.teachers) * len(d.lessons)
+    if term.kind == "changes":
+        old = term.params["existing"]
+        kept = [tm.both(tm.t[x.id, old[x.id][0]], tm.r[x.id, old[x.id][1]], f"kept[{x.id}]") for x in d.lessons]
+        return len(d.lessons) - sum(kept), len(d.lessons)
+    raise ValueError(f"unknown objective kind {term.kind!r}")
+
+
+def build(draft: Draft) -> SolverModel:
+    data = EducationData.model_validate(draft.data)
+    tm = EducationModel(data, with_backups=any(r.kind == "teacher_backup" for r in draft.rules))
+
+    def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+        rows = []
+        for x in data.lessons:
+            teacher = next(t.id for t in data.teachers if solver.value(tm.t[x.id, t.id]))
+            room = next(r.id for r in data.rooms if solver.value(tm.r[x.id, r.id]))
+            row = {"lesson": x.id, "teacher": teacher, "room": room}
+            if tm.b:
+                row["backup"] = next(t.id for t in data.teachers if solver.value(tm.b[x.id, t.id]))
+            rows.append(row)
+        return {"assignments": rows}
+
+    answer = [*tm.t.values(), *tm.r.values(), *tm.b.values()]
+    return solver_model(tm, draft, ENCODERS, _objective, decode, answer, [])
+
+
+# -- sampling --------------------------------------------------------------------------
+Witness = dict[str, tuple[str, str]]  # lesson -> (teacher, room)
+
+
+def _fits(x: Lesson, r: Room) -> bool:
+    return r.seats >= x.size and set(x.needs) <= set(r.features)
+
+
+def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EducationData, Witness]:
+    n_days, per_day, n_lessons, n_teach, n_rooms, (lo, hi) = SIZES[spec.size]
+    subjects_all, groups_all = CONTEXT[spec.subtask]
+    halves = ("AM", "PM") if per_day == 2 else tuple(f"P{k + 1}" for k in range(per_day))
+    slots = [Slot(id=f"{DAYS[dd]} {h}", day=dd) for dd in range(n_days) for h in halves]
+    subjects = rng.sample(subjects_all, min(len(subjects_all), max(2, n_teach)))
+    # each subject taught by at least two teachers (one first choice), most teachers 2-3 subjects
+    names = rng.sample(PEOPLE, n_teach)
+    can: dict[str, dict[str, int]] = {t: {} for t in names}
+    for subj in subjects:
+        for t in rng.sample(names, min(n_teach, 2)):
+            can[t][subj] = 0 if not can[t] else rng.randint(0, 2)
+    for t in names:
+        for subj in subjects:
+            if subj not in can[t] and rng.random() < 0.25:
+                can[t][subj] = rng.randint(1, 2)
+    teachers = [Teacher(id=t, subjects={s: can[t][s] for s in subjects if s in can[t]}) for t in names]
+    features = sorted({f for s in subjects for f in NEEDS[spec.subtask].get(s, ())} | {"computers"})
+    rooms = []
+    for k, name in enumerate(rng.sample(ROOMS, n_rooms)):
+        feats = tuple(f for f in features if rng.random() < 0.4)
+        rooms.append(Room(id=name, seats=rng.randint(lo, hi + 6), features=feats, cost=k))
+    big = max(range(n_rooms), key=lambda k: rooms[k].seats)
+    rooms[big] = rooms[big].model_copy(update={"features": tuple(features), "seats": hi + 6})
+    rng.shuffle(rooms)
+    rooms = [r.model_copy(update={"cost": rng.randint(0, 3)}) for r in rooms]
+    # lessons: class groups, each in distinct slots; some subjects repeat within a group.
+    # A lesson is kept only when a qualified teacher and a fitting room are still free
+    # in its slot, so the lessons come with a witness assignment.
+    groups = list(groups_all[: max(2, min(len(groups_all), n_lessons // 2))])
+    lessons: list[Lesson] = []
+    plan: dict[int, tuple[str, str]] = {}
+    busy: set[tuple[str, str]] = set()
+    sizes = {g: rng.randint(lo, hi) for g in groups}
+    favourite = {g: rng.choice(subjects) for g in groups}
+    tries = 0
+    while len(lessons) < n_lessons and tries < 300:
+        tries += 1
+        g = rng.choice(groups)
+        s = rng.choice(slots).id
+        if (g, s) in busy:
+            continue
+        subj = favourite[g] if rng.random() < 0.35 else rng.choice(subjects)
+        x = Lesson(
+            id="", name=f"{g} {subj}", subject=subj, group=g, size=sizes[g], slot=s,
+            needs=NEEDS[spec.subtask].get(subj, ()), kit=subj in KIT_SUBJECTS and rng.random() < 0.7,
+        )  # fmt: skip
+        before = [plan[k] for k, y in enumerate(lessons) if y.group == g and y.subject == subj]
+        free_t = [t.id for t in teachers if subj in t.subjects and (t.id, s) not in busy]
+        free_r = [r.id for r in rooms if _fits(x, r) and (r.id, s) not in busy]
+        if not free_t or not free_r:
+            continue
+        t = before[0][0] if before and before[0][0] in free_t and rng.random() < 0.7 else rng.choice(free_t)
+        r = before[0][1] if before and before[0][1] in free_r and rng.random() < 0.7 else rng.choice(free_r)
+        plan[len(lessons)] = (t, r)
+        lessons.append(x)
+        busy |= {(g, s), (t, s), (r, s)}
+    if len(lessons) < max(2, n_lessons - 2):
+        raise NoDraft("witness")
+    order = {s.id: k for k, s in enumerate(slots)}
+    ranked = sorted(range(len(lessons)), key=lambda k: (order[lessons[k].slot], groups.index(lessons[k].group), k))
+    final = [lessons[k].model_copy(update={"id": f"L{n + 1}"}) for n, k in enumerate(ranked)]
+    witness = {f"L{n + 1}": plan[k] for n, k in enumerate(ranked)}
+    data = EducationData(slots=tuple(slots), teachers=tuple(teachers), rooms=tuple(rooms), lessons=tuple(final))
+    return data, witness
+
+
+def _with_availability(d: EducationData, w: Witness, rng: random.Random) -> EducationData:
+    teachers = []
+    for t in d.teachers:
+        mine = {x.slot for x in d.lessons if w[x.id][0] == t.id}
+        free = [s.id for s in d.slots if s.id not in mine]
+        off = sorted(rng.sample(free, min(len(free), rng.randint(0, 2))), key=d.slot_index.__getitem__) if rng.random() < 0.7 else []
+        teachers.append(t.model_copy(update={"unavailable": tuple(off)}))
+    return d.model_copy(update={"teachers": tuple(teachers)})
+
+
+def _loads(d: EducationData, w: Witness) -> dict[str, int]:
+    return {t.id: sum(1 for x in d.lessons if w[x.id][0] == t.id) for t in d.teachers}
+
+
+def _b_teacher_load(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+    loads = _loads(d, w)
+    options = [t.id for t in d.teachers if sum(1 for x in d.lessons if x.subject in t.subjects) > loads[t.id] >= 1]
+    if not options:
+        return None
+    chosen = sorted(rng.sample(options, min(len(options), rng.randint(1, 2))), key=[t.id for t in d.teachers].index)
+    return {"teachers": chosen, "max": max(loads[t] for t in chosen)}
+
+
+def _b_kit_pool(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+    need = {s.id: sum(1 for x in d.lessons if x.slot == s.id and x.kit) for s in d.slots}
+    if max(need.values()) < 1:
+        return None
+    plain = {r.id for r in d.rooms if "computers" not in r.features}
+    used = max(sum(1 for x in d.lessons if x.slot == s.id and x.kit and w[x.id][1] in plain) for s in d.slots)
+    if used >= max(need.values()):
+        return None
+    return {"max": used}
+
+
+def _b_room_closed(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+    options = [(r.id, s.id) for r in d.rooms for s in d.slots if not any(
+        x.slot == s.id and w[x.id][1] == r.id for x in d.lessons) and any(x.slot == s.id for x in d.lessons)]  # fmt: skip
+    if not options:
+        return None
+    room, _ = rng.choice(options)
+    free = [s for r, s in options if r == room]
+    return {"room": room, "slots": sorted(rng.sample(free, min(len(free), rng.randint(1, 2))), key=d.slot_index.__getitem__)}
+
+
+def _b_daily_load(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+    day = {s.id: s.day for s in d.slots}
+    options = []
+    for t in d.teachers:
+        per: dict[int, int] = {}
+        for x in d.lessons:
+            if w[x.id][0] == t.id:
+                per[day[x.slot]] = per.get(day[x.slot], 0) + 1
+        possible = max((sum(1 for x in d.lessons if day[x.slot] == dd and x.subject in t.subjects) for dd in set(day.values())), default=0)
+        if per and max(per.values()) < possible:
+            options.append((t.id, max(per.values())))
+    if not options:
+        return None
+    t, most = rng.choice(options)
+    return {"teachers": [t], "max": most}
+
+
+def _b_load_balance(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+    loads = _loads(d, w).values()
+    return {"max": max(loads) - min(loads) + rng.randint(0, 1)}
+
+
+def _b_min_load(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+    loads = _loads(d, w)
+    options = [t for t, n in loads.items() if n >= 1]
+    if not options:
+        return None
+    chosen = sorted(rng.sample(options, min(len(options), rng.randint(1, 2))), key=[t.id for t in d.teachers].index)
+    return {"teachers": chosen, "min": min(loads[t] for t in chosen)}
+
+
+def _series(d: EducationData) -> list[list[str]]:
+    groups: dict[tuple[str, str], list[str]] = {}
+    for x in d.lessons:
+        groups.setdefault((x.group, x.subject), []).append(x.id)
+    return [v for v in groups.values() if len(v) >= 2]
+
+
+def _b_continuity(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+    options = [s for s in _series(d) if len({w[x][0] for x in s}) == 1]
+    return {"lessons": rng.choice(options)} if options else None
+
+
+def _b_same_room(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+    options = [s for s in _series(d) if len({w[x][1] for x in s}) == 1]
+    return {"lessons": rng.choice(options)} if options else None
+
+
+def _b_teacher_gap(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+    idx = d.slot_index
+    options = []
+    for t in d.teachers:
+        mine = sorted(idx[x.slot] for x in d.lessons if w[x.id][0] == t.id)
+        if len(mine) >= 2 and not any(b == a + 1 and d.slots[a].day == d.slots[b].day for a, b in zip(mine, mine[1:])):
+            options.append(t.id)
+    return {"teacher": rng.choice(options)} if options else None
+
+
+BUILDERS = {
+    "teacher_load": _b_teacher_load,
+    "kit_pool": _b_kit_pool,
+    "room_closed": _b_room_closed,
+    "daily_load": _b_daily_load,
+    "load_balance": _b_load_balance,
+    "min_load": _b_min_load,
+    "continuity": _b_continuity,
+    "same_room": _b_same_room,
+    "teacher_gap": _b_teacher_gap,
+}
+
+
+def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
+    data, witness = _entities(spec, rng)
+    sampled = [c for c in spec.basic + spec.medium + spec.stateful if c not in TASK.base_rules and c not in REPORTING]
+    if "availability" in sampled:
+        data = _with_availability(data, witness, rng)
+    tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
+    rules: list[Rule] = []
+
+    def add(kind: str, params: dict[str, Any]) -> None:
+        rules.append(Rule(id=f"R{len(rules) + 1}", kind=kind, tier=tiers[kind], params=params))
+
+    for kind in TASK.base_rules:
+        add(kind, {})
+    for cid in sampled:
+        if cid == "availability":
+            add(cid, {})
+            continue
+        params = BUILDERS[cid](data, witness, rng)
+        if params is None:
+            raise NoDraft(cid)
+        add(cid, params)
+    objective = [
+        ObjectiveTerm(id="preference", kind="preference"),
+        ObjectiveTerm(id="room_cost", kind="room_cost"),
+        ObjectiveTerm(id="assignment_score", kind="assignment_score"),
+    ]
+    return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=objective)
+
+
+# -- hard-tier hooks -------------------------------------------------------------------
+def _plan(plan: dict[str, Any]) -> Witness:
+    return {r["lesson"]: (r["teacher"], r["room"]) for r in plan["assignments"]}
+
+
+def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
+    """A teaching cap on one or two teachers just below the least they must teach, found
+    by bisection (a lower cap only removes plans)."""
+    d = EducationData.model_validate(draft_.data)
+    position = rng.randint(len(TASK.base_rules), len(draft_.rules))
+    probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
+    feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
+
+    def with_cap(teachers: list[str], most: int) -> Draft:
+        return with_conflict_rule(draft_, "teacher_load", {"teachers": teachers, "max": most}, position)
+
+    names = [t.id for t in d.teachers]
+    options = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]] + [[a] for a in names]
+    rng.shuffle(options)
+    for teachers in options[:4]:
+        found = first_infeasible(range(len(d.lessons), -1, -1), lambda k: with_cap(teachers, k), feasible)
+        if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
+            return found
+    return None
+
+
+def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list[Rule]:
+    """A teacher absent, or a room closed, in the slot of a lesson that uses them."""
+    d = EducationData.model_validate(draft_.data)
+    out = []
+    for x in d.lessons:
+        t, r = _plan(plan)[x.id]
+        out.append(rng.choice([
+            Rule(id="", kind="teacher_absent", tier="hard", params={"teacher": t, "slots": [x.slot]}),
+            Rule(id="", kind="room_closed", tier="hard", params={"room": r, "slots": [x.slot]}),
+        ]))  # fmt: skip
+    rng.shuffle(out)
+    return out
+
+
+def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, list[str]]:
+    return {r["lesson"]: [r["teacher"], r["room"]] for r in plan["assignments"]}
+
+
+def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
+    return Rule(id="", kind="teacher_backup", tier="hard", params={}), [ObjectiveTerm(id="backup_score", kind="backup_score")]
+
+
+def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
+    """Group sizes (worst: high) and room seats (worst: low)."""
+    d = EducationData.model_validate(draft_.data)
+    out = []
+    for g in sorted({x.group for x in d.lessons}):
+        size = next(x.size for x in d.lessons if x.group == g)
+        out.append(Uncertain(id="", kind="size", target=g, low=size, high=size + rng.randint(2, 6)))
+    for r in d.rooms:
+        if r.seats > 5:
+            out.append(Uncertain(id="", kind="seats", target=r.id, low=r.seats - rng.randint(2, 6), high=r.seats))
+    rng.shuffle(out)
+    return out
+
+
+def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]:
+    d = EducationData.model_validate(data)
+    if u.kind == "seats":
+        rooms = tuple(r.model_copy(update={"seats": value}) if r.id == u.target else r for r in d.rooms)
+        return {**data, "rooms": [r.model_dump(mode="json") for r in rooms]}
+    lessons = tuple(x.model_copy(update={"size": value}) if x.group == u.target else x for x in d.lessons)
+    return {**data, "lessons": [x.model_dump(mode="json") for x in lessons]}
+
+
+def worst_is_low(u: Uncertain) -> bool:
+    return u.kind == "seats"
+
+
+def report(draft_: Draft, plan: dict[str, Any]) -> dict[str, dict[str, int]]:
+    d = EducationData.model_validate(draft_.data)
+    w = _plan(plan)
+    return {
+        "load": {t.id: sum(1 for tt, _ in w.values() if tt == t.id) for t in d.teachers},
+        "room_use": {r.id: sum(1 for _, rr in w.values() if rr == r.id) for r in d.rooms},
+    }
+
+
+HOOKS = HardHooks(
+    base=TASK.base_rules,
+    build=build,
+    disruptions=disruptions,
+    existing=existing,
+    robust=robust,
+    uncertain=uncertain,
+    with_value=with_value,
+    worst_is_low=worst_is_low,
+)
