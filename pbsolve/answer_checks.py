@@ -1,8 +1,70 @@
-"""Family-independent checks on answers that name ids (rules, uncertain inputs)."""
+"""Family-independent checks: id lists (rules, uncertain inputs), conflict sets, stated
+figures, and the objective part of an answer schema. Every family's checker uses these."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+from pbsolve.schema import Instance, ObjectiveTerm
+
+Verdict = tuple[bool, str]
+
+
+def stated_int(value: Any) -> int | None:
+    """An integer as an answer states it: ints, or floats with no fractional part."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+def conflict_list(answer: dict[str, Any]) -> list[str] | None:
+    names = answer.get("conflict")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        return None
+    return names
+
+
+def conflict_verdict(instance: Instance, answer: dict[str, Any]) -> Verdict:
+    """The named rules must be one of the certified minimal conflicting sets."""
+    named = {n.strip().upper() for n in conflict_list(answer) or []}
+    known = {r.id.upper() for r in instance.rules}
+    unknown = sorted(named - known)
+    if unknown:
+        return False, f"unknown rule ids {unknown[:5]}"
+    sets = [{r.upper() for r in s} for s in instance.certificate.conflict_sets or []]
+    if named in sets:
+        return True, "names a minimal conflicting set"
+    if any(s < named for s in sets):
+        return False, "the named rules conflict, but the set is not minimal"
+    return False, "the named rules can all hold together"
+
+
+def validation_verdict(answer: dict[str, Any], values: dict[str, int]) -> Verdict:
+    """The objective figures the answer states must equal those of its own plan."""
+    stated = answer.get("objective")
+    if not isinstance(stated, dict):
+        return False, "'objective' figures are missing"
+    for key, true_value in values.items():
+        got = stated_int(stated.get(key))
+        if got is None:
+            return False, f"'objective.{key}' is missing or not an integer"
+        if got != true_value:
+            return False, f"states {key}={got}; the plan gives {true_value}"
+    return True, "stated figures match the plan"
+
+
+def objective_schema(objective: list[ObjectiveTerm], what: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {t.id: {"type": "integer"} for t in objective},
+        "required": [t.id for t in objective],
+        "description": what,
+    }
 
 
 def id_set_verdict(named: Any, expected: list[str], known: list[str], key: str) -> tuple[bool, str]:

@@ -10,10 +10,11 @@ builds the answer schema. Nothing here imports the solver models.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, Callable
 
+from pbsolve.answer_checks import conflict_list, conflict_verdict, objective_schema, stated_int  # noqa: F401 (re-exported)
+from pbsolve.answer_checks import validation_verdict as validation  # noqa: F401 (re-exported)
 from pbsolve.answer_checks import id_set_verdict
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
@@ -30,15 +31,6 @@ def norm(text: str) -> str:
     return _SPACES.sub(" ", text.strip().lower())
 
 
-def stated_int(value: Any) -> int | None:
-    """An integer as the answer states it: ints, or floats with no fractional part."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    return None
 
 
 def lookup(names: list[str]) -> dict[str, str]:
@@ -207,48 +199,13 @@ def format_verdict(instance: Instance, feasible: bool, plan: Any, why: str) -> V
     return (not feasible, "declaration with a rule list") if not feasible else (False, "gives a plan, but none exists")
 
 
-def conflict_list(answer: dict[str, Any]) -> list[str] | None:
-    names = answer.get("conflict")
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        return None
-    return names
 
 
-def conflict_verdict(instance: Instance, answer: dict[str, Any]) -> Verdict:
-    named = {n.strip().upper() for n in conflict_list(answer) or []}
-    known = {r.id.upper() for r in instance.rules}
-    unknown = sorted(named - known)
-    if unknown:
-        return False, f"unknown rule ids {unknown[:5]}"
-    sets = [{r.upper() for r in s} for s in instance.certificate.conflict_sets or []]
-    if named in sets:
-        return True, "names a minimal conflicting set"
-    if any(s < named for s in sets):
-        return False, "the named rules conflict, but the set is not minimal"
-    return False, "the named rules can all hold together"
 
 
-def validation(answer: dict[str, Any], values: dict[str, int]) -> Verdict:
-    stated = answer.get("objective")
-    if not isinstance(stated, dict):
-        return False, "'objective' figures are missing"
-    for key, true_value in values.items():
-        got = stated_int(stated.get(key))
-        if got is None:
-            return False, f"'objective.{key}' is missing or not an integer"
-        if got != true_value:
-            return False, f"states {key}={got}; the plan gives {true_value}"
-    return True, "stated figures match the plan"
 
 
 # -- the answer contract ---------------------------------------------------------------
-def objective_schema(objective: list[ObjectiveTerm], what: str) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {t.id: {"type": "integer"} for t in objective},
-        "required": [t.id for t in objective],
-        "description": what,
-    }
 
 
 def figures_schema(groups: dict[str, tuple[list[str], str]]) -> dict[str, Any]:

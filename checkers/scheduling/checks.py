@@ -6,12 +6,16 @@ pbsolve.models), so the two implementations can be held against each other in te
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Callable
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.answer_checks import conflict_list as _conflict_list
+from pbsolve.answer_checks import conflict_verdict as _conflict_verdict
 from pbsolve.answer_checks import id_set_verdict
+from pbsolve.answer_checks import objective_schema as _objective_schema
+from pbsolve.answer_checks import stated_int as _stated_int
+from pbsolve.answer_checks import validation_verdict as _validation
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 Plan = dict[str, tuple[int, str]]  # event id -> (start slot index, room id)
@@ -374,14 +378,6 @@ def verification_figures(d: TimetableData, plan: Plan) -> dict[str, dict[str, in
     return {"busy": busy, "rooms": rooms}
 
 
-def _stated_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    return None
 
 
 # -- grading one answer --------------------------------------------------------------
@@ -497,49 +493,13 @@ def _format_verdict(instance: Instance, feasible: bool, plan: Plan | None, why: 
     return (not feasible, "declaration with a rule list") if not feasible else (False, "gives a plan, but none exists")
 
 
-def _conflict_list(answer: dict[str, Any]) -> list[str] | None:
-    names = answer.get("conflict")
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        return None
-    return names
 
 
-def _conflict_verdict(instance: Instance, answer: dict[str, Any]) -> Verdict:
-    names = _conflict_list(answer) or []
-    named = {n.strip().upper() for n in names}
-    known = {r.id.upper() for r in instance.rules}
-    unknown = sorted(named - known)
-    if unknown:
-        return False, f"unknown rule ids {unknown[:5]}"
-    sets = [{r.upper() for r in s} for s in instance.certificate.conflict_sets or []]
-    if named in sets:
-        return True, "names a minimal conflicting set"
-    if any(s < named for s in sets):
-        return False, "the named rules conflict, but the set is not minimal"
-    return False, "the named rules can all hold together"
 
 
-def _validation(answer: dict[str, Any], values: dict[str, int]) -> Verdict:
-    stated = answer.get("objective")
-    if not isinstance(stated, dict):
-        return False, "'objective' figures are missing"
-    for key, true_value in values.items():
-        got = _stated_int(stated.get(key))
-        if got is None:
-            return False, f"'objective.{key}' is missing or not an integer"
-        if got != true_value:
-            return False, f"states {key}={got}; the plan gives {true_value}"
-    return True, "stated figures match the plan"
 
 
 # -- the answer contract -------------------------------------------------------------
-def _objective_schema(objective: list[ObjectiveTerm], what: str) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {t.id: {"type": "integer"} for t in objective},
-        "required": [t.id for t in objective],
-        "description": what,
-    }
 
 
 def _ids_schema(ids: list[str], what: str) -> dict[str, Any]:
