@@ -84,3 +84,14 @@ def id_set_verdict(named: Any, expected: list[str], known: list[str], key: str) 
         return True, f"'{key}' is exactly right"
     missing, extra = sorted(want - got), sorted(got - want)
     return False, f"'{key}' misses {len(missing)} and wrongly adds {len(extra)}"
+
+
+def recovery_verdicts(verdicts: dict[str, Verdict], values: dict[str, int], best: dict[str, int]) -> dict[str, Verdict]:
+    """The exception-recovery items for a complete recovery plan, from the family's rule
+    verdicts and objective figures for it (changes counted from the answer's main plan)."""
+    broken = [f"{rid}: {reason}" for rid, (ok, reason) in verdicts.items() if not ok]
+    return {
+        "recovery:format": (True, "complete recovery plan"),
+        "recovery:rules": (not broken, "; ".join(broken)[:300] or "every rule and the scenario hold"),
+        "recovery:objective": (values == best, f"recovery scores {values}; certified optimum {best}"),
+    }

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from pbsolve.answer_checks import conflict_list, conflict_verdict, objective_schema, stated_int  # noqa: F401 (re-exported)
 from pbsolve.answer_checks import validation_verdict as validation  # noqa: F401 (re-exported)
+from pbsolve.answer_checks import recovery_verdicts as recovery_items
 from pbsolve.answer_checks import id_set_verdict
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
@@ -164,13 +165,7 @@ def recovery_verdicts(
     existing = tc.existing(data, main)
     terms = [t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective]
     verdicts, values = tc.evaluate(data, rules, terms, plan)
-    broken = [f"{rid}: {why}" for rid, (ok, why) in verdicts.items() if not ok]
-    best = rec.certificate.objective or {}
-    return {
-        "recovery:format": (True, "complete recovery plan"),
-        "recovery:rules": (not broken, "; ".join(broken)[:300] or "every rule and the scenario hold"),
-        "recovery:objective": (values == best, f"recovery scores {values}; certified optimum {best}"),
-    }
+    return recovery_items(verdicts, values, rec.certificate.objective or {})
 
 
 def figures_verdict(stated: Any, true: dict[str, dict[str, int]], key: str) -> Verdict:

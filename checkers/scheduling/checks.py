@@ -13,6 +13,7 @@ from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.answer_checks import conflict_list as _conflict_list
 from pbsolve.answer_checks import conflict_verdict as _conflict_verdict
 from pbsolve.answer_checks import id_set_verdict
+from pbsolve.answer_checks import recovery_verdicts
 from pbsolve.answer_checks import objective_schema as _objective_schema
 from pbsolve.answer_checks import stated_int as _stated_int
 from pbsolve.answer_checks import validation_verdict as _validation
@@ -459,13 +460,7 @@ def _recovery_verdicts(
     existing = {eid: [data.slots[s].id, room] for eid, (s, room) in main.items()}
     terms = [t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective]
     verdicts, values = evaluate(data, [*instance.rules, *rec.scenario], terms, plan, backups)
-    broken = [f"{rid}: {why}" for rid, (ok, why) in verdicts.items() if not ok]
-    best = rec.certificate.objective or {}
-    return {
-        "recovery:format": (True, "complete recovery plan"),
-        "recovery:rules": (not broken, "; ".join(broken)[:300] or "every rule and the scenario hold"),
-        "recovery:objective": (values == best, f"recovery scores {values}; certified optimum {best}"),
-    }
+    return recovery_verdicts(verdicts, values, rec.certificate.objective or {})
 
 
 def _figures_verdict(stated: Any, true: dict[str, dict[str, int]], key: str) -> Verdict:
