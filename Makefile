@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench schema clean
+.PHONY: demo test bench schema mutation clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,14 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/generate.py
 	$(BIN)/python benchmarks/grade.py
+
+# Mutation testing of the grading code (tens of minutes; outside CI, like bench).
+# Prints the kill rate per file and every surviving mutant; MUTATION_ARGS e.g.
+# "--only checkers/allocation/material.py" or "--keep" (re-run only what changed).
+MUTATION_CHILDREN ?= 2
+mutation: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,milp,mutation]'
+	$(BIN)/python scripts/mutation.py --max-children $(MUTATION_CHILDREN) $(MUTATION_ARGS)
 
 schema: $(STAMP)
 	$(BIN)/pbsolve schema --out docs/instance.schema.json

@@ -44,18 +44,43 @@ def conflict_verdict(instance: Instance, answer: dict[str, Any]) -> Verdict:
     return False, "the named rules can all hold together"
 
 
-def validation_verdict(answer: dict[str, Any], values: dict[str, int]) -> Verdict:
-    """The objective figures the answer states must equal those of its own plan."""
+def validation_verdict(answer: dict[str, Any], values: dict[str, int], where: str = "objective") -> Verdict:
+    """The objective figures the answer states must equal those of its own plan.
+
+    ``where`` names the stated section in reasons ('objective', 'recovery.objective')."""
     stated = answer.get("objective")
     if not isinstance(stated, dict):
-        return False, "'objective' figures are missing"
+        return False, f"'{where}' figures are missing"
     for key, true_value in values.items():
         got = stated_int(stated.get(key))
         if got is None:
-            return False, f"'objective.{key}' is missing or not an integer"
+            return False, f"'{where}.{key}' is missing or not an integer"
         if got != true_value:
-            return False, f"states {key}={got}; the plan gives {true_value}"
+            return False, f"'{where}' states {key}={got}; the plan gives {true_value}"
     return True, "stated figures match the plan"
+
+
+def format_verdict(instance: Instance, answer: dict[str, Any], plan_ok: bool, why: str) -> Verdict:
+    """The required form is the one the instance calls for: a complete plan when a plan
+    exists, a declaration whose rule list names only this instance's rules when none does.
+
+    Declaring infeasibility on a feasible instance earns no item at all, not even this
+    one; and the prompt's own placeholder (``["R?", "R?"]``) is not a rule list, so a
+    template copied verbatim earns nothing either.
+    """
+    feasible = answer.get("feasible") is True
+    if instance.certificate.status == "optimal":
+        return (plan_ok, why) if feasible else (False, "declares infeasibility, but a plan exists")
+    if feasible:
+        return False, "gives a plan, but none exists"
+    named = conflict_list(answer)
+    if named is None:
+        return False, "'conflict' must be a non-empty list of rule ids"
+    known = {r.id.upper() for r in instance.rules}
+    unknown = sorted({n.strip().upper() for n in named} - known)
+    if unknown:
+        return False, f"'conflict' names ids that are not rules of this instance: {unknown[:5]}"
+    return True, "declaration with a rule list"
 
 
 def objective_schema(objective: list[ObjectiveTerm], what: str) -> dict[str, Any]:
@@ -86,12 +111,28 @@ def id_set_verdict(named: Any, expected: list[str], known: list[str], key: str) 
     return False, f"'{key}' misses {len(missing)} and wrongly adds {len(extra)}"
 
 
-def recovery_verdicts(verdicts: dict[str, Verdict], values: dict[str, int], best: dict[str, int]) -> dict[str, Verdict]:
+RECOVERY_ITEMS = ("recovery:format", "recovery:rules", "recovery:objective", "recovery:validation")
+
+
+def recovery_unchecked(plan_read: bool, why: str, reason: str) -> dict[str, Verdict]:
+    """The recovery items when there is no recovery plan to judge (or no main plan to
+    count its changes from): only the format item can pass, and only if the plan read."""
+    return {k: ((plan_read, why) if k == "recovery:format" else (False, reason)) for k in RECOVERY_ITEMS}
+
+
+def recovery_verdicts(
+    verdicts: dict[str, Verdict], values: dict[str, int], best: dict[str, int], section: dict[str, Any]
+) -> dict[str, Verdict]:
     """The exception-recovery items for a complete recovery plan, from the family's rule
-    verdicts and objective figures for it (changes counted from the answer's main plan)."""
+    verdicts and objective figures for it (changes counted from the answer's main plan).
+
+    ``section`` is the answer's ``recovery`` object: the figures it states under
+    ``objective`` must equal those recomputed from its recovery plan, exactly as the
+    main plan's stated figures are held to the main plan (the ``validation`` item)."""
     broken = [f"{rid}: {reason}" for rid, (ok, reason) in verdicts.items() if not ok]
     return {
         "recovery:format": (True, "complete recovery plan"),
         "recovery:rules": (not broken, "; ".join(broken)[:300] or "every rule and the scenario hold"),
         "recovery:objective": (values == best, f"recovery scores {values}; certified optimum {best}"),
+        "recovery:validation": validation_verdict(section, values, "recovery.objective"),
     }

@@ -12,6 +12,9 @@ from typing import Any
 
 
 def _example(schema: dict[str, Any], name: str = "") -> Any:
+    """A placeholder answer for the schema; a ``title`` names what a placeholder stands
+    for (an element of a nested list is a 'student', not another 'groups')."""
+    name = schema.get("title", name)
     if "const" in schema:
         return schema["const"]
     kind = schema.get("type")

@@ -1,4 +1,8 @@
-"""The Python API: generate, load, answer and grade without the CLI."""
+"""The Python API: generate, load, answer and grade without the CLI.
+
+Grading functions raise ``GradingError`` (``InvalidGroundTruth`` for an instance that is not
+a valid ground truth) when the grader fails, never a reward; ``on_error="zero"`` returns a
+zero grade with ``grader_error`` set instead."""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pbsolve.generate import GenerateOptions, RunSummary, generate
-from pbsolve.grading import grade
+from pbsolve.grading import GradingError, InvalidGroundTruth, OnError, grade
 from pbsolve.jsonl import LineError, read_models
 from pbsolve.schema import Grade, Instance, RewardMode
 
@@ -30,22 +34,28 @@ def load_instances(path: str | Path) -> tuple[dict[str, Instance], list[LineErro
     return found, errors
 
 
-def reward(instance: Instance | str | dict, response: str, mode: RewardMode = "all_pass") -> float:
+def reward(
+    instance: Instance | str | dict, response: str, mode: RewardMode = "all_pass", on_error: OnError = "raise"
+) -> float:
     """The scalar reward of one response (instance as model, dict or JSON string)."""
     if isinstance(instance, str):
         instance = Instance.model_validate_json(instance)
     elif isinstance(instance, dict):
         instance = Instance.model_validate(instance)
-    return grade(instance, response, mode).reward
+    return grade(instance, response, mode, on_error=on_error).reward
 
 
-def grade_many(instance: Instance, responses: Iterable[str], mode: RewardMode = "all_pass") -> Iterator[Grade]:
+def grade_many(
+    instance: Instance, responses: Iterable[str], mode: RewardMode = "all_pass", on_error: OnError = "raise"
+) -> Iterator[Grade]:
     for text in responses:
-        yield grade(instance, text, mode)
+        yield grade(instance, text, mode, on_error=on_error)
 
 
 __all__ = [
     "GenerateOptions",
+    "GradingError",
+    "InvalidGroundTruth",
     "RunSummary",
     "generate",
     "generate_instances",

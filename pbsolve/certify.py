@@ -13,6 +13,7 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
+from pbsolve import interrupts
 from pbsolve.family import Draft, FamilyModel, SolverModel
 from pbsolve.schema import Certificate
 
@@ -51,12 +52,31 @@ class CertResult:
     stats: CertStats = field(default_factory=CertStats)
 
 
+class StoppableSolver(cp_model.CpSolver):
+    """A CpSolver that an interrupt stops, and whose interrupted solves never count.
+
+    A search stopped by :func:`pbsolve.interrupts.request_stop` returns UNKNOWN or FEASIBLE,
+    which the certifier would take for a time-out (a rejection, then a re-sample that
+    changes the run's output). Instead :class:`~pbsolve.interrupts.Interrupted` is raised,
+    and no rejection handler catches it."""
+
+    def solve(self, model: cp_model.CpModel, solution_callback: Any = None) -> Any:
+        interrupts.check()
+        with interrupts.solving(self):
+            status = super().solve(model, solution_callback)
+        interrupts.check()
+        return status
+
+
 def make_solver(
     limits: SolverLimits, presolve: bool = True, optimise: bool = False, parameters: dict[str, Any] | None = None
 ) -> cp_model.CpSolver:
     """A deterministic single-worker solver; ``parameters`` (a model's own, see
-    :class:`SolverModel`) come first, so the settings below always win."""
-    solver = cp_model.CpSolver()
+    :class:`SolverModel`) come first, so the settings below always win.
+
+    CP-SAT never installs its own SIGINT handler (``catch_sigint_signal``): pbsolve owns
+    the signals (:mod:`pbsolve.interrupts`)."""
+    solver = StoppableSolver()
     p = solver.parameters
     for key, value in (parameters or {}).items():
         setattr(p, key, value)
@@ -69,6 +89,7 @@ def make_solver(
     p.max_deterministic_time = limits.deterministic_time
     p.cp_model_presolve = presolve
     p.log_search_progress = False
+    p.catch_sigint_signal = False
     return solver
 
 

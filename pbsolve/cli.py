@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -16,9 +17,14 @@ from rich.table import Table
 
 from pbsolve.api import load_instances
 from pbsolve.family import families
-from pbsolve.generate import GenerateOptions, RunSummary, generate
-from pbsolve.grading import REWARD_MODES, grade
-from pbsolve.jsonl import LineError, atomic_writer, dumps, read_models
+from pbsolve import interrupts
+from pbsolve.generate import (
+    GaveUp, GenerateOptions, ResumeError, RunSummary, generate, load_checkpoint, outcome_record, run_header, sidecar_path,
+)  # fmt: skip
+from pbsolve.grade_report import grade_responses
+from pbsolve.grade_report import summarize as _summarize
+from pbsolve.grading import REWARD_MODES, grade  # noqa: F401 (grade: part of the CLI module's namespace)
+from pbsolve.jsonl import LineError, atomic_writer, check_writable, dumps, read_models
 from pbsolve.cli_llm import (
     ApiKeyEnvOpt, BackoffOpt, BaseUrlOpt, ConcurrencyOpt, MaxRetriesOpt, MaxTokensOpt, ModelOpt, SystemPromptOpt,
     TemperatureOpt, TimeoutOpt, build_responder, llm_config, preflight, write_answers,
@@ -28,14 +34,32 @@ from pbsolve.responders import get_responder, responder_names
 from pbsolve.schema import TIERS, Grade, ResponseLine
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Certified planning problems, graded by code.")
-out = Console()
+# emoji=False: user text such as `responses.jsonl:100:` must never turn into an emoji;
+# markup in user text is escaped wherever it is printed.
+out = Console(emoji=False)
 # soft_wrap: never break a `file:line:` message across lines when stderr is a log file
-err = Console(stderr=True, soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 
 
 def _fail(message: str, code: int = 1) -> None:
     err.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(code)
+
+
+def _interrupted(message: str) -> None:
+    """Report an interrupt and end with 128 + the signal (130 for SIGINT, 143 for SIGTERM).
+
+    After a real signal the process ends as soon as the message is out (``os._exit``):
+    worker threads still waiting on an LLM endpoint must not keep it alive for minutes.
+    Every output file is closed before this is called."""
+    signum = interrupts.received()
+    code = interrupts.exit_code(signum)
+    if signum is None:  # a KeyboardInterrupt raised in-process (tests, embedding code)
+        _fail(message, code)
+    err.print(f"[red]error:[/red] {escape(message)}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _progress() -> Progress:
@@ -55,7 +79,9 @@ def _write_guard(path: Path):  # noqa: ANN202 - context manager factory
         def __exit__(self, exc_type, exc, tb) -> bool:  # noqa: ANN001
             if isinstance(exc, OSError):
                 why = "no space left on device" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
-                _fail(f"cannot write {path}: {why}; partial output kept in {path}.partial")
+                partial = path.with_name(path.name + ".partial")
+                kept = partial.is_file() and partial.stat().st_size > 0
+                _fail(f"cannot write {path}: {why}" + (f"; partial output kept in {partial}" if kept else ""))
             return False
 
     return _Guard()
@@ -71,17 +97,72 @@ def _parse_tiers(tiers: str | None) -> list:
     return names
 
 
+def warn_workers(workers: int) -> None:
+    """More worker processes than cores only makes them compete."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if workers > cores:
+        err.print(f"[yellow]warning:[/yellow] --workers {workers} is more than the {cores} core(s) available; "
+                  "the extra workers only compete for them")  # fmt: skip
+
+
 def run_generate(
-    n: int, seed: int, options: GenerateOptions, workers: int, path: Path, quiet: bool = False
+    n: int, seed: int, options: GenerateOptions, workers: int, path: Path, quiet: bool = False,
+    start: int = 0, resume: bool = False,
 ) -> RunSummary:
-    summary = RunSummary()
-    with _write_guard(path), atomic_writer(path) as fh, _progress() as bar:
-        task = bar.add_task("certifying", total=n)
-        for outcome in generate(n, seed, options, workers):
-            summary.add(outcome)
-            if outcome.instance is not None:
-                fh.write(dumps(outcome.instance) + "\n")
-            bar.advance(task)
+    """Generate exactly ``n`` instances from index ``start`` into ``path``.
+
+    Lines go to ``<path>.partial`` and every index visited to ``<path>.partial.run`` (the
+    run's settings, then one line per index); the file is renamed into place when
+    complete. SIGINT/SIGTERM stop the run within about a second, keep both files and say
+    how to continue: ``--resume`` keeps their agreeing prefix and goes on from there, so
+    the finished file is byte-identical to an uninterrupted run."""
+    check_writable(path)
+    partial = path.with_name(path.name + ".partial")
+    sidecar = sidecar_path(partial)
+    header = run_header(n, seed, options, start)
+    summary = RunSummary(requested=n, start=start)
+    if resume:
+        try:
+            summary.outcomes = load_checkpoint(partial, header)
+        except ResumeError as exc:
+            _fail(str(exc))
+    elif partial.exists() and sidecar.exists():
+        err.print(f"note: replacing the interrupted run in {partial} (use --resume to continue it instead)", markup=False)
+    kept = len(summary.instances)
+    with _write_guard(path), interrupts.owned_signals(raise_in_main=False):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = "a" if resume else "w"
+        with open(partial, mode, encoding="utf-8") as fh, open(sidecar, mode, encoding="utf-8") as log, _progress() as bar:
+            if not resume:
+                log.write(json.dumps(header) + "\n")
+                log.flush()
+            task = bar.add_task("certifying", total=n, completed=kept)
+            try:
+                for outcome in generate(n - kept, seed, options, workers, start=summary.outcomes[-1].index + 1
+                                        if summary.outcomes else start):  # fmt: skip
+                    if outcome.instance is not None:
+                        fh.write(dumps(outcome.instance) + "\n")
+                        fh.flush()
+                        bar.advance(task)
+                    log.write(json.dumps(outcome_record(outcome)) + "\n")
+                    log.flush()
+                    summary.add(outcome)
+            except interrupts.Interrupted as exc:
+                fh.close()
+                log.close()
+                got = len(summary.instances)
+                where = f" (indices {start}..{summary.outcomes[-1].index})" if summary.outcomes else ""
+                _fail(f"interrupted by {interrupts.signal_name(exc.signum)}: {got} of {n} instances{where} written to "
+                      f"{partial}; run the same command with --resume to continue (the finished file is "
+                      "byte-identical to an uninterrupted run)", interrupts.exit_code(exc.signum))  # fmt: skip
+            except GaveUp as exc:
+                fh.close()
+                log.close()
+                _fail(f"{exc}. {len(summary.instances)} of {n} instances kept in {partial}")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(partial, path)
+        sidecar.unlink(missing_ok=True)
     if not quiet:
         print_generate_summary(summary.as_dict(), path)
     return summary
@@ -112,15 +193,26 @@ def print_generate_summary(s: dict, path: Path) -> None:
         for kind, v in hard.items():
             h.add_row(kind, str(v["generated"]), ", ".join(f"{r} {n}" for r, n in v["rejected"].items()) or "-")
         out.print(h)
-    if s["failed_indices"]:
-        out.print(f"[yellow]{s['failed_indices']} indices produced no certified instance[/yellow]")
+    failed = s["failed_indices"]
+    if s["last_index"] is not None:
+        out.print(f"indices {s['first_index']}..{s['last_index']} used (the next shard starts at --start {s['next_index']})",
+                  markup=False)  # fmt: skip
+    if failed:
+        out.print(f"{len(failed)} indices produced no certified instance (the run went on to further indices):",
+                  style="yellow", markup=False)  # fmt: skip
+        for f in failed:
+            out.print(f"  index {f['index']}: {', '.join(f['reasons']) or 'no reason recorded'}", markup=False)
 
 
 @app.command("generate")
 def generate_cmd(
     out_path: Annotated[Path, typer.Option("--out", help="output JSONL file")] = Path("instances.jsonl"),
-    n: Annotated[int, typer.Option("--n", min=1, help="number of indices to generate")] = 20,
+    n: Annotated[int, typer.Option("--n", min=1, help="number of instances: exactly this many (indices that certify "
+                                   "nothing are skipped and the run goes on)")] = 20,
     seed: Annotated[int, typer.Option(help="run seed; instance i depends only on (seed, i)")] = 0,
+    start: Annotated[int, typer.Option("--start", min=0, help="first index (shards: the summary gives the next shard's --start)")] = 0,
+    resume: Annotated[bool, typer.Option("--resume", help="continue the interrupted run in <out>.partial (same options); "
+                                         "the result is byte-identical to an uninterrupted run")] = False,
     family: Annotated[Optional[str], typer.Option(help="restrict to one family")] = None,
     task: Annotated[Optional[str], typer.Option(help="restrict to one task type")] = None,
     size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
@@ -177,13 +269,21 @@ def generate_cmd(
             _fail(str(exc))
         if warning:
             err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
-    summary = run_generate(n, seed, opts, workers, out_path, quiet=summary_json)
+    try:
+        check_writable(out_path)
+    except OSError as exc:
+        _fail(f"cannot write {out_path}: {exc.strerror or exc}")
+    warn_workers(workers)
+    summary = run_generate(n, seed, opts, workers, out_path, quiet=summary_json, start=start, resume=resume)
     if summary_json:
         print(json.dumps(summary.as_dict()))
     elif opts.renderer == "llm":
         from pbsolve.rewriter import rewrite_summary
 
         out.print(rewrite_summary(summary.instances) or "llm renderer: no instance", markup=False)
+
+
+SHOW_WHAT = ("prompt", "certificate", "checklist", "reference", "json", "all")
 
 
 @app.command()
@@ -193,6 +293,8 @@ def show(
     what: Annotated[str, typer.Option(help="prompt | certificate | checklist | reference | json | all")] = "all",
 ) -> None:
     """Show one instance: its prompt, certificate, checklist and reference answer."""
+    if what not in SHOW_WHAT:
+        _fail(f"unknown --what {what!r}; choose one of {', '.join(SHOW_WHAT)}")
     found, errors = _load(path)
     if not found:
         _fail(f"{path} holds no valid instance")
@@ -254,6 +356,8 @@ def answer(
     except (KeyError, ValueError) as exc:
         _fail(str(exc).strip("'\""))
     found, errors = _load(instances)
+    if not found:
+        _fail(f"{instances} holds no valid instance")
     if config is not None:
         try:
             warning = preflight(fn)
@@ -267,28 +371,17 @@ def answer(
 
 
 def grade_file(instances: dict, responses: Path, mode: str) -> tuple[list[Grade], list[LineError]]:
-    grades: list[Grade] = []
-    errors: list[LineError] = []
-    for no, item in read_models(responses, ResponseLine):
-        if isinstance(item, LineError):
-            errors.append(item)
-            continue
-        inst = instances.get(item.id)
-        if inst is None:
-            errors.append(LineError(str(responses), no, f"unknown instance id {item.id!r}"))
-            continue
-        grades.append(grade(inst, item.response, mode, item.response_id))  # type: ignore[arg-type]
-    return grades, errors
+    """Grades of a responses file and its skipped lines (see ``pbsolve.grade_report``)."""
+    run = grade_responses(instances, responses, mode)  # type: ignore[arg-type]
+    return run.grades, run.errors
 
 
-def summarize(grades: list[Grade]) -> dict:
-    n = len(grades)
-    return {
-        "n": n,
-        "all_pass": sum(g.all_pass for g in grades) / n if n else 0.0,
-        "avg_pass": sum(g.avg_pass for g in grades) / n if n else 0.0,
-        "reward": sum(g.reward for g in grades) / n if n else 0.0,
-    }
+def summarize(grades: list[Grade], missing: int = 0) -> dict:
+    """n, responses, missing, all_pass, avg_pass, reward (means over n), grader_errors."""
+    return _summarize(grades, missing)
+
+
+MAX_SHOWN = 20
 
 
 @app.command("grade")
@@ -297,41 +390,88 @@ def grade_cmd(
     responses: Annotated[Path, typer.Option(help="responses JSONL: {id, response[, response_id]} per line")],
     out_path: Annotated[Path, typer.Option("--out", help="grades JSONL")] = Path("grades.jsonl"),
     mode: Annotated[str, typer.Option(help="reward mode: all_pass | avg_pass | feasible")] = "all_pass",
-    summary_json: Annotated[bool, typer.Option("--summary-json", help='print {"n", "all_pass", "avg_pass"} as JSON')] = False,
+    allow_missing: Annotated[
+        bool, typer.Option("--allow-missing", help="leave instances without a response out of the means (default: they count as failures)")
+    ] = False,
+    summary_json: Annotated[
+        bool, typer.Option("--summary-json", help="print the summary (n, all_pass, avg_pass, reward, mode, missing, duplicates, ...) as JSON")
+    ] = False,
 ) -> None:
-    """Grade responses against certified instances."""
+    """Grade responses against certified instances.
+
+    Instances without a response count as failures (unless --allow-missing); a line that
+    repeats an earlier (id, response_id) is skipped. Exit 1 if lines were skipped or no
+    response matched an instance, 2 if the grader failed on any response (those grades
+    carry `grader_error` and are no verdict on the answer).
+    """
     if mode not in REWARD_MODES:
         _fail(f"unknown reward mode {mode!r}; choose one of {', '.join(REWARD_MODES)}")
     if not responses.exists():
         _fail(f"{responses}: no such file")
     found, inst_errors = _load(instances)
-    grades, errors = grade_file(found, responses, mode)
-    for e in errors:
+    run = grade_responses(found, responses, mode)  # type: ignore[arg-type]
+    grades, errors = run.grades, run.errors
+    for e in errors[:MAX_SHOWN]:
         err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
+    if len(errors) > MAX_SHOWN:
+        err.print(f"[yellow]... and {len(errors) - MAX_SHOWN} more skipped line(s)[/yellow]")
     with _write_guard(out_path), atomic_writer(out_path) as fh:
         for g in grades:
             fh.write(json.dumps(g.model_dump(mode="json", exclude_none=False), ensure_ascii=False) + "\n")
-    s = summarize(grades)
+    counted = 0 if allow_missing else len(run.missing)
+    s = summarize(grades, counted)
+    failed = run.grader_errors
     if summary_json:
-        print(json.dumps({"n": s["n"], "all_pass": s["all_pass"], "avg_pass": s["avg_pass"]}))
+        print(json.dumps({
+            **s, "mode": mode, "missing": len(run.missing), "missing_counted": not allow_missing,
+            "duplicates": run.duplicates, "skipped": len(errors) - run.duplicates, "instances": len(found),
+        }))  # fmt: skip
     else:
-        print_grade_table({"responses": grades}, found)
+        print_grade_table({"responses": grades}, found, {"responses": [] if allow_missing else run.missing})
+    if run.missing:
+        how = "left out (--allow-missing)" if allow_missing else "counted as failures"
+        shown = ", ".join(run.missing[:5]) + (" ..." if len(run.missing) > 5 else "")
+        err.print(f"[yellow]warning:[/yellow] {len(run.missing)} of {len(found)} instance(s) have no response, {how}: {escape(shown)}")
+    if run.duplicates:
+        err.print(f"[yellow]warning:[/yellow] {run.duplicates} duplicate response line(s) skipped")
+    for g in failed[:MAX_SHOWN]:
+        err.print(f"[red]grader error[/red] {escape(g.id)}: {escape(g.grader_error or '')}")
+    if failed:
+        _fail(f"the grader failed on {len(failed)} of {len(grades)} response(s); their reward 0 says nothing about the answers", code=2)
+    if found and not grades:
+        _fail(f"no response in {responses} matched an instance of {instances}")
     if errors or inst_errors:
         raise typer.Exit(1)
 
 
-def print_grade_table(runs: dict[str, list[Grade]], instances: dict) -> None:
-    t = Table(title="grades (All-pass / Avg-pass)")
+def _cell(grades: list[Grade], missing: int) -> str:
+    s = summarize(grades, missing)
+    if s["n"] == 0:
+        return "-  (n=0)"
+    notes = [f"n={s['n']}"]
+    if missing:
+        notes.append(f"{missing} missing")
+    if s["grader_errors"]:
+        notes.append(f"{s['grader_errors']} grader error(s)")
+    return f"{100 * s['all_pass']:.1f}% / {100 * s['avg_pass']:.1f}% / {s['reward']:.3f}  ({', '.join(notes)})"
+
+
+def print_grade_table(runs: dict[str, list[Grade]], instances: dict, missing: dict[str, list[str]] | None = None) -> None:
+    """One column per run: All-pass / Avg-pass / mean reward per task; ``missing`` (run ->
+    instance ids without a response) are counted as failures in their task's row."""
+    missing = missing or {}
+    modes = sorted({g.reward_mode for gs in runs.values() for g in gs})
+    t = Table(title=f"grades (All-pass / Avg-pass / mean reward; mode {', '.join(modes) or '-'})")
     t.add_column("task")
     for name in runs:
         t.add_column(name, justify="right")
-    tasks = sorted({instances[g.id].task for gs in runs.values() for g in gs})
+    tasks = sorted({instances[g.id].task for gs in runs.values() for g in gs} | {instances[i].task for ms in missing.values() for i in ms})
     for task in [*tasks, "all"]:
         row = [task]
-        for gs in runs.values():
+        for name, gs in runs.items():
             sel = [g for g in gs if task == "all" or instances[g.id].task == task]
-            s = summarize(sel)
-            row.append(f"{100 * s['all_pass']:.1f}% / {100 * s['avg_pass']:.1f}%  (n={s['n']})")
+            gone = [i for i in missing.get(name, []) if task == "all" or instances[i].task == task]
+            row.append(_cell(sel, len(gone)))
         t.add_row(*row)
     out.print(t)
 
@@ -383,6 +523,7 @@ def demo(
 ) -> None:
     """The main job: certify a sample dataset, answer it with oracle and baseline, grade both."""
     inst_path = out_dir / "instances.jsonl"
+    warn_workers(workers)
     summary = run_generate(n, seed, GenerateOptions(), workers, inst_path)
     found = {i.id: i for i in summary.instances}
     runs: dict[str, list[Grade]] = {}

@@ -68,7 +68,8 @@ def print_headline(figures: dict[str, Any], out_dir: Path) -> None:
 
 def _judge_run(config: Any, instances: dict, responses: list, out_dir: Path, resume: bool) -> list[dict[str, Any]]:
     """Judge every response into out_dir/verdicts.jsonl (via .partial; --resume keeps its lines)."""
-    from pbsolve.cli import _fail, _progress, _write_guard, err
+    from pbsolve import interrupts
+    from pbsolve.cli import _fail, _interrupted, _progress, _write_guard, err
     from pbsolve.judge import judge_many
     from pbsolve.llm import LLMClient
 
@@ -90,7 +91,7 @@ def _judge_run(config: Any, instances: dict, responses: list, out_dir: Path, res
     todo = [r for r in responses if (r.id, r.response_id) not in done]
     client = LLMClient(config)
     lines = list(kept)
-    with _write_guard(path):
+    with _write_guard(path), interrupts.owned_signals():
         out_dir.mkdir(parents=True, exist_ok=True)
         fh = open(partial, "w", encoding="utf-8")
         for line in kept:
@@ -110,8 +111,8 @@ def _judge_run(config: Any, instances: dict, responses: list, out_dir: Path, res
                   "fix the endpoint and run the same command with --resume to continue")  # fmt: skip
         except KeyboardInterrupt:
             fh.close()
-            _fail(f"interrupted: {len(lines)} of {len(responses)} verdicts saved in {partial}; "
-                  "run the same command with --resume to continue", 130)  # fmt: skip
+            _interrupted(f"interrupted: {len(lines)} of {len(responses)} verdicts saved in {partial}; "
+                         "run the same command with --resume to continue")  # fmt: skip
         fh.flush()
         os.fsync(fh.fileno())
         fh.close()
@@ -133,7 +134,8 @@ def register(app: typer.Typer) -> None:
         summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
     ) -> None:
         """Near-miss answers with known truth, for auditing judges: one-rule breaks, sub-optimal plans, valid odd formatting, wrong claims."""
-        from pbsolve.cli import _fail, _load, _progress, _write_guard, err, out
+        from pbsolve import interrupts
+        from pbsolve.cli import _fail, _interrupted, _load, _progress, _write_guard, err, out
         from pbsolve.jsonl import atomic_writer
         from pbsolve.perturb import CATEGORIES, PerturbReport, perturb_instance
 
@@ -143,13 +145,23 @@ def register(app: typer.Typer) -> None:
             if bad:
                 _fail(f"unknown kind(s) {bad}; categories: {', '.join(CATEGORIES)}")
         found, errors = _load(instances)
+        if not found:
+            _fail(f"{instances} holds no valid instance")
         report = PerturbReport()
-        with _write_guard(out_path), atomic_writer(out_path) as fh, _progress() as bar:
-            task = bar.add_task("perturbing", total=len(found))
-            for inst in found.values():
-                for p in perturb_instance(inst, seed, cats, report):
-                    fh.write(json.dumps(p.line(), ensure_ascii=False) + "\n")
-                bar.advance(task)
+        done = lines = 0
+        partial = out_path.with_name(out_path.name + ".partial")
+        try:
+            with _write_guard(out_path), interrupts.owned_signals(), atomic_writer(out_path) as fh, _progress() as bar:
+                task = bar.add_task("perturbing", total=len(found))
+                for inst in found.values():
+                    for p in perturb_instance(inst, seed, cats, report):
+                        fh.write(json.dumps(p.line(), ensure_ascii=False) + "\n")
+                        lines += 1
+                    done += 1
+                    bar.advance(task)
+        except KeyboardInterrupt:
+            _interrupted(f"interrupted: {lines} lines for {done} of {len(found)} instances written to {partial}; "
+                         "the output depends only on the seed and the instances: run the same command again")  # fmt: skip
         for message in report.messages():
             err.print(f"[yellow]note:[/yellow] {escape(message)}")
         if summary_json:
@@ -188,8 +200,9 @@ def register(app: typer.Typer) -> None:
         concurrency: JConcurrencyOpt = 4,
     ) -> None:
         """Audit a judge against the checkers: accuracy, false-pass/false-fail rates, All-pass agreement, kappa, with bootstrap CIs and breakdowns."""
+        from pbsolve import interrupts
         from pbsolve.audit import HEADLINE, audit, load_responses, load_verdicts, verdicts_from_lines
-        from pbsolve.cli import _fail, _load, err
+        from pbsolve.cli import _fail, _interrupted, _load, err
         from pbsolve.cli_llm import llm_config, preflight
 
         if (verdicts is None) == (judge_model is None):
@@ -229,9 +242,14 @@ def register(app: typer.Typer) -> None:
             err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
         name = judge_name or judge_model or (verdicts.stem if verdicts else "")
         try:
-            figures = audit(found, lines, judged, out_dir, judge=name, resamples=bootstrap, seed=seed, confidence=confidence)
+            with interrupts.owned_signals():
+                figures = audit(found, lines, judged, out_dir, judge=name, resamples=bootstrap, seed=seed, confidence=confidence)
         except OSError as exc:
             _fail(f"cannot write the report to {out_dir}: {exc.strerror or exc}")
+        except KeyboardInterrupt:
+            _interrupted(f"interrupted while computing the audit; no report was finished in {out_dir}"
+                         + ("; the verdicts are kept: run the same command to redo the figures" if config else
+                            "; run the same command again"))  # fmt: skip
         if summary_json:
             print(json.dumps({f: figures[f] for f in HEADLINE} | {"ci": {f: figures["ci"][f] for f in HEADLINE}}))
         else:

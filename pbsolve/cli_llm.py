@@ -127,7 +127,14 @@ def write_answers(responder: Responder, name: str, instances: Sequence[Instance]
     skipped. When the endpoint stays down, the answers obtained are kept in the
     ``.partial`` file and the command fails with a message saying how to resume.
     """
-    from pbsolve.cli import _fail, _progress, _write_guard, err
+    from pbsolve import interrupts
+    from pbsolve.cli import _fail, _interrupted, _progress, _write_guard, err
+    from pbsolve.jsonl import check_writable
+
+    try:
+        check_writable(out_path)
+    except OSError as exc:
+        _fail(f"cannot write {out_path}: {exc.strerror or exc}")
 
     partial = out_path.with_name(out_path.name + ".partial")
     done = _done_ids(partial) if resume and partial.exists() else set()
@@ -135,7 +142,7 @@ def write_answers(responder: Responder, name: str, instances: Sequence[Instance]
     saved = len(done)
     failed = 0
     stats = getattr(getattr(responder, "client", None), "stats", None)
-    with _write_guard(out_path):
+    with _write_guard(out_path), interrupts.owned_signals():
         out_path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(partial, "a" if resume else "w", encoding="utf-8")
         try:
@@ -153,8 +160,8 @@ def write_answers(responder: Responder, name: str, instances: Sequence[Instance]
                   f"fix the endpoint and run the same command with --resume to continue")  # fmt: skip
         except KeyboardInterrupt:
             fh.close()
-            _fail(f"interrupted: {saved} of {len(instances)} responses saved in {partial}; "
-                  "run the same command with --resume to continue", 130)  # fmt: skip
+            _interrupted(f"interrupted: {saved} of {len(instances)} responses saved in {partial}; "
+                         "run the same command with --resume to continue")  # fmt: skip
         fh.flush()
         os.fsync(fh.fileno())
         fh.close()

@@ -11,7 +11,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from pbsolve.cli import _fail, _load, _progress, _write_guard, err, out
+from pbsolve import interrupts
+from pbsolve.cli import _fail, _interrupted, _load, _progress, _write_guard, err, out, warn_workers
 from pbsolve.cli_llm import (
     ApiKeyEnvOpt, BackoffOpt, BaseUrlOpt, ConcurrencyOpt, MaxRetriesOpt, MaxTokensOpt, ModelOpt, SystemPromptOpt,
     TemperatureOpt, TimeoutOpt, build_responder, llm_config, preflight,
@@ -143,6 +144,8 @@ def register(app: typer.Typer) -> None:
         run = Loop(out_dir, settings, fn, rewriter=rewriter, workers=workers)
         failure: str | None = None
         code = 1
+        interrupted = False
+        warn_workers(workers)
         with _progress() as bar:
             progress = bar.add_task("closed loop", total=budget)
 
@@ -156,17 +159,20 @@ def register(app: typer.Typer) -> None:
                            description=f"closed loop · {rec['task']} {counts} · solved {solved}/{done}")  # fmt: skip
 
             try:
-                run.run(budget, on_step)
+                with interrupts.owned_signals():
+                    run.run(budget, on_step)
             except LoopError as exc:
                 failure = str(exc)
             except (EndpointDown, EndpointConfigError) as exc:
                 failure = f"{exc}. Every step before it is saved in {out_dir}; fix the endpoint and rerun the same command to resume"
             except KeyboardInterrupt:
-                failure = f"interrupted; every completed step is saved in {out_dir}; rerun the same command to resume"
-                code = 130
+                failure = (f"interrupted: {run.answered()} answered step(s) saved in {out_dir}; rerun the same command "
+                           "to resume")  # fmt: skip
+                code = interrupts.exit_code(interrupts.received())
+                interrupted = True
         trajectory = run.trajectory
         if failure is not None and not trajectory:
-            _fail(failure, code)
+            _interrupted(failure) if interrupted else _fail(failure, code)
         tasks = run.tasks
         summary = summarize(trajectory, tasks, settings.params)
         if trajectory:
@@ -184,7 +190,7 @@ def register(app: typer.Typer) -> None:
                 out.print(f"trajectory: {out_dir}/trajectory.jsonl · plot: {out_dir}/trajectory.png · summary: {out_dir}/summary.json",
                           markup=False)  # fmt: skip
         if failure is not None:
-            _fail(failure, code)
+            _interrupted(failure) if interrupted else _fail(failure, code)
 
     @app.command()
     def rewrite(

@@ -17,6 +17,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from pbsolve.parsing import MAX_CHARS
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MAX_SHOWN_ERRORS = 20
 
@@ -52,14 +54,20 @@ def export_cmd(
     for p in instances:
         if not p.is_file():
             _fail(f"{p}: no such file")
+    from pbsolve import interrupts
+    from pbsolve.cli import _interrupted
+
     try:
-        with _write_guard(out_dir):
+        with _write_guard(out_dir), interrupts.owned_signals():
             report = export(
                 instances, out_dir, fmt=fmt, eval_fraction=eval_fraction, seed=seed, system=system,
                 prompt_style=prompt_style, data_source=data_source,
             )  # fmt: skip
     except (ValueError, StoreError) as exc:
         _fail(str(exc))
+    except KeyboardInterrupt:
+        _interrupted(f"interrupted: the export in {out_dir} is incomplete (rows so far in its .partial files); "
+                     "the output depends only on the inputs and options: run the same command again")  # fmt: skip
     _show_errors(report.errors)
     if summary_json:
         print(json.dumps(report.as_dict()))
@@ -91,7 +99,7 @@ def serve_cmd(
     ] = None,
     mode: Annotated[str, typer.Option(help="default reward mode: all_pass | avg_pass | feasible")] = "all_pass",
     max_body_mb: Annotated[float, typer.Option(min=0.001, help="largest request body, MiB")] = 64.0,
-    max_response_chars: Annotated[int, typer.Option(min=1, help="longest answer graded (characters after </think>)")] = 100_000,
+    max_response_chars: Annotated[int, typer.Option(min=1, help="longest answer graded (characters after </think>)")] = MAX_CHARS,
     max_batch: Annotated[int, typer.Option(min=1, help="most responses per request")] = 8192,
     time_limit: Annotated[float, typer.Option(min=0.001, help="seconds per request, then 503")] = 30.0,
     workers: Annotated[int, typer.Option(min=1, help="server processes (each with its own cache)")] = 1,
@@ -134,6 +142,13 @@ def serve_cmd(
         max_response_chars=max_response_chars, max_batch=max_batch, time_limit=time_limit,
         concurrency=2, cache_size=cache,
     )  # fmt: skip
+    import socket
+
+    try:  # the banner is printed only once the port is known to be free
+        with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
+            pass
+    except OSError as exc:
+        _fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
     out.print(escape(f"pbsolve reward server on http://{host}:{port}  (mode {mode}, {workers} worker(s); Ctrl-C stops)"))
     sys.stdout.flush()
     common = {"host": host, "port": port, "log_level": "warning", "access_log": access_log}

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from pbsolve.jsonl import LineError, dumps
+from pbsolve.jsonl import LineError, check_writable, dumps
 from pbsolve.schema import Instance
 from pbsolve.store import iter_instance_texts, parse_instance_text
 
@@ -257,7 +257,12 @@ def export(
     if eval_fraction >= 1:
         splits = ["eval"]
     report = ExportReport(fmt=fmt)
-    threshold = eval_threshold(_split_keys(paths, seed), eval_fraction)
+    keys = _split_keys(paths, seed)
+    if not keys:
+        raise ValueError(f"{', '.join(str(p) for p in paths)}: no valid instance to export")
+    for s in splits:  # fail now, not after the work, if a split cannot be written
+        check_writable(out / f"{s}.{ext}")
+    threshold = eval_threshold(keys, eval_fraction)
     writers = {s: _SplitWriter(out / f"{s}.{ext}", fmt, prompt_style, row_group) for s in splits}
     try:
         for inst, text in iter_instances(paths, report.errors):

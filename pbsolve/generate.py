@@ -10,16 +10,19 @@ import json
 import random
 import statistics
 import time
-from collections import Counter
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import ortools
 from pydantic import BaseModel, Field, model_validator
 
-from pbsolve import __version__
+from pbsolve import __version__, interrupts
 from pbsolve.answer_format import render_answer_format
 from pbsolve.certify import Rejected, SolverLimits
 from pbsolve.family import FamilyModel, NoDraft, checker, family, renderer
@@ -66,17 +69,25 @@ class Outcome:
     uniqueness_s: float = 0.0
     hard_rejects: list[str] = field(default_factory=list)  # "<hard kind>:<reason>"
     error: str | None = None  # why no spec could be sampled at all
+    interrupted: bool = False  # a stop request ended the work: not a result, never a reject
+
+    def reasons(self) -> list[str]:
+        """Why this index produced no instance: the reason of every attempt, in order."""
+        return [*self.rejects, *([self.error] if self.error and "no_compatible_spec" not in self.rejects else [])]
 
 
-def checklist_for(rules: list, feasible: bool, mechanisms: list[str], changes: int | None = None) -> list[ChecklistItem]:
+def checklist_for(
+    rules: list, feasible: bool, mechanisms: list[str], changes: int | None = None,
+    plan_text: str = "a complete plan with valid values",
+) -> list[ChecklistItem]:
+    """``plan_text`` says what a complete plan of the task is (the family checker's ``format_text``)."""
     items = [
         ChecklistItem(
             id="C1",
             tier="basic",
             rule="format",
-            text="The answer is one JSON object in the form the instance calls for: a complete plan naming every "
-            "item exactly once with valid values when a plan exists, a declaration of infeasibility with a rule "
-            "list when none does.",
+            text=f"The answer is one JSON object in the form the instance calls for. When a plan exists: {plan_text}. "
+            "When none does: a declaration of infeasibility whose rule list names only this instance's rule ids.",
         )
     ]
 
@@ -103,6 +114,7 @@ def checklist_for(rules: list, feasible: bool, mechanisms: list[str], changes: i
         add("hard", "recovery:format", "The answer gives a complete recovery plan for the scenario.")
         add("hard", "recovery:rules", "The recovery plan satisfies every rule and the scenario.")
         add("hard", "recovery:objective", "The recovery plan's figures (changes from the main plan first) equal the certified optimum.")
+        add("hard", "recovery:validation", "The figures the answer states for its recovery plan equal those recomputed from that plan.")
     return items
 
 
@@ -145,7 +157,7 @@ def _assemble(fam: FamilyModel, certified: Certified, instance_id: str) -> Insta
     else:
         reference = {"feasible": False, "conflict": (cert.conflict_sets or [[]])[0]}
     changes = (cert.objective or {}).get("changes")
-    checklist = checklist_for(rules, feasible, mechanisms, changes)
+    checklist = checklist_for(rules, feasible, mechanisms, changes, plan_text=chk.format_text(spec.task))
     tiers = sorted({it.tier for it in checklist} | {r.tier for r in rules}, key=["basic", "medium", "hard", "stateful"].index)
     return Instance(
         id=instance_id,
@@ -174,6 +186,25 @@ def _assemble(fam: FamilyModel, certified: Certified, instance_id: str) -> Insta
     )
 
 
+class CheckerDisagreement(Exception):
+    """The certified reference answer fails the instance's own checker.
+
+    Certificate and checker are independent implementations of the same rules, so a
+    disagreement is a bug in one of them, never a property of the draw: it propagates out
+    of generation (the run fails, naming the instance and the items) instead of being
+    counted as a reject and re-sampled, which would silently turn a too-strict checker
+    into a smaller data set.
+    """
+
+    def __init__(self, instance_id: str, failed: list[str]) -> None:
+        self.instance_id = instance_id
+        self.failed = list(failed)
+        super().__init__(f"the certified reference answer of {instance_id} fails its checker: {'; '.join(self.failed)}")
+
+    def __reduce__(self) -> tuple[type, tuple[str, list[str]]]:  # crosses worker-process boundaries intact
+        return (type(self), (self.instance_id, self.failed))
+
+
 def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outcome:
     t0 = time.perf_counter()
     out = Outcome(index=index, instance=None)
@@ -198,10 +229,9 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
             out.uniqueness_s += certified.result.stats.uniqueness_s
             digest = derive_seed(json.dumps(spec.model_dump(mode="json"), sort_keys=True)) % 16**6
             instance = _assemble(fam, certified, f"{spec.task}-{run_seed}-{index}-{digest:06x}")
-            reference_grade = grade(instance, json.dumps(instance.reference))
-            if not reference_grade.all_pass:
-                failed = [f"{i.id}: {i.reason}" for i in reference_grade.items if not i.passed]
-                raise Rejected("reference_fails_checker", "; ".join(failed))
+            reference_grade = grade(instance, json.dumps(instance.reference), on_error="zero")  # a grader failure rejects
+            if not reference_grade.all_pass:  # never re-sampled: it would hide a checker bug
+                raise CheckerDisagreement(instance.id, [f"{i.id}: {i.reason}" for i in reference_grade.items if not i.passed])
             if options.renderer == "llm" and options.rewriter is not None:
                 from pbsolve.rewriter import client_for, rewrite_instance
 
@@ -219,22 +249,129 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
 
 
 def _job(args: tuple[int, int, GenerateOptions]) -> Outcome:
-    return build_instance(*args)
+    """One index, in a worker process or thread; an interrupt becomes a marked Outcome."""
+    return run_job(build_instance, args)
 
 
-def generate(n: int, seed: int, options: GenerateOptions, workers: int = 1, start: int = 0) -> Iterator[Outcome]:
-    """Outcomes for indices start..start+n-1, in index order whatever ``workers`` is."""
-    jobs = [(seed, i, options) for i in range(start, start + n)]
+def run_job(build: Callable[..., Outcome], args: tuple[int, int, GenerateOptions]) -> Outcome:
+    """``build(*args)`` made safe to send back from a worker: an interrupt becomes a marked
+    Outcome, and the instance's per-process grading cache (it may hold modules) is dropped."""
+    try:
+        out = build(*args)
+    except interrupts.Interrupted:
+        return Outcome(index=args[1], instance=None, interrupted=True)
+    memo = getattr(out.instance, "_memo", None)
+    if isinstance(memo, dict):
+        memo.clear()
+    return out
+
+
+MAX_CONSECUTIVE_FAILURES = 50
+
+
+class GaveUp(Exception):
+    """Too many indices in a row produced no instance: the options are unlikely ever to."""
+
+    def __init__(self, failures: list[Outcome]) -> None:
+        self.failures = failures
+        reasons = Counter(r for o in failures for r in o.reasons())
+        top = ", ".join(f"{r} {k}" for r, k in reasons.most_common(5))
+        super().__init__(
+            f"{len(failures)} indices in a row ({failures[0].index}..{failures[-1].index}) produced no certified "
+            f"instance (reasons: {top or 'none recorded'}); relax the options (--include, --tiers, --time-limit)"
+        )
+
+
+def wait_outcome(fut: Future) -> Outcome:
+    """The outcome of a submitted job, waking every 0.1 s: after a stop request the wait
+    re-stops any search that began just as it came, and an interrupted job (or a worker
+    pool broken by the same signal) raises :class:`~pbsolve.interrupts.Interrupted`."""
+    while True:
+        try:
+            outcome = fut.result(timeout=0.1)
+            break
+        except FutureTimeout:
+            if interrupts.stop_requested():
+                interrupts.stop_active_solvers()
+        except BrokenProcessPool:
+            if interrupts.stop_requested():
+                raise interrupts.Interrupted() from None
+            raise
+    if outcome.interrupted:
+        raise interrupts.Interrupted()
+    return outcome
+
+
+def executor_for(workers: int) -> Executor:
+    """Certification never runs in the main thread, so a signal's handler runs at once
+    (CP-SAT releases the GIL; the main thread only waits): one background thread for
+    ``workers <= 1``, else a pool of processes that ignore SIGINT (:mod:`pbsolve.interrupts`)."""
     if workers <= 1:
-        yield from map(_job, jobs)
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbsolve-certify")
+    return interrupts.worker_pool(workers)
+
+
+def close_executor(ex: Executor) -> None:
+    if isinstance(ex, interrupts.WorkerPool):
+        ex.close()
+    else:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+def generate(
+    n: int,
+    seed: int,
+    options: GenerateOptions,
+    workers: int = 1,
+    start: int = 0,
+    max_consecutive_failures: int = MAX_CONSECUTIVE_FAILURES,
+) -> Iterator[Outcome]:
+    """Outcomes of indices start, start+1, ... in index order, until ``n`` of them carry an
+    instance: exactly ``n`` instances, the same bytes whatever ``workers`` is.
+
+    Indices that produce no instance are yielded too (``instance`` None, with their
+    reasons) and the run goes on to further indices; :class:`GaveUp` is raised after
+    ``max_consecutive_failures`` of them in a row. A stop request (a signal under
+    :func:`pbsolve.interrupts.owned_signals`) raises :class:`~pbsolve.interrupts.Interrupted`
+    after the last completed outcome; an interrupted index is never yielded.
+    """
+    if n <= 0:
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(_job, jobs, chunksize=1)
+    ex = executor_for(workers)
+    window = 1 if workers <= 1 else 2 * workers
+    pending: deque[Future] = deque()
+    nxt, emitted = start, 0
+    failures: list[Outcome] = []
+    try:
+        while emitted < n:
+            interrupts.check()
+            # Never more jobs in flight than instances still wanted: a run where every
+            # index succeeds does no work past its last instance.
+            while len(pending) < min(window, n - emitted):
+                pending.append(ex.submit(_job, (seed, nxt, options)))
+                nxt += 1
+            outcome = wait_outcome(pending.popleft())
+            yield outcome
+            if outcome.instance is not None:
+                emitted += 1
+                failures = []
+            else:
+                failures.append(outcome)
+                if len(failures) >= max_consecutive_failures:
+                    raise GaveUp(failures)
+    finally:
+        for fut in pending:
+            fut.cancel()
+        close_executor(ex)
 
 
 @dataclass
 class RunSummary:
+    """The outcomes of a run, every index it visited (a resumed run: both sessions)."""
+
     outcomes: list[Outcome] = field(default_factory=list)
+    requested: int | None = None  # instances asked for (None: as many as outcomes)
+    start: int = 0
 
     def add(self, o: Outcome) -> None:
         self.outcomes.append(o)
@@ -262,9 +399,12 @@ class RunSummary:
         first = sum(o.first_solve_s for o in self.outcomes)
         uniq = sum(o.uniqueness_s for o in self.outcomes)
         return {
-            "requested": len(self.outcomes),
+            "requested": self.requested if self.requested is not None else len(self.outcomes),
             "emitted": len(inst),
-            "failed_indices": sum(1 for o in self.outcomes if o.instance is None),
+            "first_index": self.outcomes[0].index if self.outcomes else self.start,
+            "last_index": self.outcomes[-1].index if self.outcomes else None,
+            "next_index": self.outcomes[-1].index + 1 if self.outcomes else self.start,
+            "failed_indices": [{"index": o.index, "reasons": o.reasons()} for o in self.outcomes if o.instance is None],
             "per_task": dict(sorted(per_task.items())),
             "per_tier": dict(sorted(per_tier.items())),
             "by_task": dict(sorted(by_task.items())),
@@ -283,3 +423,93 @@ class RunSummary:
             "median_seconds": statistics.median(secs) if secs else 0.0,
             "uniqueness_vs_first_solve": uniq / first if first else 0.0,
         }
+
+
+# -- checkpoints: the .partial file of a run and its sidecar --------------------------------
+class ResumeError(Exception):
+    """The .partial file cannot be continued by this command (other options, or none)."""
+
+
+def run_header(n: int, seed: int, options: GenerateOptions, start: int) -> dict:
+    """What fixes a run's bytes (not ``workers``): a resumed run must match it."""
+    return {"pbsolve_run": 1, "pbsolve_version": __version__, "n": n, "seed": seed, "start": start,
+            "options": options.model_dump(mode="json")}  # fmt: skip
+
+
+def outcome_record(o: Outcome) -> dict:
+    """One line of the sidecar: an index, its instance id (None: failed) and its reasons."""
+    return {"index": o.index, "id": o.instance.id if o.instance is not None else None, "rejects": o.rejects,
+            "hard_rejects": o.hard_rejects, "error": o.error, "seconds": o.seconds,
+            "first_solve_s": o.first_solve_s, "uniqueness_s": o.uniqueness_s}  # fmt: skip
+
+
+def _complete_lines(path: Path) -> list[bytes]:
+    """The newline-terminated lines of a file (a torn last line is left out)."""
+    data = path.read_bytes()
+    return data[: data.rfind(b"\n") + 1].splitlines(keepends=True) if b"\n" in data else []
+
+
+def sidecar_path(partial: Path) -> Path:
+    return partial.with_name(partial.name + ".run")
+
+
+def load_checkpoint(partial: Path, header: dict) -> list[Outcome]:
+    """The outcomes an interrupted run saved, after checking it is this run.
+
+    The sidecar names every index visited, in order, with its instance id; the .partial
+    file holds the instance lines. The longest prefix on which both agree is kept; both
+    files are cut back to it (a line torn by the interruption, an instance written whose
+    sidecar line was not)."""
+    run = sidecar_path(partial)
+    if not partial.exists() or not run.exists():
+        missing = partial if not partial.exists() else run
+        raise ResumeError(f"nothing to resume: {missing} not found; run without --resume")
+    records = _complete_lines(run)
+    try:
+        saved = json.loads(records[0]) if records else None
+    except ValueError:
+        saved = None
+    if not isinstance(saved, dict) or saved.get("pbsolve_run") != 1:
+        raise ResumeError(f"{run} is not the record of a generate run; run without --resume")
+    if saved != header:
+        keys = sorted(k for k in set(saved) | set(header) if saved.get(k) != header.get(k))
+        if "options" in keys:
+            a, b = saved.get("options") or {}, header["options"]
+            keys = [k for k in keys if k != "options"] + sorted(
+                f"options.{k}" for k in set(a) | set(b) if a.get(k) != b.get(k))  # fmt: skip
+        raise ResumeError(f"{partial} was written by a run with other settings ({', '.join(keys)}); "
+                          "resume with the same options, or run without --resume to start over")  # fmt: skip
+    lines = _complete_lines(partial)
+    kept: list[Outcome] = []
+    used_lines, used_records = 0, 1
+    for raw in records[1:]:
+        try:
+            rec = json.loads(raw)
+            index = int(rec["index"])
+        except (ValueError, KeyError, TypeError):
+            break
+        if index != header["start"] + len(kept):
+            break
+        instance = None
+        if rec.get("id") is not None:
+            if used_lines >= len(lines):
+                break
+            try:
+                instance = Instance.model_validate_json(lines[used_lines])
+            except ValueError:
+                break
+            if instance.id != rec["id"]:
+                break
+            used_lines += 1
+        kept.append(Outcome(
+            index=index, instance=instance, rejects=list(rec.get("rejects") or []),
+            hard_rejects=list(rec.get("hard_rejects") or []), error=rec.get("error"),
+            seconds=float(rec.get("seconds") or 0.0), first_solve_s=float(rec.get("first_solve_s") or 0.0),
+            uniqueness_s=float(rec.get("uniqueness_s") or 0.0),
+        ))  # fmt: skip
+        used_records += 1
+    with open(partial, "r+b") as fh:
+        fh.truncate(sum(len(x) for x in lines[:used_lines]))
+    with open(run, "r+b") as fh:
+        fh.truncate(sum(len(x) for x in records[:used_records]))
+    return kept

@@ -1,21 +1,56 @@
 """Grading runtime: response text -> Grade, under one of three reward modes.
 
-Grading never raises: any text yields a Grade with a reason per item, and nothing in
-a response is ever executed.
+Any response text yields a Grade: a malformed answer fails every item with a reason,
+and nothing in a response is ever executed. What never becomes a grade is a failure of
+the grader itself -- a checker that raises, a checker module that cannot be imported, a
+family that does not exist -- or a ground truth that is not a valid instance (an empty
+checklist, unknown rule or objective kinds, checklist items naming rules the instance
+does not have, data that is not the task's, a certified reference answer the checker
+fails). Those raise :class:`GradingError` (:class:`InvalidGroundTruth` for the instance
+problems), so a trainer can always tell "the grader failed" from "the answer is wrong".
+``grade(..., on_error="zero")`` turns them into a grade with reward 0 and
+``Grade.grader_error`` set instead, for callers that must keep going and count them.
+
+An instance is validated once: the verdict is kept in ``Instance.memo``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from types import ModuleType
+from typing import Any, Literal
 
 from pbsolve.family import checker
 from pbsolve.parsing import parse_response
 from pbsolve.schema import Grade, Instance, ItemResult, RewardMode
 
 REWARD_MODES: tuple[RewardMode, ...] = ("all_pass", "avg_pass", "feasible")
+OnError = Literal["raise", "zero"]
+ON_ERROR_MODES: tuple[OnError, ...] = ("raise", "zero")
 # Items that speak of the plan's quality rather than its validity (on a plain instance).
 QUALITY_ITEMS = frozenset({"objective", "validation"})
 VALIDITY_ITEMS = frozenset({"format", "recovery:format", "recovery:rules"})
+# Checklist items that are not numbered rules ("objective:<term id>" is one per objective term).
+SPECIAL_ITEMS = frozenset(
+    {"format", "objective", "validation", "verification", "binding", "conservative", "infeasibility", "conflict"}
+)
+RECOVERY_ITEMS = frozenset({"recovery:format", "recovery:rules", "recovery:objective", "recovery:validation"})
+# What a family's checker package must expose for the grader to use it.
+CHECKER_HOOKS = ("check_answer", "known_kinds", "read_data")
+REASON_CHARS = 300
+_VALIDATION_KEY = "pbsolve.grading.validation"
+
+
+class GradingError(RuntimeError):
+    """The grader could not grade: a checker raised, a checker module is unimportable, or
+    the family is unknown. Never the answer's fault, so never a reward."""
+
+    def __init__(self, message: str, instance_id: str | None = None) -> None:
+        super().__init__(message)
+        self.instance_id = instance_id
+
+
+class InvalidGroundTruth(GradingError, ValueError):
+    """The instance is not a valid ground truth: nothing graded against it means anything."""
 
 
 def is_validity_item(instance: Instance, rule: str) -> bool:
@@ -34,33 +69,183 @@ def _reward(instance: Instance, items: list[ItemResult], mode: RewardMode) -> fl
     if mode == "avg_pass":
         return sum(passed) / len(passed)
     if instance.certificate.status == "infeasible":
+        # no plan exists: the declaration and its conflict set are the whole answer
         return float(all(passed))
     rules = {it.id: it.rule for it in instance.checklist}
     return float(all(r.passed for r in items if is_validity_item(instance, rules[r.id])))
 
 
-def grade(instance: Instance, response: Any, mode: RewardMode = "all_pass", response_id: str | None = None) -> Grade:
+# -- validating a ground truth ------------------------------------------------------------------
+def _family_checker(instance: Instance) -> ModuleType:
+    """The family's checker package; an unknown family is an invalid ground truth, a
+    package that exists but fails to import (or lacks a hook) is a grader failure."""
+    fid = instance.family
+    if not fid.isidentifier():
+        raise InvalidGroundTruth(f"instance {instance.id}: family {fid[:80]!r} is not a family id", instance.id)
+    try:
+        module = checker(fid)
+    except ModuleNotFoundError as exc:
+        if exc.name == f"pbsolve.checkers.{fid}":
+            raise InvalidGroundTruth(f"instance {instance.id}: unknown family {fid!r} (no checker for it)", instance.id) from exc
+        raise GradingError(f"the checker of family {fid!r} cannot be imported: {exc}", instance.id) from exc
+    except Exception as exc:
+        raise GradingError(f"the checker of family {fid!r} cannot be imported: {type(exc).__name__}: {exc}", instance.id) from exc
+    missing = [h for h in CHECKER_HOOKS if not callable(getattr(module, h, None))]
+    if missing:
+        raise GradingError(f"the checker of family {fid!r} lacks {', '.join(missing)}", instance.id)
+    return module
+
+
+def _problems(instance: Instance, module: ModuleType) -> list[str]:
+    """What makes the instance unusable as a ground truth, cheapest checks first."""
+    if not instance.checklist:
+        return ["the checklist is empty (every answer would pass it)"]
+    found: list[str] = []
+    item_ids = [it.id for it in instance.checklist]
+    if len(set(item_ids)) != len(item_ids):
+        found.append(f"duplicate checklist item ids {sorted({i for i in item_ids if item_ids.count(i) > 1})}")
+    rule_ids = [r.id for r in instance.rules]
+    if len(set(rule_ids)) != len(rule_ids):
+        found.append(f"duplicate rule ids {sorted({i for i in rule_ids if rule_ids.count(i) > 1})}")
+    try:
+        rule_kinds, objective_kinds = module.known_kinds(instance.task)
+    except KeyError:
+        return [*found, f"family {instance.family!r} has no task {instance.task!r}"]
+    scenario = instance.recovery.scenario if instance.recovery else []
+    rec_terms = instance.recovery.objective if instance.recovery else []
+    bad_rules = sorted({f"{r.id}: {r.kind}" for r in [*instance.rules, *scenario] if r.kind not in rule_kinds})
+    if bad_rules:
+        found.append(f"rule kinds the {instance.family} checker does not know: {', '.join(bad_rules)}")
+    bad_terms = sorted({f"{t.id}: {t.kind}" for t in [*instance.objective, *rec_terms] if t.kind not in objective_kinds})
+    if bad_terms:
+        found.append(f"objective kinds the {instance.family} checker does not know: {', '.join(bad_terms)}")
+    term_ids = {t.id for t in instance.objective}
+    known_rules = set(rule_ids)
+    for it in instance.checklist:
+        rule = it.rule
+        ok = (
+            rule in known_rules
+            or rule in SPECIAL_ITEMS
+            or (rule.startswith("objective:") and rule.split(":", 1)[1] in term_ids)
+            or (rule in RECOVERY_ITEMS and instance.recovery is not None)
+        )
+        if not ok:
+            found.append(f"checklist item {it.id} names {rule[:80]!r}, which is no rule or item of this instance")
+    if found:
+        return found
+    try:
+        module.read_data(instance)
+    except Exception as exc:
+        return [f"data does not match task {instance.task!r}: {type(exc).__name__}: {str(exc)[:300]}"]
+    return []
+
+
+def _check_reference(instance: Instance, module: ModuleType) -> None:
+    """The certified reference answer must pass every item: otherwise certificate and
+    checker disagree, and no reward from this instance can be trusted."""
+    verdicts = _run_checker(instance, module, instance.reference)
+    failed = [f"{it.id} ({it.rule}): {verdicts[it.id][1]}"[:200] for it in instance.checklist if not verdicts[it.id][0]]
+    if failed:
+        raise InvalidGroundTruth(
+            f"instance {instance.id}: the certified reference answer fails {len(failed)} item(s): " + "; ".join(failed[:5]),
+            instance.id,
+        )
+
+
+def _validate(instance: Instance) -> tuple[ModuleType, GradingError | None]:
+    module = _family_checker(instance)  # import failures are not kept: they may be transient
+    problems = _problems(instance, module)
+    if problems:
+        return module, InvalidGroundTruth(f"instance {instance.id} is not a valid ground truth: " + "; ".join(problems), instance.id)
+    try:
+        _check_reference(instance, module)
+    except GradingError as exc:
+        return module, exc
+    return module, None
+
+
+def validate_instance(instance: Instance) -> ModuleType:
+    """Raise ``InvalidGroundTruth`` / ``GradingError`` unless ``instance`` can be graded;
+    return its family's checker. The verdict is computed once per instance (cached in
+    ``Instance.memo``, and recomputed if a copy of the instance has other contents)."""
+    parts = (instance.family, instance.task, instance.data, instance.rules, instance.objective,
+             instance.checklist, instance.certificate, instance.recovery, instance.reference)  # fmt: skip
+    memo = instance.memo(_VALIDATION_KEY, dict)
+    kept = memo.get("parts")
+    if kept is None or len(kept) != len(parts) or any(a is not b for a, b in zip(kept, parts)):
+        module, error = _validate(instance)
+        memo.update(parts=parts, module=module, error=error)
+    error = memo["error"]
+    if error is not None:
+        raise type(error)(str(error), error.instance_id)
+    return memo["module"]
+
+
+# -- grading one response ------------------------------------------------------------------------
+def _run_checker(instance: Instance, module: ModuleType, answer: Any) -> dict[str, tuple[bool, str]]:
+    """The family checker's verdict per checklist item; any exception, or a verdict
+    missing or malformed, is the grader's failure."""
+    try:
+        verdicts = module.check_answer(instance, answer)
+    except Exception as exc:
+        raise GradingError(
+            f"the {instance.family} checker raised on instance {instance.id}: {type(exc).__name__}: {str(exc)[:500]}",
+            instance.id,
+        ) from exc
+    out: dict[str, tuple[bool, str]] = {}
+    for it in instance.checklist:
+        v = verdicts.get(it.id) if isinstance(verdicts, dict) else None
+        if not (isinstance(v, (tuple, list)) and len(v) == 2 and isinstance(v[0], bool)):
+            raise GradingError(
+                f"the {instance.family} checker gave no verdict (passed, reason) for item {it.id} of instance "
+                f"{instance.id} (got {str(v)[:80]})",
+                instance.id,
+            )
+        out[it.id] = (v[0], str(v[1]))
+    return out
+
+
+def error_grade(instance: Instance, mode: RewardMode, response_id: str | None, error: BaseException) -> Grade:
+    """The grade ``on_error="zero"`` gives when the grader failed: every item failed,
+    reward 0, and ``grader_error`` saying why (so it is never mistaken for a wrong answer)."""
+    why = f"{type(error).__name__}: {error}"
+    items = [ItemResult(id=it.id, passed=False, reason=f"grader error: {why}"[:REASON_CHARS]) for it in instance.checklist]
+    return Grade(
+        id=instance.id, response_id=response_id, all_pass=0, avg_pass=0.0, reward=0.0, reward_mode=mode,
+        items=items, parse_error=None, grader_error=why[:2000],
+    )  # fmt: skip
+
+
+def grade(
+    instance: Instance,
+    response: Any,
+    mode: RewardMode = "all_pass",
+    response_id: str | None = None,
+    on_error: OnError = "raise",
+) -> Grade:
+    """Grade one response. Raises ``GradingError`` (or ``InvalidGroundTruth``) when the
+    grader fails or the instance is not a valid ground truth, unless ``on_error="zero"``."""
     if mode not in REWARD_MODES:
         raise ValueError(f"unknown reward mode {mode!r}; choose one of {', '.join(REWARD_MODES)}")
-    parsed = parse_response(response)
-    if parsed.error is not None:
-        verdicts = {it.id: (False, parsed.error) for it in instance.checklist}
-    else:
-        try:
-            verdicts = checker(instance.family).check_answer(instance, parsed.value)
-        except Exception as exc:  # a checker bug must not take a training run down
-            verdicts = {it.id: (False, f"checker error: {type(exc).__name__}: {exc}"[:300]) for it in instance.checklist}
-    items = [
-        ItemResult(id=it.id, passed=bool(verdicts.get(it.id, (False, ""))[0]), reason=str(verdicts.get(it.id, (False, "not checked"))[1])[:300])
-        for it in instance.checklist
-    ]
-    all_pass = int(all(r.passed for r in items))
-    avg = sum(r.passed for r in items) / len(items) if items else 0.0
+    if on_error not in ON_ERROR_MODES:
+        raise ValueError(f"unknown on_error {on_error!r}; choose one of {', '.join(ON_ERROR_MODES)}")
+    try:
+        module = validate_instance(instance)
+        parsed = parse_response(response)
+        if parsed.error is not None:  # the answer's fault: an ordinary failed grade
+            verdicts = {it.id: (False, parsed.error) for it in instance.checklist}
+        else:
+            verdicts = _run_checker(instance, module, parsed.value)
+    except GradingError as exc:
+        if on_error == "raise":
+            raise
+        return error_grade(instance, mode, response_id, exc)
+    items = [ItemResult(id=it.id, passed=verdicts[it.id][0], reason=verdicts[it.id][1][:REASON_CHARS]) for it in instance.checklist]
     return Grade(
         id=instance.id,
         response_id=response_id,
-        all_pass=all_pass,
-        avg_pass=avg,
+        all_pass=int(all(r.passed for r in items)),
+        avg_pass=sum(r.passed for r in items) / len(items),
         reward=_reward(instance, items, mode),
         reward_mode=mode,
         items=items,

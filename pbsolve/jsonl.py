@@ -6,6 +6,7 @@ so an interrupted run never leaves a truncated file that looks finished.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterator
@@ -63,10 +64,26 @@ def dumps(model: BaseModel) -> str:
     return json.dumps(model.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
 
 
+def check_writable(path: str | Path) -> None:
+    """Raise OSError now if ``path`` cannot be written (a folder, an unwritable folder), so a
+    long run never fails only at its very end, when the finished file is renamed into place."""
+    final = Path(path)
+    if final.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(final))
+    parent = final.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, f"{parent} is not a directory", str(final))
+    if not os.access(parent, os.W_OK | os.X_OK) or (final.exists() and not os.access(final, os.W_OK)):
+        raise PermissionError(errno.EACCES, "permission denied", str(final))
+
+
 @contextmanager
 def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
     """Write to path.partial; rename to path only if the block finishes without error."""
     final = Path(path)
+    check_writable(final)
     final.parent.mkdir(parents=True, exist_ok=True)
     partial = final.with_name(final.name + ".partial")
     with open(partial, "w", encoding="utf-8") as fh:

@@ -340,6 +340,8 @@ class LLMClient:
                         self._stop.set()
                         for later in futures[i + 1 :]:
                             later.cancel()
+                        if isinstance(exc, KeyboardInterrupt):
+                            break  # an interrupt: keep what completed, never wait for calls in flight
                         continue
                     yield i, result
                 elif not fut.cancelled():
@@ -353,7 +355,9 @@ class LLMClient:
                 self._stop.set()
                 for fut in futures:
                     fut.cancel()
-            pool.shutdown(wait=True)
+            from pbsolve import interrupts  # a signal: calls in flight are abandoned, not awaited
+
+            pool.shutdown(wait=not (isinstance(error, KeyboardInterrupt) or interrupts.stop_requested()))
             self._stop.clear()
         if error is not None:
             raise error

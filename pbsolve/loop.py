@@ -44,14 +44,14 @@ import os
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pbsolve.generate import GenerateOptions, Outcome, build_instance
+from pbsolve.generate import GenerateOptions, Outcome, build_instance, close_executor, executor_for, run_job, wait_outcome
 from pbsolve.grading import grade
 from pbsolve.llm import LLMConfig
 from pbsolve.responders import Answer, Responder, answer_many
@@ -361,23 +361,17 @@ class Loop:
             renderer="llm" if s.renderer == "llm" else "template", rewriter=self.rewriter,
         )  # fmt: skip
 
-    def _generate(self, planned: list[_Planned], pool: ProcessPoolExecutor | None) -> None:
+    def _generate(self, planned: list[_Planned], pool: Executor) -> None:
+        """Certify a round's steps off the main thread (a signal's handler then runs at
+        once); an interrupted certification raises Interrupted and is never recorded."""
         jobs = [(self.settings.seed, p.step, self.options(p.task, p.state.counts)) for p in planned]
-        if pool is None:
-            results = []
-            for job in jobs:
-                try:
-                    results.append(build_instance(*job))
-                except (ValueError, KeyError) as exc:
-                    results.append(exc)
-        else:
-            futures = [pool.submit(build_instance, *job) for job in jobs]
-            results = []
-            for fut in futures:
-                try:
-                    results.append(fut.result())
-                except (ValueError, KeyError) as exc:
-                    results.append(exc)
+        futures = [pool.submit(_certify, job) for job in jobs]
+        results: list[Outcome | Exception] = []
+        for fut in futures:
+            try:
+                results.append(wait_outcome(fut))
+            except (ValueError, KeyError) as exc:
+                results.append(exc)
         for p, res in zip(planned, results):
             if isinstance(res, Exception):
                 p.error = f"sampling_error: {res}"[:300]
@@ -454,16 +448,15 @@ class Loop:
         self.store.open(self.settings)
         try:
             self.states = replay(self.trajectory, self.tasks, self.settings.params)
-            pool = ProcessPoolExecutor(max_workers=self.workers) if self.workers > 1 else None
+            pool = executor_for(self.workers)
             try:
                 self._run(budget, on_step, pool)
             finally:
-                if pool is not None:
-                    pool.shutdown(cancel_futures=True)
+                close_executor(pool)
         finally:
             self.store.close()
 
-    def _run(self, budget: int, on_step: Callable[[dict[str, Any]], None] | None, pool: ProcessPoolExecutor | None) -> None:
+    def _run(self, budget: int, on_step: Callable[[dict[str, Any]], None] | None, pool: Executor) -> None:
         n_tasks = len(self.tasks)
         while self.answered() < budget:
             rejects = 0
@@ -529,6 +522,11 @@ class Loop:
             self.states[p.task] = self.states[p.task].after(record["u"], self.settings.params)
         if on_step is not None:
             on_step(record)
+
+
+def _certify(job: tuple[int, int, GenerateOptions]) -> Outcome:
+    """One step's certification, in a thread or a worker process (module level: picklable)."""
+    return run_job(build_instance, job)
 
 
 # -- summary and plot ---------------------------------------------------------------------

@@ -4,7 +4,8 @@ Each mechanism turns a draft into a harder question and certifies it:
 
 * ``infeasibility_detection`` -- a sampled rule makes the draft infeasible; the answer
   must name one of the certified minimal conflicting rule sets (any one passes; a
-  superset does not).
+  superset does not). Drafts whose only conflict set is every rule are re-sampled, so
+  "all rules" never passes.
 * ``min_change_replanning`` -- the certified plan is disrupted; the answer must change
   the certified minimum number of assignments (changes become the first objective term).
 * ``robustness_design`` -- the plan must survive each listed single failure through named
@@ -62,7 +63,12 @@ def certify_spec(
     draft.mechanisms = [k for k in REPORTING_KINDS if k in draft.spec.medium]
     if "infeasibility_detection" in hard:
         variant = _need(fam.make_infeasible(draft, rng, limits), "no_infeasible_variant")
-        return Certified(variant, certify_infeasible(fam, variant, limits))
+        result = certify_infeasible(fam, variant, limits)
+        if any(len(s) == len(variant.rules) for s in result.certificate.conflict_sets or []):
+            # every rule is needed for the conflict (then it is the only minimal set):
+            # "all rules" would be right without any reasoning, so re-sample
+            raise Rejected("infeasibility_all_rules", f"the only conflict set is all {len(variant.rules)} rules")
+        return Certified(variant, result)
     if "min_change_replanning" in hard:
         before = certify_feasible(fam, draft, limits, count_plans=False)
         draft = _need(fam.make_disruption(draft, before.plan, rng, limits), "no_disruption")

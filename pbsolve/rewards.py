@@ -21,14 +21,24 @@ JSON text (what ``pbsolve export`` writes), a dict, an ``Instance``, or an insta
 looked up in a store (``PBSOLVE_STORE=path`` or ``store=``).
 
 A ground truth that is not an instance raises ``InstanceError``: that is a data problem,
-never a reward of 0, so a training run can tell a failure from a wrong answer. Grading
-itself never raises. Only the text after the last ``</think>`` is graded. Nothing here
-uses signals or time-outs, so trainers may call these functions from worker threads.
+never a reward of 0, so a training run can tell a failure from a wrong answer. In the same
+way a grader failure -- a checker that raises or cannot be imported, an unknown family, an
+instance that is not a valid ground truth -- raises ``GradingError`` (``InvalidGroundTruth``)
+by default. ``on_error="zero"`` (keyword), or ``PBSOLVE_ON_GRADER_ERROR=zero`` where a
+trainer passes no keywords, makes it a loud, counted zero instead: reward 0, a warning on
+the ``pbsolve.rewards`` logger, and the metric ``grader_error`` = 1.0 (0.0 for every real
+grade). A malformed *answer* is never a grader failure: it is reward 0 with ``parse_ok`` 0.
+
+Only the text after the last ``</think>`` is graded, and at most ``pbsolve.parsing.MAX_CHARS``
+characters of it (longer answers fail every item), the same limit the server applies by
+default. Nothing here uses signals or time-outs, so trainers may call these functions from
+worker threads.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -39,13 +49,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pbsolve.grading import REWARD_MODES, grade
-from pbsolve.parsing import strip_thinking
+from pbsolve.grading import ON_ERROR_MODES, REWARD_MODES, GradingError, InvalidGroundTruth, OnError, error_grade, grade
+from pbsolve.grading import validate_instance
+from pbsolve.parsing import MAX_CHARS, strip_thinking
 from pbsolve.schema import Grade, Instance, ItemResult, RewardMode
 
-METRIC_KEYS: tuple[str, ...] = ("score", "all_pass", "avg_pass", "parse_ok", "items_passed", "items_total")
+METRIC_KEYS: tuple[str, ...] = (
+    "score", "all_pass", "avg_pass", "parse_ok", "items_passed", "items_total", "grader_error",
+)  # fmt: skip
 EXTRA_KEYS: tuple[str, ...] = METRIC_KEYS[1:]
 MODE_ENV = "PBSOLVE_REWARD_MODE"
+ON_ERROR_ENV = "PBSOLVE_ON_GRADER_ERROR"
+log = logging.getLogger("pbsolve.rewards")
 STORE_ENV = "PBSOLVE_STORE"
 CACHE_SIZE = 512  # parsed instances kept per resolver
 
@@ -75,10 +90,42 @@ def check_mode(mode: str | None = None) -> RewardMode:
     return chosen  # type: ignore[return-value]
 
 
+def check_on_error(on_error: str | None = None) -> OnError:
+    """What a grader failure becomes: ``on_error``, else ``$PBSOLVE_ON_GRADER_ERROR``, else
+    ``raise``. ``zero`` gives reward 0, a logged warning and ``grader_error`` = 1.0."""
+    chosen = on_error if on_error is not None else (os.environ.get(ON_ERROR_ENV) or "raise")
+    if chosen not in ON_ERROR_MODES:
+        raise ValueError(f"unknown on_error {chosen!r}; choose one of {', '.join(ON_ERROR_MODES)}")
+    return chosen  # type: ignore[return-value]
+
+
+class _ErrorCount:
+    """Grader failures turned into zeros in this process (thread-safe), for the warnings."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> int:
+        with self._lock:
+            self.n += 1
+            return self.n
+
+
+grader_errors = _ErrorCount()
+
+
+def _counted_zero(inst: Instance, mode: RewardMode, rid: str | None, exc: GradingError) -> Grade:
+    n = grader_errors.add()
+    log.warning("pbsolve grader failure counted as reward 0 (%d so far in this process): %s", n, exc)
+    return error_grade(inst, mode, rid, exc)
+
+
 def metrics(g: Grade) -> dict[str, float]:
     """The fixed numeric view of a grade: ``score`` (the reward under the grade's mode),
     ``all_pass``, ``avg_pass``, ``parse_ok`` (1.0 when the answer parsed), ``items_passed``,
-    ``items_total``. The same keys for every answer, all floats."""
+    ``items_total``, ``grader_error`` (1.0 when the grader failed and the grade is a
+    stand-in zero). The same keys for every answer, all floats."""
     passed = sum(1 for it in g.items if it.passed)
     return {
         "score": float(g.reward),
@@ -87,6 +134,7 @@ def metrics(g: Grade) -> dict[str, float]:
         "parse_ok": 1.0 if g.parse_error is None else 0.0,
         "items_passed": float(passed),
         "items_total": float(len(g.items)),
+        "grader_error": 0.0 if g.grader_error is None else 1.0,
     }
 
 
@@ -249,15 +297,19 @@ def grade_pairs(
     response_ids: Sequence[str | None] | None = None,
     deadline: float | None = None,
     max_response_chars: int | None = None,
+    on_error: OnError = "raise",
 ) -> list[Grade]:
     """Grade (instance, response) pairs in order.
 
     ``deadline`` (a ``time.monotonic()`` value) is checked before each grade, never with
     signals: past it, ``DeadlineExceeded`` is raised. Responses whose text after the last
-    ``</think>`` is longer than ``max_response_chars`` fail every item without being parsed.
-    Equal answers to the same instance object are graded once (grading is a pure function
-    of instance and text); each copy keeps its own ``response_id``. Treat grades as read-only.
+    ``</think>`` is longer than ``max_response_chars`` (default ``pbsolve.parsing.MAX_CHARS``)
+    fail every item without being parsed. Equal answers to the same instance object are
+    graded once (grading is a pure function of instance and text); each copy keeps its own
+    ``response_id``. Treat grades as read-only. A grader failure raises ``GradingError``,
+    or with ``on_error="zero"`` becomes a logged zero with ``grader_error`` set.
     """
+    limit = MAX_CHARS if max_response_chars is None else max_response_chars
     out: list[Grade] = []
     total = len(pairs)
     done: dict[tuple[int, str], Grade] = {}  # equal answers to one instance (converged rollouts) are graded once
@@ -269,15 +321,16 @@ def grade_pairs(
         if key is not None and key in done:
             out.append(done[key].model_copy(update={"response_id": rid}))
             continue
-        if max_response_chars is not None and isinstance(text, str) and len(text) > max_response_chars:
-            body = strip_thinking(text)
-            if len(body) > max_response_chars:
-                g = too_long_grade(inst, mode, rid, len(body), max_response_chars)
-                out.append(g)
-                if key is not None:
-                    done[key] = g
-                continue
-        g = grade(inst, text, mode, rid)
+        try:
+            if isinstance(text, str) and len(text) > limit and len(body := strip_thinking(text)) > limit:
+                validate_instance(inst)  # a failed grader is never hidden behind a too-long answer
+                g = too_long_grade(inst, mode, rid, len(body), limit)
+            else:
+                g = grade(inst, text, mode, rid)
+        except GradingError as exc:
+            if on_error == "raise":
+                raise
+            g = _counted_zero(inst, mode, rid, exc)
         out.append(g)
         if key is not None:
             done[key] = g
@@ -292,15 +345,18 @@ def compute_score(
     extra_info: Any = None,
     mode: str | None = None,
     store: Any = None,
+    on_error: str | None = None,
     **kwargs: Any,
 ) -> dict[str, float]:
     """verl's custom reward function (``custom_reward_function.name=compute_score``).
 
     ``ground_truth`` is ``reward_model.ground_truth`` of the row: the instance as JSON
-    text. Choose the mode with ``custom_reward_function.reward_kwargs.mode=avg_pass``.
+    text. Choose the mode with ``custom_reward_function.reward_kwargs.mode=avg_pass``;
+    ``reward_kwargs.on_error=zero`` makes grader failures counted zeros instead of errors.
     """
+    chosen, errors = check_mode(mode), check_on_error(on_error)
     inst = _resolver(store).resolve(ground_truth)
-    return metrics(grade(inst, solution_str, check_mode(mode)))
+    return metrics(grade_pairs([(inst, solution_str)], chosen, on_error=errors)[0])
 
 
 def compute_score_batch(
@@ -310,15 +366,16 @@ def compute_score_batch(
     extra_infos: Sequence[Any] | None = None,
     mode: str | None = None,
     store: Any = None,
+    on_error: str | None = None,
     **kwargs: Any,
 ) -> list[dict[str, float]]:
     """verl's batch form (``reward_model.reward_manager=batch``,
     ``custom_reward_function.name=compute_score_batch``): lists in, a list of dicts out."""
     if len(solution_strs) != len(ground_truths):
         raise ValueError(f"{len(solution_strs)} solutions but {len(ground_truths)} ground truths")
-    chosen = check_mode(mode)
+    chosen, errors = check_mode(mode), check_on_error(on_error)
     instances = _resolver(store).resolve_many(list(ground_truths))
-    return [metrics(g) for g in grade_pairs(list(zip(instances, solution_strs)), chosen)]
+    return [metrics(g) for g in grade_pairs(list(zip(instances, solution_strs)), chosen, on_error=errors)]
 
 
 # -- TRL ------------------------------------------------------------------------------------------
@@ -352,6 +409,7 @@ def trl_reward(
     store: Any = None,
     name: str | None = None,
     log_metrics: bool = True,
+    on_error: str | None = None,
 ) -> Callable[..., list[float]]:
     """A reward function for TRL's ``GRPOTrainer(reward_funcs=[...])``.
 
@@ -359,9 +417,10 @@ def trl_reward(
     with every dataset column except ``prompt`` passed as a list; ``column`` names the one
     holding the instance (JSON text as written by ``pbsolve export``, or an instance id
     when ``store`` is given). If TRL passes ``log_metric``, the batch means of
-    ``all_pass``, ``avg_pass`` and ``parse_ok`` are logged as ``pbsolve/<key>``.
+    ``all_pass``, ``avg_pass``, ``parse_ok`` and ``grader_error`` are logged as
+    ``pbsolve/<key>``. Grader failures raise unless ``on_error="zero"``.
     """
-    chosen = check_mode(mode)
+    chosen, errors = check_mode(mode), check_on_error(on_error)
     resolver = _resolver(store)
 
     def reward(prompts: Any = None, completions: Sequence[Any] = (), **kwargs: Any) -> list[float]:
@@ -375,11 +434,12 @@ def trl_reward(
         if len(values) != len(completions):
             raise ValueError(f"{len(completions)} completions but {len(values)} values in column {column!r}")
         instances = resolver.resolve_many(values)
-        grades = grade_pairs([(inst, completion_text(c)) for inst, c in zip(instances, completions)], chosen)
+        pairs = [(inst, completion_text(c)) for inst, c in zip(instances, completions)]
+        grades = grade_pairs(pairs, chosen, on_error=errors)
         log_metric = kwargs.get("log_metric")
         if log_metrics and callable(log_metric) and grades:
             rows = [metrics(g) for g in grades]
-            for key in ("all_pass", "avg_pass", "parse_ok"):
+            for key in ("all_pass", "avg_pass", "parse_ok", "grader_error"):
                 log_metric(f"pbsolve/{key}", sum(r[key] for r in rows) / len(rows))
         return [g.reward for g in grades]
 
@@ -417,13 +477,16 @@ def openrlhf_payload(
     mode: RewardMode,
     deadline: float | None = None,
     max_response_chars: int | None = None,
+    on_error: OnError = "raise",
 ) -> dict[str, Any]:
     """``{"rewards": [...], "scores": [...], "extra_logs": {key: [...]}}`` as plain lists,
     for queries whose instances are already resolved."""
     texts = [
         response_from_query(q, prompts[i] if prompts is not None else None, instances[i]) for i, q in enumerate(queries)
     ]
-    grades = grade_pairs(list(zip(instances, texts)), mode, deadline=deadline, max_response_chars=max_response_chars)
+    grades = grade_pairs(
+        list(zip(instances, texts)), mode, deadline=deadline, max_response_chars=max_response_chars, on_error=on_error
+    )
     rows = [metrics(g) for g in grades]
     rewards = [r["score"] for r in rows]
     return {"rewards": rewards, "scores": list(rewards), "extra_logs": {k: [r[k] for r in rows] for k in EXTRA_KEYS}}
@@ -444,22 +507,30 @@ def openrlhf_rewards(
     labels: Sequence[Any] | None,
     mode: RewardMode,
     resolver: InstanceResolver | None = None,
+    on_error: OnError = "raise",
 ) -> dict[str, Any]:
     """OpenRLHF's reward contract as plain lists: labels are instance JSON or instance ids."""
     check_openrlhf_lengths(queries, prompts, labels)
     instances = (resolver or default_resolver()).resolve_many(list(labels or ()))
-    return openrlhf_payload(queries, prompts, instances, mode)
+    return openrlhf_payload(queries, prompts, instances, mode, on_error=on_error)
 
 
-def make_openrlhf_reward(mode: str | None = None, store: Any = None) -> Callable[..., dict[str, Any]]:
+def make_openrlhf_reward(
+    mode: str | None = None, store: Any = None, on_error: str | None = None
+) -> Callable[..., dict[str, Any]]:
     """OpenRLHF's ``reward_func(queries, prompts, labels, **kwargs)`` with a fixed mode and store.
 
+    Unset ``mode`` / ``on_error`` are read from ``$PBSOLVE_REWARD_MODE`` /
+    ``$PBSOLVE_ON_GRADER_ERROR`` at each call (OpenRLHF's file mode passes no keywords).
     Returns torch tensors when torch is importable (as OpenRLHF's own examples do), lists
     otherwise."""
     chosen = check_mode(mode) if mode is not None else None
+    errors = check_on_error(on_error) if on_error is not None else None
 
     def reward_func(queries: Sequence[Any], prompts: Sequence[Any], labels: Sequence[Any], **kwargs: Any) -> dict[str, Any]:
-        out = openrlhf_rewards(list(queries), prompts, labels, chosen or check_mode(None), _resolver(store))
+        out = openrlhf_rewards(
+            list(queries), prompts, labels, chosen or check_mode(None), _resolver(store), errors or check_on_error(None)
+        )
         try:
             import torch
         except ImportError:
@@ -478,29 +549,37 @@ reward_func = make_openrlhf_reward()
 
 
 def score_many(
-    instances: Iterable[Instance | str | Mapping[str, Any]], responses: Iterable[Any], mode: str | None = None
+    instances: Iterable[Instance | str | Mapping[str, Any]],
+    responses: Iterable[Any],
+    mode: str | None = None,
+    on_error: str | None = None,
 ) -> list[dict[str, float]]:
     """Convenience: the metrics dicts of many (instance, response) pairs, in order."""
-    resolver = default_resolver()
-    inst = resolver.resolve_many(list(instances))
-    return [metrics(g) for g in grade_pairs(list(zip(inst, list(responses))), check_mode(mode))]
+    chosen, errors = check_mode(mode), check_on_error(on_error)
+    inst = default_resolver().resolve_many(list(instances))
+    return [metrics(g) for g in grade_pairs(list(zip(inst, list(responses))), chosen, on_error=errors)]
 
 
 __all__ = [
     "EXTRA_KEYS",
     "METRIC_KEYS",
     "DeadlineExceeded",
+    "GradingError",
     "InstanceError",
+    "InvalidGroundTruth",
+    "ON_ERROR_ENV",
     "InstanceResolver",
     "UnknownInstance",
     "check_openrlhf_lengths",
     "openrlhf_payload",
     "check_mode",
+    "check_on_error",
     "completion_text",
     "compute_score",
     "compute_score_batch",
     "default_resolver",
     "grade_pairs",
+    "grader_errors",
     "make_openrlhf_reward",
     "metrics",
     "openrlhf_rewards",

@@ -188,6 +188,11 @@ class Grade(_Strict):
     reward_mode: RewardMode
     items: list[ItemResult]
     parse_error: str | None = None
+    grader_error: str | None = Field(
+        default=None,
+        description="set only when the grader failed (checker error, invalid ground truth) and the caller asked for "
+        "a zero instead of an exception: the reward 0 then says nothing about the answer",
+    )
 
 
 def instance_json_schema() -> dict[str, Any]:

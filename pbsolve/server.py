@@ -14,9 +14,13 @@ Endpoints (JSON in, JSON out; every error is ``{"error": "<message>"}``):
                       a label is an instance id or instance JSON; ``?mode=`` picks the mode.
 
 Failure is never a reward: an unknown instance id is a 404, a malformed request a 4xx with
-a message, a request that runs past the time limit a 503. Limits: request body size (413),
-batch length (413), response length (an answer longer than the limit after ``</think>``
-is graded as failing every item, like any other unparsable answer), and a per-request time
+a message, a request that runs past the time limit a 503. An inline instance that is not a
+valid ground truth (empty checklist, unknown rule kinds, ...) is a 422; a stored one, or a
+grader failure (a checker that raises or cannot be imported), is a 500 whose ``error``
+starts with ``grader error:`` -- the whole request fails, no reward is returned. Limits:
+request body size (413), batch length (413), response length (an answer longer than the
+limit after ``</think>``, by default ``pbsolve.parsing.MAX_CHARS``, is graded as failing
+every item, like any other unparsable answer), and a per-request time
 limit enforced without signals -- grading runs in a worker thread and checks its deadline
 between two grades. An optional bearer token guards every endpoint but ``/health``
 (``Authorization: Bearer <token>``, or ``?token=`` for clients that cannot set headers).
@@ -44,7 +48,8 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from pbsolve import __version__
-from pbsolve.grading import REWARD_MODES
+from pbsolve.grading import REWARD_MODES, GradingError, InvalidGroundTruth, validate_instance
+from pbsolve.parsing import MAX_CHARS
 from pbsolve.rewards import (
     DeadlineExceeded,
     InstanceError,
@@ -70,7 +75,7 @@ class ServerSettings:
     token: str | None = None
     mode: str = "all_pass"
     max_body_bytes: int = 64 * 1024 * 1024
-    max_response_chars: int = 100_000
+    max_response_chars: int = MAX_CHARS
     max_batch: int = 8192
     time_limit: float = 30.0
     concurrency: int = 2
@@ -262,7 +267,30 @@ class RewardService:
             for k, idxs in by_id.items():
                 for i in idxs:
                     out[i] = found[k]
+        self.validate(out, refs, where)  # type: ignore[arg-type]
         return out  # type: ignore[return-value]
+
+    @staticmethod
+    def validate(instances: list[Instance], refs: list[tuple[str, Any]], where: Callable[[int], str]) -> None:
+        """Every distinct instance must be a valid ground truth before anything is graded:
+        inline ones that are not -> 422 (all listed), stored ones -> 500."""
+        seen: set[int] = set()
+        inline: list[str] = []
+        stored: list[str] = []
+        for i, inst in enumerate(instances):
+            if id(inst) in seen:
+                continue
+            seen.add(id(inst))
+            try:
+                validate_instance(inst)
+            except InvalidGroundTruth as exc:
+                (inline if refs[i][0] == "inline" else stored).append(f"{where(i)}: {exc}")
+            except GradingError as exc:
+                raise HTTPException(500, f"grader error: {where(i)}: {exc}") from None
+        if stored:
+            raise HTTPException(500, "grader error: stored instance(s) are not valid ground truths: " + _listing(stored))
+        if inline:
+            raise HTTPException(422, "not valid ground truth(s): " + _listing(inline))
 
     @staticmethod
     def ref(item: GradeItem, where: str) -> tuple[str, Any]:
@@ -277,6 +305,8 @@ class RewardService:
             self._limiter = anyio.CapacityLimiter(max(1, self.settings.concurrency))
         try:
             return await anyio.to_thread.run_sync(fn, deadline, limiter=self._limiter)
+        except GradingError as exc:  # the grader failed: an error for the whole request, never a reward
+            raise HTTPException(500, f"grader error: {exc}") from None
         except DeadlineExceeded as exc:
             raise HTTPException(
                 503,

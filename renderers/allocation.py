@@ -44,6 +44,29 @@ def _join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+ROBUST_KINDS = frozenset({"teacher_backup", "dropout_robust", "depot_failure", "delay_robust"})
+
+
+def _disrupted(rules: list[Rule]) -> str:
+    """'the disruption in R6' -- the hard-tier rule that is not a robustness rule is the
+    disruption of a minimum-change replanning instance; the header names it."""
+    ids = [r.id for r in rules if r.tier == "hard" and r.kind not in ROBUST_KINDS]
+    return f"the disruption in {_join(ids)}, which it breaks" if ids else "the disruption among the rules, which it breaks"
+
+
+def _counting(units: list[str], what: str) -> str:
+    """Limits over several items add their quantities; say how, so that 'units' of
+    kg, litres and reels are one stated measure."""
+    kinds = sorted(set(units))
+    if len(kinds) == 1:
+        return f"Wherever a limit counts units of several {what} together, it adds their quantities in {kinds[0]}."
+    return (
+        f"The {what} come in different units ({_join(kinds)}); wherever a limit counts units of several {what} "
+        f"together, every unit counts as 1 whatever it measures (for example 3 {kinds[0]} and 2 {kinds[1]} are "
+        f"5 units)."
+    )
+
+
 def _plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
@@ -109,10 +132,11 @@ def _p_budget(d: ProcurementData, p: dict[str, Any]) -> str:
 
 @sentence(P, "min_order")
 def _p_min_order(d: ProcurementData, p: dict[str, Any]) -> str:
-    parts = [f"with {s} at least {m} units" for s, m in p["min"].items()]
+    parts = [f"{s} {_plural(m, 'unit')}" for s, m in p["min"].items()]
     return (
-        "Minimum order sizes: in any week in which an order is placed " + _join(parts).replace(" and with", ", and with")
-        + " must be ordered (all items together); ordering nothing from a supplier that week is allowed."
+        "Minimum order sizes, counting all items together: in any week in which anything is ordered from one of "
+        "these suppliers, that week's order from it totals at least " + _join(parts) + "; ordering nothing from it "
+        "that week is allowed."
     )
 
 
@@ -123,7 +147,7 @@ def _p_closed(d: ProcurementData, p: dict[str, Any]) -> str:
 
 @sentence(P, "dock_capacity")
 def _p_dock(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"At most {p['max']} units (all items together) can be received in any one week."
+    return f"At most {_plural(p['max'], 'unit')} (all items together) can be received in any one week."
 
 
 @sentence(P, "safety_stock")
@@ -138,7 +162,7 @@ def _p_target(d: ProcurementData, p: dict[str, Any]) -> str:
 
 @sentence(P, "storage_cap")
 def _p_storage(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"At the end of every week, at most {p['max']} units (all items together) may be in storage."
+    return f"At the end of every week, at most {_plural(p['max'], 'unit')} (all items together) may be in storage."
 
 
 @sentence(P, "shelf_life")
@@ -215,7 +239,7 @@ def _p_changes(d: ProcurementData, p: dict[str, Any]) -> str:
     )
 
 
-def _procurement_body(d: ProcurementData, subtask: str, objective: list[ObjectiveTerm]) -> list[str]:
+def _procurement_body(d: ProcurementData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     where, context = PROCUREMENT_CONTEXT.get(subtask, ("an organisation", ""))
     n = len(d.periods)
     out = [
@@ -225,7 +249,7 @@ def _procurement_body(d: ProcurementData, subtask: str, objective: list[Objectiv
         f"at the start of week W(t + lead time) and can be used that same week; every order must arrive by "
         f"{d.periods[-1]}. In each week the deliveries arrive first, then the week's demand is used, and what is left is "
         f"carried into the next week. Quantities are whole units, and one order line (supplier, item, week) can never "
-        f"exceed the supplier's weekly capacity.",
+        f"exceed the supplier's weekly capacity. " + _counting([i.unit for i in d.items], "items"),
         "",
         "**Items:**",
     ]
@@ -246,7 +270,7 @@ def _procurement_body(d: ProcurementData, subtask: str, objective: list[Objectiv
         )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
-        out += ["", "**Current plan** (made before the disruption below; change as few order lines as you can):"]
+        out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few order lines as you can):"]
         lines = [f"- {q} {i} from {s} in {label}" for s, i, label, q in changes.params["existing"]]
         out += lines or ["- (no orders)"]
     return out
@@ -323,7 +347,9 @@ def _m_budget(d: MaterialData, p: dict[str, Any]) -> str:
 
 @sentence(M, "fill_gap")
 def _m_gap(d: MaterialData, p: dict[str, Any]) -> str:
-    return f"Fairness: the fill rates of all sites lie within {p['max']} percentage points of each other."
+    if not p["max"]:
+        return "Fairness: every site has the same fill rate."
+    return f"Fairness: the fill rates of all sites lie within {_plural(p['max'], 'percentage point')} of each other."
 
 
 @sentence(M, "priority_order")
@@ -378,7 +404,7 @@ def _m_changes(d: MaterialData, p: dict[str, Any]) -> str:
     )
 
 
-def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]) -> list[str]:
+def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     what, where, context = MATERIAL_CONTEXT.get(subtask, ("supplies", "sites", ""))
     out = [
         f"You are allocating scarce {what} from {len(d.depots)} depots to {len(d.sites)} {where}. {context} The supplies "
@@ -387,7 +413,7 @@ def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]
         "**Materials** (listed order i = 1, 2, ...): " + ", ".join(f"{m.id} (in {m.unit})" for m in d.materials) + ".",
         "",
         "A shipment line sends a whole number of units of one material from one depot to one site; one line can never "
-        "exceed what the depot holds of that material. " + FILL_RATE,
+        "exceed what the depot holds of that material. " + FILL_RATE + " " + _counting([m.unit for m in d.materials], "materials"),
         "",
         "**Depots** (listed order j = 1, 2, ...):",
     ]
@@ -403,7 +429,7 @@ def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]
         out.append(f"- {x.id}: " + ", ".join(f"{s} {_range(d, 'cost', f'{x.id}/{s}', c)}" for s, c in d.cost[x.id].items()))
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
-        out += ["", "**Current plan** (made before the disruption below; change as few shipment lines as you can):"]
+        out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few shipment lines as you can):"]
         lines = [f"- {q} {_m_unit(d, m)} of {m} from {x} to {s}" for x, s, m, q in changes.params["existing"]]
         out += lines or ["- (no shipments)"]
     return out
@@ -459,15 +485,21 @@ def _e_absent(d: EducationData, p: dict[str, Any]) -> str:
 @sentence(E, "teacher_load")
 def _e_load(d: EducationData, p: dict[str, Any]) -> str:
     who = _join(p["teachers"]) + (" each teach" if len(p["teachers"]) > 1 else " teaches")
-    return f"{who} at most {_plural(p['max'], 'lesson')}."
+    return f"{who} at most {_plural(p['max'], 'lesson')}." if p["max"] else f"{who} no lessons."
 
 
 @sentence(E, "kit_pool")
 def _e_kit(d: EducationData, p: dict[str, Any]) -> str:
+    n = p["max"]
+    if n == 0:
+        return (
+            "There are no laptop trolleys: every lesson that needs laptops must be held in a room with computers."
+        )
+    rooms = "a room" if n == 1 else "rooms"
     return (
-        f"There {'is' if p['max'] == 1 else 'are'} {_plural(p['max'], 'laptop trolley', 'laptop trolleys')}: in any slot, "
-        f"at most {p['max']} of the lessons that need laptops may be held in rooms without computers (a lesson in a "
-        f"room with computers needs no trolley)."
+        f"There {'is' if n == 1 else 'are'} {_plural(n, 'laptop trolley')}: in any slot, at most {n} of the lessons "
+        f"that need laptops may be held in {rooms} without computers (a lesson in a room with computers needs no "
+        f"trolley)."
     )
 
 
@@ -479,14 +511,17 @@ def _e_closed(d: EducationData, p: dict[str, Any]) -> str:
 @sentence(E, "daily_load")
 def _e_daily(d: EducationData, p: dict[str, Any]) -> str:
     who = _join(p["teachers"]) + (" each teach" if len(p["teachers"]) > 1 else " teaches")
+    if not p["max"]:
+        return f"{who} no lessons on any day."
     return f"{who} at most {_plural(p['max'], 'lesson')} on any one day."
 
 
 @sentence(E, "load_balance")
 def _e_balance(d: EducationData, p: dict[str, Any]) -> str:
+    spread = f"differ by at most {p['max']} between any two teachers" if p["max"] else "are all equal"
     return (
         f"Fairness: the teaching loads (lessons per teacher, counting every teacher listed, also those who teach "
-        f"none) differ by at most {p['max']} between any two teachers."
+        f"none) {spread}."
     )
 
 
@@ -516,9 +551,13 @@ def _e_gap(d: EducationData, p: dict[str, Any]) -> str:
 
 @sentence(E, "teacher_backup")
 def _e_backup(d: EducationData, p: dict[str, Any]) -> str:
+    free = (
+        ", and is available in the lesson's slot (not listed as unavailable then)"
+        if any(t.unavailable for t in d.teachers) else ""
+    )
     return (
-        "Every lesson names a backup teacher other than its own teacher, who teaches the lesson's subject and is not "
-        "unavailable in its slot. If any one teacher fell ill, each of their lessons would be taught by its backup, "
+        f"Every lesson names a backup teacher other than its own teacher, who teaches the lesson's subject{free}. "
+        "If any one teacher fell ill, each of their lessons would be taught by its backup, "
         "and no teacher may then have two lessons in one slot. This must work for each teacher falling ill on their own."
     )
 
@@ -549,7 +588,7 @@ def _e_changes(d: EducationData, p: dict[str, Any]) -> str:
     return "the number of lessons whose teacher or room differs from the current plan (each changed lesson counts 1)"
 
 
-def _education_body(d: EducationData, subtask: str, objective: list[ObjectiveTerm]) -> list[str]:
+def _education_body(d: EducationData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     out = [
         f"You are assigning teachers and rooms for {EDUCATION_CONTEXT.get(subtask, 'a week of lessons')}. Every lesson "
         f"keeps its timetabled slot; the slots are {_join([s.id for s in d.slots])}, in this order.",
@@ -575,7 +614,7 @@ def _education_body(d: EducationData, subtask: str, objective: list[ObjectiveTer
         out.append("- " + " — ".join(parts))
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
-        out += ["", "**Current plan** (made before the disruption below; change as few lessons as you can):"]
+        out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few lessons as you can):"]
         out += [f"- {lid}: {t}, {r}" for lid, (t, r) in changes.params["existing"].items()]
     return out
 
@@ -604,7 +643,7 @@ def _pairs(pairs: list[list[str]], how: str) -> str:
 @sentence(G, "group_size")
 def _g_size(d: GroupingData, p: dict[str, Any]) -> str:
     if p["min"] == p["max"]:
-        return f"Every group has exactly {p['min']} students."
+        return f"Every group has exactly {_plural(p['min'], 'student')}."
     return f"Every group has between {p['min']} and {p['max']} students."
 
 
@@ -625,7 +664,7 @@ def _g_leader(d: GroupingData, p: dict[str, Any]) -> str:
 
 @sentence(G, "track_cap")
 def _g_track_cap(d: GroupingData, p: dict[str, Any]) -> str:
-    return f"No group has more than {p['max']} students of the same track."
+    return f"No group has more than {_plural(p['max'], 'student')} of the same track."
 
 
 @sentence(G, "skill_floor")
@@ -635,11 +674,15 @@ def _g_skill_floor(d: GroupingData, p: dict[str, Any]) -> str:
 
 @sentence(G, "skill_balance")
 def _g_balance(d: GroupingData, p: dict[str, Any]) -> str:
+    if not p["max"]:
+        return "Fairness: every group has the same skill total."
     return f"Fairness: the skill totals of any two groups differ by at most {p['max']}."
 
 
 @sentence(G, "diversity")
 def _g_diversity(d: GroupingData, p: dict[str, Any]) -> str:
+    if p["min"] <= 1:
+        return f"Every group has students of at least {p['min']} track."
     return f"Every group has students of at least {p['min']} different tracks."
 
 
@@ -692,7 +735,7 @@ def _g_changes(d: GroupingData, p: dict[str, Any]) -> str:
     )
 
 
-def _grouping_body(d: GroupingData, subtask: str, objective: list[ObjectiveTerm]) -> list[str]:
+def _grouping_body(d: GroupingData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     word, context = GROUPING_CONTEXT.get(subtask, ("groups", ""))
     n = len(d.students)
     out = [
@@ -715,7 +758,7 @@ def _grouping_body(d: GroupingData, subtask: str, objective: list[ObjectiveTerm]
         out.append(line)
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
-        out += ["", "**Current grouping** (made before the change below; change as few pairings as you can):"]
+        out += ["", f"**Current grouping** (made before {_disrupted(rules)}; change as few pairings as you can):"]
         out += [f"- {', '.join(g)}" for g in changes.params["existing"]]
     return out
 
@@ -735,7 +778,7 @@ OBJECTIVES: dict[str, dict[str, Sentence]] = {
         "backup_score": _e_backup_score, "changes": _e_changes},
     G: {"unmet_wishes": _g_unmet, "skill_spread": _g_spread, "grouping_code": _g_code, "changes": _g_changes},
 }
-BODIES: dict[str, Callable[[Any, str, list[ObjectiveTerm]], list[str]]] = {P: _procurement_body, M: _material_body, E: _education_body, G: _grouping_body}
+BODIES: dict[str, Callable[[Any, str, list[ObjectiveTerm], list[Rule]], list[str]]] = {P: _procurement_body, M: _material_body, E: _education_body, G: _grouping_body}
 VERIFICATION: dict[str, Callable[[Any], str]] = {P: _procurement_verification, M: _material_verification, E: _education_verification, G: _grouping_verification}
 WORST_CASE = {
     P: "figures are computed with the least favourable values (capacities at the low end, demands at the high end)",
@@ -770,7 +813,7 @@ def render_prompt(
 ) -> str:
     d = DATA_TYPES[task].model_validate(data)
     mechanisms = mechanisms or []
-    out = BODIES[task](d, subtask, objective)
+    out = BODIES[task](d, subtask, objective, rules)
     if d.uncertain:
         out += [
             "",

@@ -43,10 +43,19 @@ SUBTASK_CONTEXT = {
 }
 
 
-def _join(items: list[str]) -> str:
+def _join(items: list[str], word: str = "and") -> str:
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
+def _all(n: int) -> str:
+    """'both' for two, 'all' for more (a rule over one event says neither)."""
+    return "both " if n == 2 else "all " if n > 2 else ""
 
 
 def _end(d: TimetableData, slot_id: str) -> str:
@@ -61,6 +70,9 @@ def _units(d: TimetableData, n: int) -> str:
     unit = _start_word(d)
     return f"{n} {unit}" + ("" if n == 1 else "s")
 
+
+# the rule kinds a minimum-change replanning disruption takes (always hard-tier)
+DISRUPTION_KINDS = frozenset({"person_absent", "room_closed"})
 
 Sentence = Callable[[TimetableData, dict[str, Any], Vocab], str]
 SENTENCES: dict[str, Sentence] = {}
@@ -92,23 +104,26 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     if k == "room_no_overlap":
         return f"A room holds at most one {v.event} at a time."
     if k == "series_order":
-        chains = [_join([e.id for e in members]) for members in d.series_members().values()]
-        return "; ".join(chains) + f" happen in this order: each ends before the next one starts."
+        return _series_order(d, v)
     if k == "window":
-        return f"{p['event']} must start at or after {p['from']} and end by {_end(d, p['to'])}."
+        return f"{p['event']} must start at or after {p['from']} and finish by {_end(d, p['to'])}."
     if k == "deadline":
-        return f"{_join(p['events'])} must both finish by {_end(d, p['to'])}."
+        return f"{_join(p['events'])} must {_all(len(p['events']))}finish by {_end(d, p['to'])}."
     if k == "blocked_slots":
-        return f"No {v.event} may take place during {_join([_span(d, [x]) for x in p['slots']])}."
+        return f"No {v.event} may take place, even in part, during {_join(_runs(d, p['slots']), 'or')}."
     if k == "daily_limit":
         per = "that day" if len(d.days) == 1 else "per day"
         who = _join(p["people"]) + (" each take" if len(p["people"]) > 1 else " takes")
         noun = v.event if p["max"] == 1 else v.events
+        if not p["max"]:
+            return f"{who} part in no {v.events} at all."
         return f"{who} part in at most {p['max']} {noun} {per}."
     if k == "day_cap":
+        if p["max"] == 1:
+            return f"At most one {v.event} takes place on any one day."
         return f"At most {p['max']} {v.events} take place on any one day."
     if k == "precedence":
-        return f"{p['before']} ends before {p['after']} starts."
+        return f"{p['before']} ends no later than {p['after']} starts."
     if k == "priority_order":
         chain = p["events"]
         return "Priority ranking: " + ", ".join(
@@ -121,11 +136,9 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     if k == "max_consecutive":
         return f"{p['person']} is never busy for more than {_units(d, p['max'])} in a row."
     if k == "different_days":
-        both = "both" if len(p["events"]) == 2 else "all"
-        return f"{_join(p['events'])} {both} take place on different days."
+        return f"{_join(p['events'])} {_all(len(p['events']))}take place on different days."
     if k == "same_room":
-        both = "both" if len(p["events"]) == 2 else "all"
-        return f"{_join(p['events'])} {both} use the same room."
+        return f"{_join(p['events'])} {_all(len(p['events']))}use the same room."
     if k == "person_absent":
         return f"{p['person']} cannot take part in any {v.event} during {_span(d, p['slots'])}."
     if k == "room_closed":
@@ -151,7 +164,7 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
             )
         weights = "; ".join(f"{eid} {w[eid]}" for eid in w)
         return (
-            f"the sum over {v.events} of weight × finishing period number, where a {v.event} that starts in "
+            f"the sum over {v.events} of weight × finishing period number, where {_a(v.event)} that starts in "
             f"period n and lasts k periods finishes at n + k (weights: {weights})"
         )
     if term.kind == "room_cost":
@@ -178,13 +191,40 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
     raise ValueError(f"no sentence for objective kind {term.kind!r}")
 
 
+def _runs(d: TimetableData, slot_ids: list[str]) -> list[str]:
+    """The slots as time spans: '10:00–12:00' for each run of consecutive hours of one
+    day; the slot labels on a period timetable."""
+    idx = sorted({d.slot_index[x] for x in slot_ids})
+    if d.time_unit != "hour":
+        return [d.slots[i].id for i in idx]
+    runs: list[list[int]] = []
+    for i in idx:
+        if runs and runs[-1][-1] == i - 1 and d.slots[i].day == d.slots[i - 1].day:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return [f"{d.slots[r[0]].id}–{d.slots[r[-1]].end_label}" for r in runs]
+
+
 def _span(d: TimetableData, slot_ids: list[str]) -> str:
-    """'10:00–12:00' for a run of hours; otherwise the slot labels."""
-    idx = sorted(d.slot_index[x] for x in slot_ids)
-    contiguous = idx == list(range(idx[0], idx[-1] + 1)) and d.slots[idx[0]].day == d.slots[idx[-1]].day
-    if d.time_unit == "hour" and contiguous:
-        return f"{d.slots[idx[0]].id}–{d.slots[idx[-1]].end_label}"
-    return _join([d.slots[i].id for i in idx])
+    """Every listed slot, as spans: '10:00–12:00 and 15:00–16:00', 'Mon P1 and Tue P2'."""
+    return _join(_runs(d, slot_ids))
+
+
+def _series_order(d: TimetableData, v: Vocab) -> str:
+    """One order per series; a series of one event orders nothing and is not named."""
+    chains = [[e.id for e in members] for members in d.series_members().values() if len(members) >= 2]
+    close = "it may start the moment the previous one ends"
+    if not chains:
+        return f"{v.events.capitalize()} of one series happen in their listed order; here no two {v.events} share a series."
+    if len(chains) == 1:
+        return f"{_join(chains[0])} happen in this order: each ends no later than the next one starts ({close})."
+    listed = "; ".join(f"{_join(c)}" for c in chains)
+    return (
+        f"Each of these {len(chains)} series happens in its own listed order: {listed}. Within a series, each "
+        f"{v.event} ends no later than the next one starts ({close}); {v.events} of different series may come "
+        f"in any order."
+    )
 
 
 def _uncertain(d: TimetableData, kind: str, target: str) -> str | None:
@@ -255,7 +295,7 @@ def render_prompt(
         out.append(
             f"The timetable covers {_join(list(d.days))}, with {per_day} periods a day, numbered through the "
             f"week: " + ", ".join(f"{s.id} = {s.value}" for s in d.slots) + ". "
-            f"A {v.event} lasting k periods occupies k consecutive periods of one day."
+            f"{_a(v.event).capitalize()} lasting k periods occupies k consecutive periods of one day."
         )
     out += ["", f"**{v.person.capitalize()}s:**"]
     out += [f"- {p.id}" + (f" ({p.role})" if p.role not in ("attendee", "cohort") else "") + f": {_availability(d, p.unavailable)}" for p in d.people]
@@ -275,7 +315,9 @@ def render_prompt(
         ]
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
-        out += ["", f"**Current schedule** (made before the disruption below; change as few {v.events} as you can):"]
+        hit = [r.id for r in rules if r.tier == "hard" and r.kind in DISRUPTION_KINDS]
+        before = f"the disruption in {_join(hit)}, which it breaks" if hit else "the disruption among the rules, which it breaks"
+        out += ["", f"**Current schedule** (made before {before}; change as few {v.events} as you can):"]
         out += [f"- {eid}: {start}, {room}" for eid, (start, room) in changes.params["existing"].items()]
     out += ["", "**Rules** (every plan must satisfy all of them):"]
     out += [f"- {r.id}: {r.text}" for r in rules]

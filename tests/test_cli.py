@@ -125,7 +125,10 @@ def test_oracle_answers_grade_to_full_marks(workdir):
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout.strip().splitlines()[-1])
     n = len(lines(workdir / "instances.jsonl"))
-    assert summary == {"n": n, "all_pass": 1.0, "avg_pass": 1.0}
+    assert summary == {
+        "n": n, "responses": n, "instances": n, "all_pass": 1.0, "avg_pass": 1.0, "reward": 1.0, "mode": "all_pass",
+        "missing": 0, "missing_counted": True, "duplicates": 0, "skipped": 0, "grader_errors": 0,
+    }  # fmt: skip
     grades = [Grade.model_validate_json(row) for row in lines(workdir / "grades.jsonl")]
     assert len(grades) == n and all(g.all_pass == 1 for g in grades)
 

@@ -320,7 +320,7 @@ def test_trl_reward_grades_standard_and_conversational_completions(instances, co
     out = _trl_call(fn, inputs, completions, log_metric=lambda name, value: logged.__setitem__(name, value))
     expected = [grade(inst, t).reward for inst in instances for t in _rollouts(inst)]
     assert out == expected and all(type(x) is float for x in out)
-    assert set(logged) == {"pbsolve/all_pass", "pbsolve/avg_pass", "pbsolve/parse_ok"}
+    assert set(logged) == {"pbsolve/all_pass", "pbsolve/avg_pass", "pbsolve/parse_ok", "pbsolve/grader_error"}
     assert logged["pbsolve/parse_ok"] == pytest.approx(3 / 4)
     assert fn.__name__ == "pbsolve_all_pass"
 
@@ -391,7 +391,7 @@ def test_openrlhf_file_mode_reward_func(instances):
     assert set(out) == {"rewards", "scores", "extra_logs"}
     as_list = out["rewards"].tolist() if hasattr(out["rewards"], "tolist") else out["rewards"]
     assert as_list == expected
-    assert set(out["extra_logs"]) == {"all_pass", "avg_pass", "parse_ok", "items_passed", "items_total"}
+    assert set(out["extra_logs"]) == {"all_pass", "avg_pass", "parse_ok", "items_passed", "items_total", "grader_error"}
     assert all(len(v) == len(queries) for v in out["extra_logs"].values())
 
 

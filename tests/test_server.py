@@ -273,7 +273,7 @@ def test_openrlhf_contract(client, instances):
         body = r.json()
         assert set(body) == {"rewards", "scores", "extra_logs"}
         assert body["rewards"] == [e["score"] for e in expected] == body["scores"]
-        assert set(body["extra_logs"]) == {"all_pass", "avg_pass", "parse_ok", "items_passed", "items_total"}
+        assert set(body["extra_logs"]) == {"all_pass", "avg_pass", "parse_ok", "items_passed", "items_total", "grader_error"}
         for key, values in body["extra_logs"].items():
             assert values == [e[key] for e in expected]
     # labels may also be the instances themselves (JSON text), as `pbsolve export` writes them

@@ -45,8 +45,27 @@ def answer_schema(
     return common.answer_schema(tc, tc.data_type.model_validate(data), objective, mechanisms or [], recovery, rules)
 
 
+def format_text(task: str) -> str:
+    """What a complete plan of this task type is, in the words of the format item."""
+    return TASKS[task].plan_text
+
+
+def known_kinds(task: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The rule kinds and objective kinds the task type's checker can judge; KeyError for a
+    task this family does not have. The grader refuses instances that use other kinds."""
+    tc = TASKS[task]
+    return frozenset(tc.checks), tc.objective_kinds
+
+
+def read_data(instance: Instance) -> Any:
+    """The instance's data as its task type's checker reads it; raises if the data is not
+    that task type's (an unknown task is a KeyError)."""
+    return TASKS[instance.task].data_type.model_validate(instance.data)
+
+
 def baseline_answer(instance: Instance) -> str:
     return common.baseline_answer(TASKS[instance.task], instance)
 
 
-__all__ = ["TASKS", "answer_schema", "baseline_answer", "check_answer", "checker_for_data", "task_checker"]
+__all__ = ["TASKS", "answer_schema", "baseline_answer", "check_answer", "checker_for_data", "format_text", "known_kinds",
+           "read_data", "task_checker"]

@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 from pbsolve.answer_checks import conflict_list, conflict_verdict, objective_schema, stated_int  # noqa: F401 (re-exported)
 from pbsolve.answer_checks import validation_verdict as validation  # noqa: F401 (re-exported)
+from pbsolve.answer_checks import RECOVERY_ITEMS, recovery_unchecked  # noqa: F401 (re-exported)
+from pbsolve.answer_checks import format_verdict as shared_format_verdict
 from pbsolve.answer_checks import recovery_verdicts as recovery_items
 from pbsolve.answer_checks import id_set_verdict
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
@@ -43,8 +45,10 @@ class TaskChecker:
 
     task: str = ""
     plan_key: str = ""  # the answer key holding the plan
+    plan_text: str = ""  # what a complete plan is, for the format item (what read_plan accepts)
     data_type: type = object
     checks: dict[str, Check] = {}
+    objective_kinds: frozenset[str] = frozenset()  # the kinds objective_value knows
 
     # -- reading -------------------------------------------------------------------
     def data(self, instance: Instance) -> Any:
@@ -113,7 +117,7 @@ def check_answer(tc: TaskChecker, instance: Instance, answer: Any) -> dict[str, 
     cert = instance.certificate
     for it in items:
         if it.rule == "format":
-            out[it.id] = format_verdict(instance, feasible, plan, why)
+            out[it.id] = shared_format_verdict(instance, answer, plan is not None, why)
         elif it.rule == "infeasibility":
             out[it.id] = (not feasible, "declares infeasibility" if not feasible else "claims a plan exists")
         elif it.rule == "conflict":
@@ -144,9 +148,6 @@ def check_answer(tc: TaskChecker, instance: Instance, answer: Any) -> dict[str, 
     return out
 
 
-RECOVERY_ITEMS = ("recovery:format", "recovery:rules", "recovery:objective")
-
-
 def recovery_verdicts(
     tc: TaskChecker, instance: Instance, data: Any, lk: Any, answer: dict[str, Any], main: Any
 ) -> dict[str, Verdict]:
@@ -156,16 +157,16 @@ def recovery_verdicts(
     assert rec is not None
     section = answer.get("recovery")
     if not isinstance(section, dict):
-        return {k: (False, "'recovery' section is missing") for k in RECOVERY_ITEMS}
+        return recovery_unchecked(False, "'recovery' section is missing", "'recovery' section is missing")
     rules = [*instance.rules, *rec.scenario]
     plan, why = tc.read_plan(data, section, lk, rules)
     if plan is None or main is None:
         reason = why if plan is None else "no main plan to recover from"
-        return {"recovery:format": (plan is not None, why), "recovery:rules": (False, reason), "recovery:objective": (False, reason)}
+        return recovery_unchecked(plan is not None, why, reason)
     existing = tc.existing(data, main)
     terms = [t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective]
     verdicts, values = tc.evaluate(data, rules, terms, plan)
-    return recovery_items(verdicts, values, rec.certificate.objective or {})
+    return recovery_items(verdicts, values, rec.certificate.objective or {}, section)
 
 
 def figures_verdict(stated: Any, true: dict[str, dict[str, int]], key: str) -> Verdict:
@@ -184,18 +185,6 @@ def figures_verdict(stated: Any, true: dict[str, dict[str, int]], key: str) -> V
         if extra:
             return False, f"'{key}.{group}' names unknown {[str(k)[:20] for k in extra[:3]]}"
     return True, "figures match the plan"
-
-
-def format_verdict(instance: Instance, feasible: bool, plan: Any, why: str) -> Verdict:
-    """The required form is the one the instance calls for: a complete plan when a plan
-    exists, a declaration with a rule list when none does."""
-    if instance.certificate.status == "optimal":
-        return (plan is not None, why) if feasible else (False, "declares infeasibility, but a plan exists")
-    return (not feasible, "declaration with a rule list") if not feasible else (False, "gives a plan, but none exists")
-
-
-
-
 
 
 
@@ -230,13 +219,13 @@ def answer_schema(
     if "explainability" in mechanisms:
         props["binding"] = {
             "type": "array",
-            "items": {"enum": [r.id for r in rules or []]},
+            "items": {"enum": [r.id for r in rules or []], "title": "rule id"},
             "description": "ids of exactly the rules whose removal alone would allow a better plan",
         }
     if "local_incompleteness" in mechanisms:
         props["conservative"] = {
             "type": "array",
-            "items": {"enum": [u.id for u in data.uncertain]},
+            "items": {"enum": [u.id for u in data.uncertain], "title": "input id"},
             "description": "ids of exactly the uncertain inputs whose best case alone would allow a better plan",
         }
     if recovery is not None:

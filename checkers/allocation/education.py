@@ -224,8 +224,13 @@ def objective_value(d: EducationData, plan: Plan, term: ObjectiveTerm) -> int:
 class EducationalResources(TaskChecker):
     task = "educational_resource_planning"
     plan_key = "assignments"
+    plan_text = (
+        "a list of assignments naming every lesson exactly once with a listed teacher and a listed room (and a "
+        "backup teacher where the rules ask for one)"
+    )
     data_type = EducationData
     checks = CHECKS
+    objective_kinds = frozenset({"preference", "room_cost", "assignment_score", "backup_score", "changes"})
 
     def lookups(self, d: EducationData) -> dict[str, dict[str, str]]:
         return {

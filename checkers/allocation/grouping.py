@@ -175,8 +175,10 @@ def objective_value(d: GroupingData, plan: Plan, term: ObjectiveTerm) -> int:
 class StudentGrouping(TaskChecker):
     task = "student_grouping"
     plan_key = "groups"
+    plan_text = "a list of exactly the stated number of groups, each a list of student names, every student in exactly one group"
     data_type = GroupingData
     checks = CHECKS
+    objective_kinds = frozenset({"unmet_wishes", "skill_spread", "grouping_code", "changes"})
 
     def lookups(self, d: GroupingData) -> dict[str, str]:
         return lookup([s.id for s in d.students])
@@ -223,7 +225,7 @@ class StudentGrouping(TaskChecker):
     def plan_schema(self, d: GroupingData, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
         return {
             "type": "array",
-            "items": {"type": "array", "items": {"enum": [s.id for s in d.students]}},
+            "items": {"type": "array", "items": {"enum": [s.id for s in d.students], "title": "student"}},
             "description": f"exactly {d.groups} groups, each a list of student names; every student in exactly one "
             "group (groups have no names: their order and the order inside a group do not matter)",
         }

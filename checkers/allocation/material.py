@@ -180,8 +180,13 @@ def objective_value(d: MaterialData, plan: Plan, term: ObjectiveTerm) -> int:
 class MaterialAllocation(TaskChecker):
     task = "material_allocation"
     plan_key = "shipments"
+    plan_text = (
+        "a list of shipment lines, each naming a depot, a site and a material the depot holds and the site "
+        "requests, with whole units no more than the depot holds, no line listed twice"
+    )
     data_type = MaterialData
     checks = CHECKS
+    objective_kinds = frozenset({"shortage", "transport_cost", "route_score", "changes"})
 
     def lookups(self, d: MaterialData) -> dict[str, dict[str, str]]:
         return {

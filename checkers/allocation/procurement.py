@@ -258,8 +258,13 @@ def objective_value(d: ProcurementData, plan: Plan, term: ObjectiveTerm) -> int:
 class Procurement(TaskChecker):
     task = "procurement_planning"
     plan_key = "orders"
+    plan_text = (
+        "a list of order lines, each naming a supplier, an item it sells, a week whose order arrives by the last "
+        "week and a whole quantity within the supplier's weekly capacity, no line listed twice"
+    )
     data_type = ProcurementData
     checks = CHECKS
+    objective_kinds = frozenset({"total_cost", "order_score", "changes"})
 
     def lookups(self, d: ProcurementData) -> dict[str, dict[str, str]]:
         return {

@@ -1,7 +1,22 @@
 """Scheduling & Timetabling checkers."""
 
 from pbsolve.checkers.scheduling import stateful  # noqa: F401  (registers the stateful checks)
-from pbsolve.checkers.scheduling.checks import answer_schema, baseline_answer, check_answer
+from pbsolve.checkers.scheduling.checks import answer_schema, baseline_answer, check_answer, format_text
 from pbsolve.checkers.scheduling.near_miss import near_misses  # noqa: F401  (the `pbsolve perturb` hook)
 
-__all__ = ["answer_schema", "baseline_answer", "check_answer"]
+from pbsolve.checkers.scheduling.checks import CHECKS, OBJECTIVE_KINDS
+from pbsolve.checkers.scheduling.instance_data import TimetableData
+
+
+def known_kinds(task: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The rule kinds and objective kinds this checker can judge (every timetabling task
+    shares them); the grader refuses instances that use others."""
+    return frozenset(CHECKS), OBJECTIVE_KINDS
+
+
+def read_data(instance):  # noqa: ANN001, ANN201
+    """The instance's data as the checker reads it; raises if it is not timetable data."""
+    return TimetableData.model_validate(instance.data)
+
+
+__all__ = ["answer_schema", "baseline_answer", "check_answer", "format_text", "known_kinds", "read_data"]

@@ -13,7 +13,8 @@ from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.answer_checks import conflict_list as _conflict_list
 from pbsolve.answer_checks import conflict_verdict as _conflict_verdict
 from pbsolve.answer_checks import id_set_verdict
-from pbsolve.answer_checks import recovery_verdicts
+from pbsolve.answer_checks import format_verdict as _shared_format_verdict
+from pbsolve.answer_checks import recovery_unchecked, recovery_verdicts
 from pbsolve.answer_checks import objective_schema as _objective_schema
 from pbsolve.answer_checks import stated_int as _stated_int
 from pbsolve.answer_checks import validation_verdict as _validation
@@ -358,6 +359,10 @@ def objective_value(d: TimetableData, plan: Plan, term: ObjectiveTerm, backups: 
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
+# the objective kinds objective_value knows (the grader refuses instances with others)
+OBJECTIVE_KINDS = frozenset({"changes", "backup_cost", "weighted_end", "room_cost", "slot_penalty", "same_day_pairs"})
+
+
 def evaluate(
     d: TimetableData,
     rules: list[Rule],
@@ -411,7 +416,7 @@ def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
     recovery = _recovery_verdicts(instance, data, lookups, answer, plan) if instance.recovery else {}
     for it in items:
         if it.rule == "format":
-            out[it.id] = _format_verdict(instance, feasible, plan, why)
+            out[it.id] = _shared_format_verdict(instance, answer, plan is not None, why)
         elif it.rule == "infeasibility":
             out[it.id] = (not feasible, "declares infeasibility" if not feasible else "claims a plan exists")
         elif it.rule == "conflict":
@@ -451,16 +456,16 @@ def _recovery_verdicts(
     assert rec is not None
     section = answer.get("recovery")
     if not isinstance(section, dict):
-        return {k: (False, "'recovery' section is missing") for k in ("recovery:format", "recovery:rules", "recovery:objective")}
+        return recovery_unchecked(False, "'recovery' section is missing", "'recovery' section is missing")
     backups: dict[str, str] | None = {} if _needs_backups(instance) else None
     plan, why = read_plan(data, section, lookups, backups)
     if plan is None or main is None:
         reason = why if plan is None else "no main plan to recover from"
-        return {"recovery:format": (plan is not None, why), "recovery:rules": (False, reason), "recovery:objective": (False, reason)}
+        return recovery_unchecked(plan is not None, why, reason)
     existing = {eid: [data.slots[s].id, room] for eid, (s, room) in main.items()}
     terms = [t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective]
     verdicts, values = evaluate(data, [*instance.rules, *rec.scenario], terms, plan, backups)
-    return recovery_verdicts(verdicts, values, rec.certificate.objective or {})
+    return recovery_verdicts(verdicts, values, rec.certificate.objective or {}, section)
 
 
 def _figures_verdict(stated: Any, true: dict[str, dict[str, int]], key: str) -> Verdict:
@@ -470,35 +475,37 @@ def _figures_verdict(stated: Any, true: dict[str, dict[str, int]], key: str) -> 
         got = stated.get(group)
         if not isinstance(got, dict):
             return False, f"'{key}.{group}' is missing"
+        # names match as everywhere else in an answer: case- and space-insensitively
+        keys = {_norm(k): v for k, v in got.items() if isinstance(k, str)}
         for name, value in figures.items():
-            if _stated_int(got.get(name)) != value:
-                return False, f"'{key}.{group}.{name}' is {got.get(name)!r}; the plan gives {value}"
-        extra = [k for k in got if k not in figures]
+            if _stated_int(keys.get(_norm(name))) != value:
+                return False, f"'{key}.{group}.{name}' is {keys.get(_norm(name))!r}; the plan gives {value}"
+        known = {_norm(k) for k in figures}
+        extra = [k for k in got if not isinstance(k, str) or _norm(k) not in known]
         if extra:
-            return False, f"'{key}.{group}' names unknown {extra[:3]}"
+            return False, f"'{key}.{group}' names unknown {[str(k)[:20] for k in extra[:3]]}"
     return True, "figures match the plan"
-
-
-def _format_verdict(instance: Instance, feasible: bool, plan: Plan | None, why: str) -> Verdict:
-    """The required form is the one the instance calls for: a complete plan when a plan
-    exists, a declaration with a rule list when none does. Declaring infeasibility on a
-    feasible instance therefore earns no item at all, not even this one."""
-    if instance.certificate.status == "optimal":
-        return (plan is not None, why) if feasible else (False, "declares infeasibility, but a plan exists")
-    return (not feasible, "declaration with a rule list") if not feasible else (False, "gives a plan, but none exists")
-
-
-
-
 
 
 
 
 # -- the answer contract -------------------------------------------------------------
+_EVENT_WORDS = {"meeting_planning": "meeting", "course_timetabling": "lecture", "exam_scheduling": "exam"}
 
 
-def _ids_schema(ids: list[str], what: str) -> dict[str, Any]:
-    return {"type": "array", "items": {"enum": ids}, "description": what}
+def format_text(task: str) -> str:
+    """What a complete plan of this task type is, in the words of the format item (what
+    :func:`read_plan` accepts)."""
+    word = _EVENT_WORDS.get(task, "event")
+    return (
+        f"a schedule naming every {word} exactly once, each with a listed start slot from which it fits in its day, "
+        f"a listed room (and a backup room where the rules ask for one)"
+    )
+
+
+
+def _ids_schema(ids: list[str], what: str, title: str) -> dict[str, Any]:
+    return {"type": "array", "items": {"enum": ids, "title": title}, "description": what}
 
 
 def answer_schema(
@@ -538,11 +545,11 @@ def answer_schema(
         }  # fmt: skip
     if "explainability" in mechanisms:
         props["binding"] = _ids_schema(
-            [r.id for r in rules] if rules else [], "ids of exactly the rules whose removal alone would allow a better plan"
+            [r.id for r in rules] if rules else [], "ids of exactly the rules whose removal alone would allow a better plan", "rule id"
         )
     if "local_incompleteness" in mechanisms:
         props["conservative"] = _ids_schema(
-            [u.id for u in data.uncertain], "ids of exactly the uncertain inputs whose best case alone would allow a better plan"
+            [u.id for u in data.uncertain], "ids of exactly the uncertain inputs whose best case alone would allow a better plan", "input id"
         )
     if recovery is not None:
         props["recovery"] = {

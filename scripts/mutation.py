@@ -1,0 +1,131 @@
+"""Mutation testing of the grading code with mutmut (`make mutation`).
+
+mutmut imports the mutated copy of a file by its path under ./mutants, so the module
+name must follow from the path. This repo installs checkers/, models/ and renderers/ as
+pbsolve.checkers etc. (pyproject package-dir), which mutmut cannot see. This script
+therefore stages the installed layout under build/mutation/ (pbsolve/ with checkers/,
+models/ and renderers/ inside it, plus tests/), writes a pyproject there whose
+[tool.mutmut] section is the repo's with its paths translated, runs `mutmut run` in it
+and prints the report (scripts/mutation_report.py).
+
+Usage: python scripts/mutation.py [--only checkers/allocation/material.py ...]
+                                  [--max-children 2] [--stage build/mutation] [--keep]
+                                  [--rev COMMIT [--overlay tests/test_x.py ...]]
+
+--rev stages the tree of a commit (read with `git archive`, the repo is left alone)
+instead of the working tree, --overlay then copies the named working-tree files over it:
+a campaign on committed code while the working tree is in flux.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Top-level folders and where the installed package puts them (pyproject package-dir).
+LAYOUT = {"pbsolve": "pbsolve", "checkers": "pbsolve/checkers", "models": "pbsolve/models", "renderers": "pbsolve/renderers"}
+
+
+def staged_path(repo_path: str) -> str:
+    """'checkers/allocation/common.py' -> 'pbsolve/checkers/allocation/common.py'."""
+    top, _, rest = repo_path.partition("/")
+    if top not in LAYOUT:
+        raise SystemExit(f"{repo_path}: not inside {sorted(LAYOUT)}")
+    return f"{LAYOUT[top]}/{rest}"
+
+
+def repo_config() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def toml_list(values: list[str]) -> str:
+    return json.dumps(values)  # a JSON list of strings is a valid TOML array
+
+
+def source_tree(rev: str | None, overlay: list[str], into: Path) -> Path:
+    """The tree to stage from: the working tree, or ``rev`` exported to ``into`` plus overlays."""
+    if rev is None:
+        return ROOT
+    if into.exists():
+        shutil.rmtree(into)
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    for path in overlay:
+        (into / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / path, into / path)
+    return into
+
+
+def stage(stage_dir: Path, only: list[str], keep: bool, src: Path = ROOT) -> None:
+    """Lay out the installed package tree and a pyproject with the translated mutmut section."""
+    cfg = repo_config()
+    mm = cfg["tool"]["mutmut"]
+    if not keep and stage_dir.exists():
+        shutil.rmtree(stage_dir)
+    stage_dir.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for top, dest in LAYOUT.items():
+        target = stage_dir / dest
+        if target.exists():
+            shutil.rmtree(target)
+    for top, dest in LAYOUT.items():  # pbsolve first, then the folders that go inside it
+        shutil.copytree(src / top, stage_dir / dest, ignore=ignore, dirs_exist_ok=True)
+    if (stage_dir / "tests").exists():
+        shutil.rmtree(stage_dir / "tests")
+    shutil.copytree(src / "tests", stage_dir / "tests", ignore=ignore)
+    for extra in ("README.md", "docs"):
+        path = src / extra
+        if path.is_dir():
+            shutil.copytree(path, stage_dir / extra, ignore=ignore, dirs_exist_ok=True)
+        elif path.exists():
+            shutil.copy2(path, stage_dir / extra)
+    tests = [t for t in mm["pytest_add_cli_args_test_selection"] if (src / t).exists()]
+    missing = sorted(set(mm["pytest_add_cli_args_test_selection"]) - set(tests))
+    if missing:
+        print(f"note: test files not present, skipped: {missing}")
+    pytest_ini = cfg["tool"]["pytest"]["ini_options"]
+    (stage_dir / "pyproject.toml").write_text(
+        "# Written by scripts/mutation.py from the repo's pyproject.toml; do not edit.\n"
+        "[tool.pytest.ini_options]\n"
+        f"testpaths = {toml_list(pytest_ini.get('testpaths', ['tests']))}\n"
+        "[tool.mutmut]\n"
+        'source_paths = ["pbsolve/"]\n'
+        f"only_mutate = {toml_list([staged_path(p) for p in (only or mm['only_mutate'])])}\n"
+        f"pytest_add_cli_args_test_selection = {toml_list(tests)}\n"
+        f"pytest_add_cli_args = {toml_list(mm.get('pytest_add_cli_args', []))}\n"
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", nargs="*", default=[], help="repo paths to mutate (default: [tool.mutmut] only_mutate)")
+    ap.add_argument("--max-children", type=int, default=2)
+    ap.add_argument("--stage", type=Path, default=ROOT / "build" / "mutation")
+    ap.add_argument("--keep", action="store_true", help="reuse mutmut's results in the stage (only re-run what changed)")
+    ap.add_argument("--rev", help="stage this commit's tree instead of the working tree")
+    ap.add_argument("--overlay", nargs="*", default=[], help="with --rev: working-tree files copied over it")
+    ap.add_argument("--report-only", action="store_true", help="print the report of the last run")
+    args = ap.parse_args()
+    stage_dir = args.stage.resolve()
+    if not args.report_only:
+        src = source_tree(args.rev, args.overlay, stage_dir.with_name(stage_dir.name + "-src"))
+        stage(stage_dir, args.only, args.keep, src)
+        mutmut = Path(sys.executable).with_name("mutmut")
+        if not mutmut.exists():
+            raise SystemExit("mutmut is not installed: pip install -e '.[mutation]'")
+        rc = subprocess.call([str(mutmut), "run", "--max-children", str(args.max_children)], cwd=stage_dir)
+        if rc != 0:
+            print(f"mutmut run exited with {rc}", file=sys.stderr)
+            return rc
+    return subprocess.call([sys.executable, str(ROOT / "scripts" / "mutation_report.py"), "--stage", str(stage_dir)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
