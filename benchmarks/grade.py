@@ -11,7 +11,13 @@ of the oracle's JSON payload, so "grade vs json.loads" is one ratio.
 
 Target: >= 2,000 grades per second per core, judged on the slowest response kind.
 
-    python benchmarks/grade.py [--n 30] [--seed 0] [--seconds 5 | --rounds R] [--json]
+A second section grades hostile inputs (runs of backticks or braces, deep nesting, many
+small objects, unterminated strings) at several sizes up to ``MAX_CHARS`` and prints the
+CPU time per MB of each and the worst case, against a target of 50 ms per MB (parsing
+must be linear: a quadratic scanner shows as a per-MB figure growing with the size).
+``--hostile-only`` runs just that section (no instance is certified).
+
+    python benchmarks/grade.py [--n 30] [--seed 0] [--seconds 5 | --rounds R] [--json] [--hostile-only]
 """
 
 from __future__ import annotations
@@ -26,10 +32,29 @@ from typing import Any
 
 from pbsolve.generate import GenerateOptions, generate
 from pbsolve.grading import grade
+from pbsolve.parsing import MAX_CHARS
 from pbsolve.responders import baseline, oracle
 from pbsolve.schema import Instance, Size
 
 TARGET_PER_SECOND = 2000.0
+HOSTILE_TARGET_MS_PER_MB = 50.0
+HOSTILE = {  # name -> text of (about) n characters
+    "backticks": lambda n: "`" * n,
+    "backtick-runs": lambda n: ("```x" * n)[:n],
+    "empty-fences": lambda n: ("```\n```\n" * n)[:n],
+    "unclosed-fence": lambda n: "```json\n" + "x" * n,
+    "open-braces": lambda n: "{" * n,
+    "brace-pairs": lambda n: "{}" * (n // 2),
+    "nested-braces": lambda n: "{" * (n // 2) + "}" * (n // 2),
+    "nested-objects": lambda n: '{"a":' * (n // 6) + "1" + "}" * (n // 6),
+    "open-objects": lambda n: ('{"a":' * n)[:n],
+    "open-objects-with-content": lambda n: ('{"a":[1,2,3],"b":' * n)[:n],
+    "small-objects": lambda n: ('{"a":1}' * n)[:n],
+    "quotes": lambda n: "{" + '"' * (n - 1),
+    "escapes": lambda n: '{"' + "\\\"" * (n // 2),
+    "unterminated-string": lambda n: '{"' + "x" * (n - 2),
+    "prose": lambda n: ('It is 5" long, rules {R1, R2} "clash" ' * n)[:n],
+}
 GARBAGE = (
     "Let me think. Event {A} goes first, then {B -> C}; rooms: {'R1': 3,}. "
     "I am not sure a plan exists {really?} ... final answer: see above {{}} }{ " * 8
@@ -169,6 +194,46 @@ def format_text(rep: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def hostile(inst: Instance | None, sizes: list[int], repeat: int = 3) -> dict[str, Any]:
+    """CPU ms per MB of parsing (``grade`` when an instance is given) for each hostile kind and size."""
+    from pbsolve.parsing import parse_response
+
+    run_one = (lambda text: grade(inst, text)) if inst is not None else parse_response
+    rows = []
+    for name, make in HOSTILE.items():
+        per_mb = []
+        for n in sizes:
+            text = make(n)[:n]
+            best = float("inf")
+            for _ in range(repeat):
+                t0 = time.process_time()
+                run_one(text)
+                best = min(best, time.process_time() - t0)
+            per_mb.append(best * 1e3 / (len(text) / 1e6))
+        rows.append({"kind": name, "ms_per_mb": per_mb})
+    worst = max(rows, key=lambda r: max(r["ms_per_mb"]))
+    return {
+        "sizes": sizes, "rows": rows, "worst_kind": worst["kind"], "worst_ms_per_mb": max(worst["ms_per_mb"]),
+        "target_ms_per_mb": HOSTILE_TARGET_MS_PER_MB, "graded_with": "grade" if inst is not None else "parse_response",
+    }  # fmt: skip
+
+
+def format_hostile(rep: dict[str, Any]) -> str:
+    head = ["hostile kind", *[f"{n:,} ch" for n in rep["sizes"]]]
+    cells = [head] + [[r["kind"], *[f"{x:,.1f}" for x in r["ms_per_mb"]]] for r in rep["rows"]]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    lines = [f"hostile inputs: CPU ms per MB ({rep['graded_with']}, best of 3 per size)"]
+    for k, c in enumerate(cells):
+        lines.append("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(c, widths))))
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    ok = "meets" if rep["worst_ms_per_mb"] < rep["target_ms_per_mb"] else "ABOVE"
+    lines.append(
+        f"worst case {rep['worst_ms_per_mb']:,.1f} ms/MB ({rep['worst_kind']}): {ok} the target of < {rep['target_ms_per_mb']:.0f} ms/MB"
+    )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--n", type=int, default=30, help="indices to certify for the graded set (default 30)")
@@ -177,11 +242,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=5.0, help="time budget for grading (default 5)")
     ap.add_argument("--rounds", type=int, default=None, help="exact number of passes instead of --seconds")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    ap.add_argument("--hostile-only", action="store_true", help="only the hostile-input section (parse_response)")
     args = ap.parse_args(argv)
     if args.n < 1 or (args.rounds is not None and args.rounds < 1):
         ap.error("--n and --rounds must be at least 1")
+    sizes = [MAX_CHARS // 10, MAX_CHARS // 2, MAX_CHARS]
+    if args.hostile_only:
+        hrep = hostile(None, sizes)
+        print(json.dumps(hrep) if args.json else format_hostile(hrep))
+        return 0
     rep = run(args.n, args.seed, args.size, args.seconds, args.rounds)
-    print(json.dumps(rep) if args.json else format_text(rep))
+    inst = next(o.instance for o in generate(1, args.seed, GenerateOptions(size=args.size)) if o.instance) if rep else None
+    rep["hostile"] = hostile(inst, sizes)
+    print(json.dumps(rep) if args.json else format_text(rep) + "\n\n" + format_hostile(rep["hostile"]))
     return 0
 
 

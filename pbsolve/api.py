@@ -16,7 +16,8 @@ from pbsolve.schema import Grade, Instance, RewardMode
 
 
 def generate_instances(n: int, seed: int = 0, workers: int = 1, **options: object) -> list[Instance]:
-    """Certified instances for indices 0..n-1 (indices that fail certification are skipped)."""
+    """Exactly ``n`` certified instances: indices that certify nothing are skipped and the
+    run goes on to further indices (:func:`pbsolve.generate.generate`)."""
     opts = GenerateOptions(**options)
     return [o.instance for o in generate(n, seed, opts, workers) if o.instance is not None]
 

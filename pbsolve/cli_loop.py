@@ -179,7 +179,8 @@ def register(app: typer.Typer) -> None:
             with _write_guard(out_dir / "summary.json"), atomic_writer(out_dir / "summary.json") as fh:
                 fh.write(json.dumps(summary, indent=2) + "\n")
             try:
-                plot(trajectory, out_dir / "trajectory.png", window, tasks)
+                if not interrupted:  # drawing takes seconds; an interrupted run stops now (resuming redraws it)
+                    plot(trajectory, out_dir / "trajectory.png", window, tasks)
             except OSError as exc:
                 err.print(f"[yellow]warning:[/yellow] no plot: {escape(str(exc))}")
         if summary_json:
@@ -187,7 +188,8 @@ def register(app: typer.Typer) -> None:
         else:
             print_loop_summary(summary, out_dir)
             if trajectory:
-                out.print(f"trajectory: {out_dir}/trajectory.jsonl · plot: {out_dir}/trajectory.png · summary: {out_dir}/summary.json",
+                drawn = "" if interrupted else f" · plot: {out_dir}/trajectory.png"
+                out.print(f"trajectory: {out_dir}/trajectory.jsonl{drawn} · summary: {out_dir}/summary.json",
                           markup=False)  # fmt: skip
         if failure is not None:
             _interrupted(failure) if interrupted else _fail(failure, code)

@@ -229,7 +229,7 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
             out.uniqueness_s += certified.result.stats.uniqueness_s
             digest = derive_seed(json.dumps(spec.model_dump(mode="json"), sort_keys=True)) % 16**6
             instance = _assemble(fam, certified, f"{spec.task}-{run_seed}-{index}-{digest:06x}")
-            reference_grade = grade(instance, json.dumps(instance.reference), on_error="zero")  # a grader failure rejects
+            reference_grade = grade(instance, json.dumps(instance.reference), on_error="zero")  # a grader failure is a disagreement too
             if not reference_grade.all_pass:  # never re-sampled: it would hide a checker bug
                 raise CheckerDisagreement(instance.id, [f"{i.id}: {i.reason}" for i in reference_grade.items if not i.passed])
             if options.renderer == "llm" and options.rewriter is not None:
@@ -255,14 +255,11 @@ def _job(args: tuple[int, int, GenerateOptions]) -> Outcome:
 
 def run_job(build: Callable[..., Outcome], args: tuple[int, int, GenerateOptions]) -> Outcome:
     """``build(*args)`` made safe to send back from a worker: an interrupt becomes a marked
-    Outcome, and the instance's per-process grading cache (it may hold modules) is dropped."""
+    Outcome (an instance's grading cache is never pickled: see ``Instance.__getstate__``)."""
     try:
         out = build(*args)
     except interrupts.Interrupted:
         return Outcome(index=args[1], instance=None, interrupted=True)
-    memo = getattr(out.instance, "_memo", None)
-    if isinstance(memo, dict):
-        memo.clear()
     return out
 
 

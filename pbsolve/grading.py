@@ -167,13 +167,16 @@ def _validate(instance: Instance) -> tuple[ModuleType, GradingError | None]:
 def validate_instance(instance: Instance) -> ModuleType:
     """Raise ``InvalidGroundTruth`` / ``GradingError`` unless ``instance`` can be graded;
     return its family's checker. The verdict is computed once per instance (cached in
-    ``Instance.memo``, and recomputed if a copy of the instance has other contents)."""
+    ``Instance.memo``, and recomputed if a copy of the instance has other contents); only
+    the instance's own verdicts are kept, never a checker crash or an import failure."""
     parts = (instance.family, instance.task, instance.data, instance.rules, instance.objective,
              instance.checklist, instance.certificate, instance.recovery, instance.reference)  # fmt: skip
     memo = instance.memo(_VALIDATION_KEY, dict)
     kept = memo.get("parts")
     if kept is None or len(kept) != len(parts) or any(a is not b for a, b in zip(kept, parts)):
         module, error = _validate(instance)
+        if error is not None and not isinstance(error, InvalidGroundTruth):
+            raise error  # a checker that raised is not kept: the failure is the grader's, not the instance's
         memo.update(parts=parts, module=module, error=error)
     error = memo["error"]
     if error is not None:

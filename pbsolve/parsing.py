@@ -1,11 +1,32 @@
 """Reading the answer out of a response: one documented policy, never an exception.
 
-1. Everything up to and including the last ``</think>`` is ignored.
-2. A response longer than ``MAX_CHARS`` (after step 1) is refused.
-3. If the rest holds a fenced code block (```json or ```), the last one is the answer.
-4. Otherwise the answer is the last top-level ``{...}`` object that parses as JSON
-   (only the last ``MAX_OBJECT_TRIES`` candidates are tried, which bounds grading time).
+1. Everything up to and including the last ``</think>`` is ignored. A ``<think>`` left
+   open (no ``</think>`` after it) is an error: an answer inside unfinished thinking is
+   no answer (the usual think-format rule of RL rewards).
+2. A response longer than ``MAX_CHARS`` (after step 1) is refused. ``MAX_CHARS`` is the
+   one default for every entry point (grading, rewards, the reward server).
+3. The answer is the **last candidate** in the rest, the one that ends last. Candidates:
+
+   * every closed fenced block: a run of three or more backticks, an optional language
+     word and a line break open it; the next run of three or more backticks closes it
+     (whatever the opener's length). A fence that is never closed is plain text;
+   * every bare JSON-looking object outside fenced blocks: a ``{`` followed (after
+     whitespace) by ``"`` or ``}``, running to its matching ``}``; braces inside JSON
+     strings do not count, and objects may nest at most ``MAX_BARE_DEPTH`` deep (a
+     deeper one is not read as one object). Any other brace (``{R1, R2}``, ``\\frac{a}{b}``)
+     is prose. A JSON-looking ``{`` that is never closed is prose too, unless it comes
+     after the last candidate: then the reply ends in a broken answer (see 4).
+
+4. **No fallback.** The last candidate must parse as standard JSON (a fenced block may
+   hold any JSON value, a bare candidate is an object); if it does not, the response
+   fails. It is never replaced by an earlier answer: a response holding several answers
+   is graded on its last one only, so writing more answers, or a draft before a broken
+   final answer, can never earn more than writing the last one alone.
 5. JSON must be standard: NaN and Infinity are refused.
+
+Cost: one pass of one regular expression (possessive, no backtracking) over at most
+``MAX_CHARS`` characters, then one JSON decode of one candidate: linear in the input,
+whatever it holds (runs of backticks or braces, deep nesting, unterminated strings).
 """
 
 from __future__ import annotations
@@ -15,9 +36,40 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-MAX_CHARS = 1_000_000
-MAX_OBJECT_TRIES = 50  # bare-object candidates tried, last first
-_INFO = re.compile(r"[ \t]*[A-Za-z0-9_+-]*[ \t]*\r?")
+MAX_CHARS = 100_000  # characters after </think>; the default of grading, rewards and the server
+MAX_BARE_DEPTH = 6  # object nesting a bare (unfenced) answer may have; fenced blocks have no such limit
+
+# A JSON string inside an object; it cannot span a line (raw line breaks are not JSON), so
+# a stray quote only reaches the end of its line. An unterminated one ends there.
+_STR = r'"(?:[^"\\\n]++|\\.)*+"?'
+
+
+def _object_pattern(depth: int) -> str:
+    """A brace-matched object nesting at most ``depth`` deep, as a possessive pattern."""
+    inner = r"\{(?:[^{}" + '"' + r"]++|" + _STR + r")*+\}"
+    for _ in range(depth - 1):
+        inner = r"\{(?:[^{}" + '"' + r"]++|" + _STR + "|" + inner + r")*+\}"
+    return inner
+
+
+_LOOKS_JSON = r"\{(?=\s*+[\"}])"
+_FENCE = (
+    r"(?<!`)`{3,}+[ \t]*+[A-Za-z0-9_+.-]*+[ \t]*+\r?\n"  # opener: backticks, a language word, a line break
+    r"(?P<body>(?:[^`]++|`{1,2}+(?!`))*+)"  # body: up to the next run of three or more
+    r"`{3,}+"
+)
+# One left-to-right pass: prose, whole fenced blocks, whole bare objects, or a stray
+# backtick run / brace. Each group keeps its last match, so one match gives the last
+# fenced block, the last bare object and the last broken JSON-looking opener.
+_SCAN = re.compile(
+    r"\A(?:(?:[^{`]++|\{(?!\s*+[\"}]))++"  # prose, with any brace that does not open an object
+    r"|(?P<obj>" + _object_pattern(MAX_BARE_DEPTH) + r")"  # only JSON-looking braces get here
+    r"|(?P<fence>" + _FENCE + r")"
+    r"|(?P<broken>\{)"  # a JSON-looking brace that never closes (within MAX_BARE_DEPTH)
+    r"|`++)*",
+    re.DOTALL,
+)
+_FENCES = re.compile(_FENCE, re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -36,42 +88,24 @@ def _loads(text: str) -> Any:
 
 
 def strip_thinking(text: str) -> str:
+    """The text after the last ``</think>`` (all of it if there is none)."""
     cut = text.rfind("</think>")
     return text[cut + len("</think>") :] if cut >= 0 else text
 
 
 def fenced_blocks(text: str) -> list[str]:
-    """Bodies of ``` fenced blocks, in order, found in one linear pass.
-
-    An opening fence is three backticks, an optional info word (json, ...) and a line
-    break; the block runs to the next three backticks. An unclosed block is ignored.
-    """
-    blocks, pos = [], 0
-    while True:
-        open_at = text.find("```", pos)
-        if open_at < 0:
-            return blocks
-        line_end = text.find("\n", open_at + 3)
-        if line_end < 0:
-            return blocks
-        if not _INFO.fullmatch(text, open_at + 3, line_end):
-            pos = open_at + 3  # three backticks inside a line: not a fence opener
-            continue
-        close_at = text.find("```", line_end + 1)
-        if close_at < 0:
-            return blocks
-        blocks.append(text[line_end + 1 : close_at])
-        pos = close_at + 3
+    """Bodies of the closed fenced blocks, in order (the fences of the policy above)."""
+    return [m.group("body") for m in _FENCES.finditer(text)]
 
 
 def top_level_objects(text: str) -> list[tuple[int, int]]:
     """Spans of matched {...} pairs not nested in another matched pair, in one linear pass.
 
-    Braces are matched with a stack, so a stray '{' in prose that never closes is simply
-    left unmatched instead of swallowing the answer after it. Inside an open brace,
+    Any brace counts here (the judge reads verdicts with it); a stray '{' that never
+    closes is left unmatched instead of swallowing what follows. Inside an open brace,
     JSON strings are tracked so braces within them do not count.
     """
-    pairs: list[tuple[int, int]] = []
+    top: list[tuple[int, int]] = []
     stack: list[int] = []
     in_str = escape = False
     for i, ch in enumerate(text):
@@ -80,42 +114,48 @@ def top_level_objects(text: str) -> list[tuple[int, int]]:
                 escape = False
             elif ch == "\\":
                 escape = True
-            elif ch == '"':
+            elif ch == '"' or ch == "\n":
                 in_str = False
         elif ch == '"' and stack:
             in_str = True
         elif ch == "{":
             stack.append(i)
         elif ch == "}" and stack:
-            pairs.append((stack.pop(), i + 1))
-    pairs.sort()
-    top: list[tuple[int, int]] = []
-    reach = -1
-    for start, end in pairs:
-        if start >= reach:
-            top.append((start, end))
-            reach = end
+            start = stack.pop()
+            while top and top[-1][0] > start:  # pairs inside this one are not top-level
+                top.pop()
+            top.append((start, i + 1))
     return top
 
 
+def _decode(text: str, what: str) -> tuple[Any, str | None]:
+    try:
+        return _loads(text), None
+    except (ValueError, RecursionError) as exc:
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        return None, f"{what} is not valid JSON: {detail}"
+
+
 def parse_response(text: Any) -> Parsed:
+    """The answer of a response by the policy in the module docstring; never raises."""
     if not isinstance(text, str):
         return Parsed(error=f"response is {type(text).__name__}, not text")
     body = strip_thinking(text)
     if len(body) > MAX_CHARS:
         return Parsed(error=f"response too long ({len(body):,} characters; limit {MAX_CHARS:,})")
+    if "<think>" in body:
+        return Parsed(error="unclosed <think>: no </think> after it, so no answer")
     if not body.strip():
         return Parsed(error="empty response" if "</think>" not in text else "nothing after </think>")
-    fences = fenced_blocks(body)
-    if fences:
-        inner = fences[-1]
-        try:
-            return Parsed(value=_loads(inner), source="fenced")
-        except (ValueError, RecursionError) as exc:
-            return Parsed(error=f"last fenced block is not valid JSON: {str(exc)[:200]}")
-    for start, end in reversed(top_level_objects(body)[-MAX_OBJECT_TRIES:]):
-        try:
-            return Parsed(value=_loads(body[start:end]), source="object")
-        except (ValueError, RecursionError):
-            continue
-    return Parsed(error="no JSON object found in the response")
+    scan = _SCAN.match(body)
+    assert scan is not None  # the pattern matches every text (each alternative may repeat zero times)
+    fence_end, obj_end, broken_end = scan.end("fence"), scan.end("obj"), scan.end("broken")
+    if broken_end > max(fence_end, obj_end):
+        return Parsed(error="the last JSON object is never closed (or nested too deeply)")
+    if fence_end < 0 and obj_end < 0:
+        return Parsed(error="no JSON object found in the response")
+    if fence_end > obj_end:
+        value, error = _decode(scan.group("body"), "last fenced block")
+        return Parsed(error=error) if error else Parsed(value=value, source="fenced")
+    value, error = _decode(scan.group("obj"), "last JSON object")
+    return Parsed(error=error) if error else Parsed(value=value, source="object")

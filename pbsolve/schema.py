@@ -6,6 +6,7 @@ rename nothing without a schema version bump.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
@@ -161,6 +162,17 @@ class Instance(_Strict):
         if key not in self._memo:
             self._memo[key] = make()
         return self._memo[key]
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> "Instance":
+        """A copy with its own, empty cache: derived data of the original may not hold for it."""
+        copy = super().model_copy(update=update, deep=deep)
+        copy._memo = {}
+        return copy
+
+    def __getstate__(self) -> dict[Any, Any]:
+        # the cache may hold modules and is rebuilt on demand: it never crosses a process
+        state = super().__getstate__()
+        return {**state, "__pydantic_private__": {**(state.get("__pydantic_private__") or {}), "_memo": {}}}
 
 
 class ResponseLine(BaseModel):

@@ -72,9 +72,10 @@ def main() -> int:
                 n["survived"] += 1
                 survivors.append((staged, name))
         judged = n["killed"] + n["survived"]
-        rate = 100.0 * n["killed"] / judged if judged else 100.0
-        below |= rate < args.target
-        print(f"{repo_path(staged):45} {len(codes):7} {n['killed']:6} {n['survived']:5} {n['equivalent']:5} {n['not_run']:7} {rate:8.1f}%")
+        rate = 100.0 * n["killed"] / judged if judged else None  # nothing judged yet is no pass
+        below |= rate is None or rate < args.target
+        shown = f"{rate:8.1f}%" if rate is not None else "      n/a"
+        print(f"{repo_path(staged):45} {len(codes):7} {n['killed']:6} {n['survived']:5} {n['equivalent']:5} {n['not_run']:7} {shown}")
     stale = sorted(set(equivalent) - {k for codes in results.values() for k, c in codes.items() if c in SURVIVED})
     if stale:
         print(f"\nequivalents no longer surviving (or renamed): {stale}")

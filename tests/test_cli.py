@@ -303,3 +303,54 @@ def test_answer_on_a_full_disk_fails_clearly_and_leaves_no_output(workdir, disk_
     result = run("answer", "--instances", "instances.jsonl", "--responder", "oracle", "--out", "resp.jsonl")
     assert_clean_failure(result, "no space left on device", "resp.jsonl")
     assert not (workdir / "resp.jsonl").exists()
+
+
+# -- a new user's rough edges (issue 11) -------------------------------------------------------
+def test_show_with_an_unknown_what_is_a_clean_error(workdir):
+    assert_clean_failure(run("show", "instances.jsonl", "--what", "promt"), "unknown --what 'promt'", "prompt")
+
+
+@pytest.mark.parametrize("command", [
+    ["answer", "--instances", "empty.jsonl", "--responder", "oracle", "--out", "r.jsonl"],
+    ["perturb", "--instances", "empty.jsonl", "--out", "p.jsonl"],
+    ["export", "--instances", "empty.jsonl", "--out", "ds"],
+])  # fmt: skip
+def test_commands_over_an_empty_instance_file_fail_clearly(workdir, command):
+    (workdir / "empty.jsonl").write_text("", encoding="utf-8")
+    assert_clean_failure(run(*command), "empty.jsonl", "no valid instance")
+
+
+def test_generate_into_a_directory_fails_before_any_work(workdir, monkeypatch):
+    (workdir / "out").mkdir()
+    monkeypatch.setattr(cli, "generate", lambda *a, **k: pytest.fail("generation started"))
+    assert_clean_failure(run("generate", "--n", 2, "--size", "tiny", "--out", "out"), "cannot write out", "directory")
+
+
+def test_answer_into_a_directory_fails_before_any_answer(workdir):
+    (workdir / "out").mkdir()
+    assert_clean_failure(run("answer", "--instances", "instances.jsonl", "--responder", "oracle", "--out", "out"),
+                         "cannot write out", "directory")  # fmt: skip
+    assert not (workdir / "out.partial").exists()
+
+
+def test_more_workers_than_cores_is_warned_about(workdir, monkeypatch):
+    monkeypatch.setattr(cli.os, "sched_getaffinity", lambda pid: {0, 1})
+    result = run("generate", "--n", 1, "--size", "tiny", "--workers", 3, "--out", "w.jsonl")
+    assert result.exit_code == 0, result.output
+    assert "--workers 3 is more than the 2 core(s)" in flat(result.output)
+
+
+def test_a_file_line_colon_number_in_a_message_is_never_an_emoji(workdir):
+    (workdir / "responses.jsonl").write_text("\n" * 99 + "not json\n", encoding="utf-8")
+    result = run("grade", "--instances", "instances.jsonl", "--responses", "responses.jsonl", "--out", "g.jsonl")
+    assert "responses.jsonl:100:" in result.output and "\U0001f4af" not in result.output
+
+
+def test_serve_on_a_busy_port_fails_without_printing_its_banner(workdir):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        result = run("serve", "--instances", "instances.jsonl", "--port", port)
+    assert_clean_failure(result, f"cannot serve on 127.0.0.1:{port}")
+    assert "reward server on http://" not in result.output

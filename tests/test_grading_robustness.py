@@ -180,8 +180,8 @@ def test_ten_megabytes_of_text_is_refused_quickly(any_instance):
 @pytest.mark.parametrize(
     "response",
     [
-        "```json\n" + "[" * 100_000 + "]" * 100_000 + "\n```",
-        '{"feasible": true, "schedule": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "```json\n" + "[" * 40_000 + "]" * 40_000 + "\n```",
+        '{"feasible": true, "schedule": ' + "[" * 40_000 + "]" * 40_000 + "}",
         '{"a": ' * 100_000 + "1" + "}" * 100_000,
     ],
     ids=["fenced-arrays", "bare-object-with-arrays", "nested-objects"],
@@ -323,9 +323,28 @@ def test_with_several_json_blocks_the_last_one_is_graded(any_instance):
     assert graded(any_instance, fenced(good) + "\n" + fenced(bad)).all_pass == 0
 
 
-def test_a_correct_bare_object_after_a_wrong_fenced_block_does_not_count(any_instance):
+def test_a_correct_bare_object_after_a_wrong_fenced_block_is_the_graded_answer(any_instance):
     text = fenced({"feasible": True, "schedule": {}}) + "\nCorrection: " + json.dumps(reference(any_instance))
+    assert graded(any_instance, text).all_pass == 1
+
+
+def test_a_wrong_bare_object_after_a_correct_fenced_block_fails(any_instance):
+    text = fenced(reference(any_instance)) + "\nOr maybe: " + json.dumps({"feasible": True, "schedule": {}})
     assert graded(any_instance, text).all_pass == 0
+
+
+def test_a_broken_answer_after_a_correct_one_fails(any_instance):
+    text = fenced(reference(any_instance)) + "\nFinal: " + json.dumps(reference(any_instance))[:-1] + ",}"
+    assert_malformed(any_instance, text, parse_error=True)
+
+
+def test_a_truncated_answer_after_a_correct_one_fails(any_instance):
+    text = fenced(reference(any_instance)) + "\nFinal: " + json.dumps(reference(any_instance))[:-1]
+    assert graded(any_instance, text).all_pass == 0
+
+
+def test_a_correct_answer_inside_an_unclosed_think_fails(any_instance):
+    assert_malformed(any_instance, "<think>" + fenced(reference(any_instance)), parse_error=True)
 
 
 # -- the reference answer ---------------------------------------------------------------

@@ -1,11 +1,13 @@
 """The response parsing policy (pbsolve/parsing.py), one behaviour per test.
 
-1. Everything up to and including the last ``</think>`` is ignored.
+1. Everything up to and including the last ``</think>`` is ignored; an unclosed
+   ``<think>`` is an error.
 2. A response longer than ``MAX_CHARS`` (after step 1) is refused.
-3. If the rest holds a fenced code block, the last one is the answer.
-4. Otherwise the answer is the last top-level ``{...}`` object that parses as JSON.
+3. The answer is the last candidate (a closed fenced block or a bare JSON-looking object),
+   the one that ends last.
+4. No fallback: a last candidate that does not parse is an error.
 5. JSON must be standard: NaN and Infinity are refused.
-Never an exception.
+Never an exception, and linear time in the input.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import time
 
 import pytest
 
-from pbsolve.parsing import MAX_CHARS, parse_response
+from pbsolve import parsing
+from pbsolve.parsing import MAX_BARE_DEPTH, MAX_CHARS, parse_response
 
 FENCE = "```"
 
@@ -57,8 +60,16 @@ def test_nothing_after_think_close_tag_is_an_error():
     assert "after </think>" in refused('<think>{"a": 1}</think>   \n')
 
 
-def test_unclosed_think_tag_does_not_hide_the_answer():
-    assert ok('<think> still thinking {"a": 1}').value == {"a": 1}
+def test_answer_inside_an_unclosed_think_tag_fails():
+    assert "unclosed <think>" in refused('<think> still thinking {"a": 1}')
+
+
+def test_think_tag_reopened_after_the_last_close_tag_fails():
+    assert "unclosed <think>" in refused('<think>a</think> {"a": 1} <think> more')
+
+
+def test_close_tag_without_an_open_tag_grades_the_text_after_it():
+    assert ok('thinking from the chat template {"a": 1}</think>{"b": 2}').value == {"b": 2}
 
 
 # -- 2. length ----------------------------------------------------------------------------
@@ -84,14 +95,54 @@ def test_last_fenced_block_wins_over_earlier_fenced_blocks():
     assert parsed.value == {"a": 2} and parsed.source == "fenced"
 
 
-def test_fenced_block_wins_over_a_later_bare_object():
-    text = fenced('{"a": 1}') + '\nthen again {"a": 2}'
-    assert ok(text).value == {"a": 1}
+def test_bare_object_after_a_fenced_block_is_the_answer():
+    parsed = ok(fenced('{"a": 1}') + '\nthen again {"a": 2}')
+    assert parsed.value == {"a": 2} and parsed.source == "object"
 
 
-def test_fenced_block_wins_over_an_earlier_bare_object():
-    text = '{"a": 2}\n' + fenced('{"a": 1}')
-    assert ok(text).value == {"a": 1}
+def test_fenced_block_after_a_bare_object_is_the_answer():
+    parsed = ok('{"a": 2}\n' + fenced('{"a": 1}'))
+    assert parsed.value == {"a": 1} and parsed.source == "fenced"
+
+
+def test_object_inside_a_fenced_block_is_not_a_separate_candidate():
+    text = '{"a": 0}\n' + fenced('{"a": 1}\n{"a": 2}')
+    assert refused(text).startswith("last fenced block is not valid JSON")
+
+
+def test_broken_bare_object_after_a_fenced_block_is_an_error_without_fallback():
+    text = fenced('{"a": 1}') + '\nor {"a": 2,}'
+    assert refused(text).startswith("last JSON object is not valid JSON")
+
+
+def test_never_closed_json_object_after_an_answer_is_an_error_without_fallback():
+    assert "never closed" in refused('{"a": 1}\nactually: {"a": 2, "b": [')
+
+
+def test_never_closed_json_object_before_the_answer_is_prose():
+    assert ok('I tried {"a": 1, but no.\nFinal: {"a": 2}').value == {"a": 2}
+
+
+@pytest.mark.parametrize("tail", ["\n```", "\n```\n", "\n```json\n", "\n```\nthat is all.\n"], ids=repr)
+def test_stray_fence_line_after_the_answer_does_not_change_it(tail):
+    parsed = ok(fenced('{"a": 1}') + tail)
+    assert parsed.value == {"a": 1} and parsed.source == "fenced"
+
+
+def test_answer_after_a_never_closed_fence_is_read_as_a_bare_object():
+    parsed = ok(fenced('{"a": 1}') + '\n```\n{"a": 2}')
+    assert parsed.value == {"a": 2} and parsed.source == "object"
+
+
+@pytest.mark.parametrize("ticks", [4, 6])
+def test_longer_fence_opener_closes_at_the_next_run_of_three_or_more_backticks(ticks):
+    opener = "`" * ticks
+    assert ok(opener + 'json\n{"a": 1}\n' + opener).value == {"a": 1}
+    assert ok(opener + 'json\n{"a": 1}\n```').value == {"a": 1}
+
+
+def test_backticks_inside_a_line_do_not_open_a_fence():
+    assert ok('Use ```json fences.\n{"a": 1}').value == {"a": 1}
 
 
 def test_fence_without_language_tag_counts_as_a_fenced_block():
@@ -120,8 +171,24 @@ def test_without_fences_the_last_top_level_object_is_the_answer():
     assert parsed.value == {"a": 2} and parsed.source == "object"
 
 
-def test_last_object_that_does_not_parse_is_skipped_for_an_earlier_one():
-    assert ok('{"a": 1} and {a: 2}').value == {"a": 1}
+def test_braces_that_do_not_open_a_json_object_are_prose():
+    assert ok('{"a": 1} and {a: 2}, \\frac{1}{2}, {R1, R2}').value == {"a": 1}
+
+
+def test_json_object_inside_prose_braces_is_a_candidate():
+    assert ok('{see {"a": 1}}').value == {"a": 1}
+
+
+def test_many_objects_before_the_answer_do_not_matter():
+    assert ok('{"x": 0} ' * 5000 + '{"a": 1}').value == {"a": 1}
+
+
+def test_empty_object_is_a_candidate():
+    assert ok('{"a": 1} then {}').value == {}
+
+
+def test_stray_quote_in_prose_does_not_hide_a_later_answer_on_another_line():
+    assert ok('{"s": "unterminated\n{"a": 1}').value == {"a": 1}
 
 
 def test_braces_inside_json_strings_do_not_end_the_object():
@@ -157,8 +224,8 @@ def test_non_standard_constants_in_a_fenced_block_are_refused(constant):
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
-def test_bare_object_with_non_standard_constant_is_not_an_answer(constant):
-    assert refused('{"a": %s}' % constant) == "no JSON object found in the response"
+def test_bare_object_with_non_standard_constant_is_refused(constant):
+    assert "not valid JSON" in refused('{"a": %s}' % constant)
 
 
 # -- never an exception -----------------------------------------------------------------
@@ -172,7 +239,7 @@ def test_non_string_input_is_an_error_naming_its_type(value):
     assert type(value).__name__ in refused(value)
 
 
-DEPTH = 100_000
+DEPTH = 40_000  # "[" * DEPTH + "]" * DEPTH fits in MAX_CHARS
 
 
 def test_deeply_nested_arrays_in_a_fenced_block_give_an_error():
@@ -180,11 +247,27 @@ def test_deeply_nested_arrays_in_a_fenced_block_give_an_error():
 
 
 def test_deeply_nested_arrays_inside_a_bare_object_give_an_error():
-    assert refused('{"a": ' + "[" * DEPTH + "]" * DEPTH + "}") == "no JSON object found in the response"
+    assert "nested too deeply" in refused('{"a": ' + "[" * DEPTH + "]" * DEPTH + "}")
 
 
-def test_deeply_nested_objects_give_an_error():
-    assert refused('{"a": ' * DEPTH + "1" + "}" * DEPTH) == "no JSON object found in the response"
+def test_deeply_nested_objects_in_a_fenced_block_give_an_error():
+    depth = 10_000
+    assert "nested too deeply" in refused(fenced('{"a": ' * depth + "1" + "}" * depth))
+
+
+def depth_of(value: object) -> int:
+    return 1 + max(map(depth_of, value.values()), default=0) if isinstance(value, dict) else 0
+
+
+def test_bare_object_nested_up_to_the_depth_limit_is_read_whole():
+    n = MAX_BARE_DEPTH
+    assert depth_of(ok('{"a": ' * n + "1" + "}" * n).value) == n
+
+
+def test_bare_object_nested_beyond_the_depth_limit_is_not_read_as_one_object():
+    n = 10_000
+    parsed = parse_response('{"a": ' * n + "1" + "}" * n)
+    assert parsed.error is not None or depth_of(parsed.value) <= MAX_BARE_DEPTH
 
 
 def test_deeply_nested_bare_arrays_give_an_error():
@@ -196,3 +279,43 @@ def test_fence_opener_followed_by_long_whitespace_is_parsed_in_linear_time():
     t0 = time.perf_counter()
     parse_response(text)
     assert time.perf_counter() - t0 < 0.2
+
+
+# -- linear time ------------------------------------------------------------------------
+HOSTILE = {
+    "backticks": lambda n: "`" * n,
+    "backtick-runs": lambda n: ("```x" * n)[:n],
+    "empty-fences": lambda n: ("```\n```\n" * n)[:n],
+    "open-braces": lambda n: "{" * n,
+    "brace-pairs": lambda n: "{}" * (n // 2),
+    "nested-braces": lambda n: "{" * (n // 2) + "}" * (n // 2),
+    "open-objects": lambda n: ('{"a":' * n)[:n],
+    "small-objects": lambda n: ('{"a":1}' * n)[:n],
+    "quotes": lambda n: "{" + '"' * (n - 1),
+    "unterminated-string": lambda n: '{"' + "x" * (n - 2),
+}
+
+
+def cpu_seconds(text: str, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        parse_response(text)
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+def test_hostile_input_grades_in_linear_time(kind):
+    """Four times the input costs well under sixteen times the time (quadratic would)."""
+    small, large = HOSTILE[kind](MAX_CHARS // 4), HOSTILE[kind](MAX_CHARS)
+    t_small, t_large = cpu_seconds(small), cpu_seconds(large)
+    assert t_large < max(8 * t_small, 0.02), (t_small, t_large)
+
+
+def test_at_most_one_candidate_is_decoded(monkeypatch):
+    calls: list[int] = []
+    real = parsing._loads
+    monkeypatch.setattr(parsing, "_loads", lambda text: calls.append(len(text)) or real(text))
+    parse_response('{"a": 1,} ' * 2000 + fenced("{bad}") + ' {"a": 1,}' * 2000)
+    assert len(calls) == 1

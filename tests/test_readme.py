@@ -358,3 +358,24 @@ def test_parser_reads_markers_and_leaves_an_unmarked_block_unmarked() -> None:
     assert (run.kind, run.replacements, run.lang) == ("run", [("--n 9", "--n 1")], "bash")
     assert output.kind == "output" and output.source is run
     assert bare.kind == "" and bare.marker is None
+
+
+def main() -> None:
+    """``python tests/test_readme.py``: run every run block in a fresh folder and print, for each
+    output block, the full output of its command, to refresh the README from (by hand)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="readme-") as tmp:
+        results = {b.line: run_block(b, Path(tmp)) for b in RUN_BLOCKS}
+    for b in OUTPUT_BLOCKS:
+        assert b.source is not None
+        r = results[b.source.line]
+        status = "matches" if find_excerpt(normalise(b.text), normalise(r.stdout) + normalise(r.stderr)) else "DIFFERS"
+        print(f"===== {b.name} ({status}; output of {b.source.name}, exit {r.returncode}, {r.seconds:.1f} s)")
+        print(r.stdout.rstrip("\n"))
+        if r.stderr.strip():
+            print(f"----- stderr\n{r.stderr.rstrip()}")
+
+
+if __name__ == "__main__":
+    main()
