@@ -33,7 +33,7 @@ from typing import Any
 from pbsolve.generate import GenerateOptions, generate
 from pbsolve.grading import grade
 from pbsolve.parsing import MAX_CHARS
-from pbsolve.responders import baseline, oracle
+from pbsolve.llm.responders import baseline, oracle
 from pbsolve.schema import Instance, Size
 
 TARGET_PER_SECOND = 2000.0

@@ -44,9 +44,9 @@ import httpx
 from pbsolve.generate import GenerateOptions, generate
 from pbsolve.grading import grade
 from pbsolve.jsonl import dumps
-from pbsolve.responders import baseline, oracle
+from pbsolve.llm.responders import baseline, oracle
 from pbsolve.schema import Instance
-from pbsolve.store import InstanceStore, StoreWriter, build_store
+from pbsolve.serve.store import InstanceStore, StoreWriter, build_store
 
 TARGET_BATCH_S = 1.0
 

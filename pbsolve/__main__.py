@@ -1,5 +1,5 @@
 """`python -m pbsolve` runs the CLI."""
 
-from pbsolve.cli import app
+from pbsolve.cli.main import app
 
 app()

@@ -1,5 +1,6 @@
 """Family-independent checks: id lists (rules, uncertain inputs), conflict sets, stated
-figures, and the objective part of an answer schema. Every family's checker uses these."""
+figures, and the objective and id-list parts of an answer schema. The generic grading
+flow (:mod:`pbsolve.checking`) and the mechanisms (:mod:`pbsolve.mechanisms`) use these."""
 
 from __future__ import annotations
 
@@ -92,6 +93,11 @@ def objective_schema(objective: list[ObjectiveTerm], what: str) -> dict[str, Any
     }
 
 
+def ids_schema(ids: list[str], what: str, title: str) -> dict[str, Any]:
+    """An answer list of ids drawn from ``ids`` (each a ``title``)."""
+    return {"type": "array", "items": {"enum": ids, "title": title}, "description": what}
+
+
 def id_set_verdict(named: Any, expected: list[str], known: list[str], key: str) -> tuple[bool, str]:
     """The answer's list under ``key`` must name exactly the expected ids (any order/case).
 
@@ -109,30 +115,3 @@ def id_set_verdict(named: Any, expected: list[str], known: list[str], key: str) 
         return True, f"'{key}' is exactly right"
     missing, extra = sorted(want - got), sorted(got - want)
     return False, f"'{key}' misses {len(missing)} and wrongly adds {len(extra)}"
-
-
-RECOVERY_ITEMS = ("recovery:format", "recovery:rules", "recovery:objective", "recovery:validation")
-
-
-def recovery_unchecked(plan_read: bool, why: str, reason: str) -> dict[str, Verdict]:
-    """The recovery items when there is no recovery plan to judge (or no main plan to
-    count its changes from): only the format item can pass, and only if the plan read."""
-    return {k: ((plan_read, why) if k == "recovery:format" else (False, reason)) for k in RECOVERY_ITEMS}
-
-
-def recovery_verdicts(
-    verdicts: dict[str, Verdict], values: dict[str, int], best: dict[str, int], section: dict[str, Any]
-) -> dict[str, Verdict]:
-    """The exception-recovery items for a complete recovery plan, from the family's rule
-    verdicts and objective figures for it (changes counted from the answer's main plan).
-
-    ``section`` is the answer's ``recovery`` object: the figures it states under
-    ``objective`` must equal those recomputed from its recovery plan, exactly as the
-    main plan's stated figures are held to the main plan (the ``validation`` item)."""
-    broken = [f"{rid}: {reason}" for rid, (ok, reason) in verdicts.items() if not ok]
-    return {
-        "recovery:format": (True, "complete recovery plan"),
-        "recovery:rules": (not broken, "; ".join(broken)[:300] or "every rule and the scenario hold"),
-        "recovery:objective": (values == best, f"recovery scores {values}; certified optimum {best}"),
-        "recovery:validation": validation_verdict(section, values, "recovery.objective"),
-    }

@@ -14,7 +14,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve import interrupts
-from pbsolve.family import Draft, FamilyModel, SolverModel
+from pbsolve.family import Builds, Draft, SolverModel
 from pbsolve.schema import Certificate
 
 
@@ -119,11 +119,23 @@ def _objective_values(sm: SolverModel, solver: cp_model.CpSolver) -> dict[str, i
 
 
 def _answer_values(sm: SolverModel, solver: cp_model.CpSolver) -> list[int]:
-    """The values of the answer variables: the literals, then the integers."""
-    return [int(solver.value(v)) for v in (*sm.answer_literals, *sm.answer_ints)]
+    """The values of the answer variables: the literals, then the integers. With a
+    symmetry the model breaks itself, a plan that is not canonical is a model bug."""
+    values = [int(solver.value(v)) for v in (*sm.answer_literals, *sm.answer_ints)]
+    if sm.symmetry is not None and sm.symmetry.in_model and sm.symmetry.canonical(values) != values:
+        raise Rejected("solver_disagreement", "the model's symmetry breaking admitted a non-canonical plan")
+    return values
 
 
 def _exclude(model: cp_model.CpModel, sm: SolverModel, values: list[int]) -> None:
+    """No-good cut on the answer: every assignment that states it is excluded (one, or
+    each image under the model's :class:`~pbsolve.family.Symmetry`)."""
+    images = [values] if sm.symmetry is None or sm.symmetry.in_model else sm.symmetry.images(values)
+    for image in images:
+        _exclude_one(model, sm, image)
+
+
+def _exclude_one(model: cp_model.CpModel, sm: SolverModel, values: list[int]) -> None:
     """No-good cut: at least one answer variable differs from the given assignment.
 
     A literal differs by taking the other value; an integer by lying below or above its
@@ -146,7 +158,7 @@ def _first_difference(best: dict[str, int], other: dict[str, int]) -> tuple[str,
 
 
 def certify_feasible(
-    family: FamilyModel, draft: Draft, limits: SolverLimits, count_plans: bool = True
+    family: Builds, draft: Draft, limits: SolverLimits, count_plans: bool = True
 ) -> CertResult:
     """Prove the optimum and its uniqueness; count optimal plans when it is not unique.
 
@@ -232,7 +244,8 @@ def _count_optimal(
     limits: SolverLimits,
     stats: CertStats,
 ) -> tuple[int, bool]:
-    """Count optimal plans (distinct on the answer literals) up to the cap.
+    """Count optimal plans (distinct answers: on the answer variables, up to the model's
+    symmetry) up to the cap.
 
     Called with the model holding one cut (the reference) and ``solver`` holding a second
     optimal plan. Each further plan is found as a feasibility problem with the objective
@@ -342,7 +355,7 @@ def enumerate_conflict_sets(sm: SolverModel, rule_ids: list[str], limits: Solver
     return sorted((sorted(m, key=order.__getitem__) for m in found), key=lambda m: (len(m), [order[r] for r in m]))
 
 
-def certify_infeasible(family: FamilyModel, draft: Draft, limits: SolverLimits) -> CertResult:
+def certify_infeasible(family: Builds, draft: Draft, limits: SolverLimits) -> CertResult:
     stats = CertStats()
     t0 = time.perf_counter()
     sm = family.build_model(draft)
@@ -369,7 +382,7 @@ def certify_infeasible(family: FamilyModel, draft: Draft, limits: SolverLimits) 
 
 
 def optimum(
-    family: FamilyModel, draft: Draft, limits: SolverLimits, without: str | None = None
+    family: Builds, draft: Draft, limits: SolverLimits, without: str | None = None
 ) -> tuple[int, ...] | None:
     """The lexicographic optimum as a tuple of term values, optionally with one rule off.
 

@@ -2,14 +2,15 @@
 
 A family is three packages that share an id:
 
-* ``pbsolve.models.<id>`` exposes ``FAMILY: FamilyModel`` -- the taxonomy entry, the
-  instance sampler (a :class:`Draft` from a spec) and the CP-SAT model builder;
-* ``pbsolve.renderers.<id>`` exposes ``render_rule``, ``render_objective`` and
-  ``render_prompt`` -- the language side;
-* ``pbsolve.checkers.<id>`` exposes ``check_answer`` and ``baseline_answer`` -- the grading
-  side, written without importing the solver models.
+* ``pbsolve.models.<id>`` exposes ``FAMILY``, a :class:`Family` -- the taxonomy entry,
+  the instance sampler (a :class:`Draft` from a spec), the CP-SAT model builder and the
+  hard-tier hooks;
+* ``pbsolve.renderers.<id>`` is a :class:`Renderer` -- the language side;
+* ``pbsolve.checkers.<id>`` is a :class:`Checker` -- the grading side, written without
+  importing the solver models.
 
-The core only talks to these names, so a new family is added by adding files.
+The core only talks to these names, so a new family is added by adding files;
+:func:`families` checks each one against the contract when it loads it.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ import random
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # grading-only processes (reward servers) never load the solver
     from ortools.sat.python import cp_model
 
-from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule
-from pbsolve.taxonomy import FamilySpec, TaskSpec
+from pbsolve.schema import GenerationSpec, Instance, ObjectiveTerm, Recovery, Rule
+from pbsolve.taxonomy import MECHANISM_IDS, FamilySpec, TaskSpec
 
 
 class NoDraft(Exception):
@@ -45,6 +47,24 @@ class Draft:
     mechanisms: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Symmetry:
+    """Answer-variable assignments that state the same answer (interchangeable groups,
+    vehicles or staff: relabelling them changes the variables, not the answer).
+
+    Values are those of ``SolverModel.answer_literals`` then ``answer_ints``.
+    ``images(values)`` lists every assignment of the same answer (``values`` included);
+    ``canonical(values)`` is the one representative of them. With ``in_model`` the
+    model's own symmetry-breaking constraints admit only the canonical image: the
+    certifier then cuts one assignment per answer and checks that every plan it finds is
+    canonical. Without it, the uniqueness cut and the plan count exclude every image.
+    """
+
+    canonical: Callable[[list[int]], list[int]]
+    images: Callable[[list[int]], list[list[int]]]
+    in_model: bool = False
+
+
 @dataclass
 class SolverModel:
     """A CP-SAT model of a draft, in the shape the certifier needs.
@@ -58,7 +78,9 @@ class SolverModel:
     ``parameters`` are CP-SAT parameters every solve of this model uses (for example
     ``linearization_level`` for models whose feasibility rests on linear reasoning); the
     certifier's own determinism settings (one worker, seed, deterministic time limit,
-    presolve) always override them.
+    presolve) always override them. ``symmetry`` (see :class:`Symmetry`) says which
+    answer assignments are one answer, so uniqueness and plan counts compare answers,
+    not labellings.
     """
 
     model: cp_model.CpModel
@@ -68,22 +90,189 @@ class SolverModel:
     decode: Callable[[cp_model.CpSolver], dict[str, Any]]
     answer_ints: list[cp_model.IntVar] = field(default_factory=list)
     parameters: dict[str, Any] = field(default_factory=dict)
+    symmetry: Symmetry | None = None
 
 
-class FamilyModel(Protocol):
-    spec: FamilySpec
-
-    def draft(self, spec: GenerationSpec, rng: random.Random) -> Draft: ...
+class Builds(Protocol):
+    """What the certifier needs of a family: a model per draft."""
 
     def build_model(self, draft: Draft) -> SolverModel: ...
 
-    def make_infeasible(self, draft: Draft, rng: random.Random, limits: Any) -> Draft | None:
-        """Add a sampled rule that makes the draft infeasible, or None if none was found.
 
-        ``limits`` are the certifier's SolverLimits; feasibility probes must respect them
-        and report a time-out by raising ``pbsolve.certify.Rejected``.
-        """
+class Family(ABC):
+    """The model side of a family: every hook the core calls, in one place.
+
+    A family package ``pbsolve.models.<id>`` exposes ``FAMILY``, an instance of a
+    subclass. Per-task hooks receive the task through the draft (``draft.spec.task``)
+    or explicitly (``task``), so one family object serves all its task types. The hard
+    hooks (``make_*``, ``optimistic``, ``uncertain_ids``, ``report``) implement the
+    family's part of the mechanisms in :mod:`pbsolve.mechanisms`; feasibility probes in
+    them respect ``limits`` (the certifier's :class:`~pbsolve.certify.SolverLimits`)
+    and report a time-out by raising :class:`~pbsolve.certify.Rejected`.
+    """
+
+    spec: FamilySpec
+
+    @abstractmethod
+    def draft(self, spec: GenerationSpec, rng: random.Random) -> Draft:
+        """An uncertified instance of ``spec.task`` whose rules a planted witness plan
+        satisfies; :class:`NoDraft` when the sampled entities admit none (re-sampled)."""
+
+    @abstractmethod
+    def build_model(self, draft: Draft) -> SolverModel:
+        """The CP-SAT model of the draft: every numbered rule behind its own literal."""
+
+    @abstractmethod
+    def encoder_kinds(self, task: str) -> frozenset[str]:
+        """The rule kinds the task's model can encode (checked against its pools)."""
+
+    @abstractmethod
+    def make_infeasible(self, draft: Draft, rng: random.Random, limits: Any) -> Draft | None:
+        """The draft with one added rule (at a random place among the sampled rules, of a
+        kind feasible instances carry too) that makes it infeasible, the mechanism
+        ``infeasibility_detection`` appended; None if none was found."""
+
+    @abstractmethod
+    def make_disruption(
+        self, draft: Draft, plan: dict[str, Any], rng: random.Random, limits: Any, scenario: bool = False
+    ) -> Draft | None:
+        """A feasible draft with a rule that breaks ``plan`` and a first objective term
+        ``changes`` (assignments changed from ``plan``). Inserted among the numbered
+        rules with ``min_change_replanning`` appended; as a ``scenario`` (exception
+        recovery) the rule is appended as ``S1`` instead. None if none was found."""
+
+    @abstractmethod
+    def make_robust(self, draft: Draft, rng: random.Random, limits: Any) -> Draft | None:
+        """The draft with the family's robustness rule (backups that survive any single
+        failure) and its cost terms, ``robustness_design`` appended; None if infeasible."""
+
+    @abstractmethod
+    def make_uncertain(self, draft: Draft, rng: random.Random, limits: Any) -> Draft | None:
+        """The draft with some inputs stated as ranges (``data["uncertain"]``, ids U1..),
+        the data at their worst case, ``local_incompleteness`` appended; None if fewer
+        than two feasible candidates were found."""
+
+    @abstractmethod
+    def optimistic(self, draft: Draft, uid: str) -> Draft:
+        """The draft with uncertain input ``uid`` at its best case."""
+
+    @abstractmethod
+    def uncertain_ids(self, draft: Draft) -> list[str]:
+        """The ids of the draft's uncertain inputs, in data order."""
+
+    @abstractmethod
+    def report(self, draft: Draft, plan: dict[str, Any]) -> dict[str, Any]:
+        """The verification figures of ``plan`` (``conflict_validation``), computed from the
+        decoded plan independently of the checker."""
+
+
+@runtime_checkable
+class Checker(Protocol):
+    """The grading side of a family: the module ``pbsolve.checkers.<id>``. It never
+    imports OR-Tools or a model module (grading-only processes load only this)."""
+
+    def check_answer(self, instance: Instance, answer: Any) -> dict[str, tuple[bool, str]]:
+        """Verdict per checklist item of a parsed answer."""
         ...
+
+    def answer_schema(
+        self, task: str, data: dict[str, Any], objective: list[ObjectiveTerm], mechanisms: list[str],
+        recovery: Recovery | None, rules: list[Rule],
+    ) -> dict[str, Any]:  # fmt: skip
+        """The JSON Schema of an answer to an instance of ``task``."""
+        ...
+
+    def baseline_answer(self, instance: Instance) -> str:
+        """A simple (usually wrong) answer, for calibrating graders and responders."""
+        ...
+
+    def format_text(self, task: str) -> str:
+        """What a complete plan of ``task`` is, for the format checklist item."""
+        ...
+
+    def known_kinds(self, task: str) -> tuple[frozenset[str], frozenset[str]]:
+        """The (rule kinds, objective kinds) the task's checker can judge; KeyError for a
+        task the family does not have."""
+        ...
+
+    def read_data(self, instance: Instance) -> Any:
+        """The instance's data as the checker reads it; raises if it is not the task's."""
+        ...
+
+
+# optional checker hook: near_misses(instance, rng) -> list[(kind, answer dict)] (pbsolve.perturb)
+OPTIONAL_CHECKER_HOOKS = ("near_misses",)
+
+
+@runtime_checkable
+class Renderer(Protocol):
+    """The language side of a family: the module ``pbsolve.renderers.<id>``."""
+
+    def render_rule(self, rule: Rule, data: dict[str, Any], task: str) -> str:
+        """The sentence of one rule."""
+        ...
+
+    def render_objective(self, term: ObjectiveTerm, data: dict[str, Any], task: str) -> str:
+        """The sentence of one objective term."""
+        ...
+
+    def render_prompt(
+        self, data: dict[str, Any], rules: list[Rule], objective: list[ObjectiveTerm], task: str, subtask: str,
+        mechanisms: list[str], recovery: Recovery | None,
+    ) -> str:  # fmt: skip
+        """The prompt without its answer-format section (the core appends it)."""
+        ...
+
+    def sentence_kinds(self, task: str) -> frozenset[str]:
+        """The rule kinds ``render_rule`` has a sentence for in ``task``."""
+        ...
+
+
+class FamilyContractError(TypeError):
+    """A family breaks the contract; the message names the family, the task and what is missing."""
+
+
+def _protocol_functions(proto: type) -> list[str]:
+    return sorted(n for n, v in vars(proto).items() if callable(v) and not n.startswith("_"))
+
+
+def validate_family(fam: object, chk: ModuleType, rend: ModuleType) -> None:
+    """Check one family against the contract; raise :class:`FamilyContractError` naming
+    everything missing. Every constraint kind in every pool of every task (and its base
+    rules) needs an encoder, a check and a sentence; mechanism kinds must be mechanisms
+    the core implements."""
+    from pbsolve.mechanisms import HARD_KINDS, REPORTING_KINDS  # generation side only
+
+    fid = getattr(getattr(fam, "spec", None), "id", repr(fam))
+    if not isinstance(fam, Family):
+        raise FamilyContractError(f"family {fid}: FAMILY is a {type(fam).__name__}, not a pbsolve.family.Family")
+    problems: list[str] = []
+    for role, module, proto in (("checker", chk, Checker), ("renderer", rend, Renderer)):
+        missing = [n for n in _protocol_functions(proto) if not callable(getattr(module, n, None))]
+        if missing:
+            problems.append(f"{role} {module.__name__} lacks {', '.join(missing)}")
+    if problems:
+        raise FamilyContractError(f"family {fid}: " + "; ".join(problems))
+    mechanisms = set(HARD_KINDS) | set(REPORTING_KINDS)
+    for task in fam.spec.tasks:
+        known = {
+            "encoder": fam.encoder_kinds(task.id),
+            "check": chk.known_kinds(task.id)[0],
+            "sentence": rend.sentence_kinds(task.id),
+        }
+        kinds = [c.id for c in task.pool if c.id not in MECHANISM_IDS] + [k for k in task.base_rules if k not in {c.id for c in task.pool}]
+        for c in task.pool:
+            if c.id in MECHANISM_IDS and c.id not in mechanisms:
+                problems.append(f"task {task.id}: mechanism {c.id} is not implemented by pbsolve.mechanisms")
+        for what, have in known.items():
+            missing = [k for k in kinds if k not in have]
+            if missing:
+                problems.append(f"task {task.id}: no {what} for {', '.join(missing)}")
+    if problems:
+        raise FamilyContractError(f"family {fid}: " + "; ".join(problems))
+
+
+FamilyModel = Family  # the former name (pbsolve.mechanisms still imports it)
 
 
 class FamilyNotFound(KeyError):
@@ -97,18 +286,20 @@ def _family_ids() -> list[str]:
 
 
 @cache
-def families() -> dict[str, FamilyModel]:
-    """Every installed family, by id, in a fixed (sorted) order."""
-    found: dict[str, FamilyModel] = {}
+def families() -> dict[str, Family]:
+    """Every installed family, by id, in a fixed (sorted) order, each validated against
+    the contract (:func:`validate_family`) when it is loaded."""
+    found: dict[str, Family] = {}
     for fid in _family_ids():
         module = importlib.import_module(f"pbsolve.models.{fid}")
         fam = getattr(module, "FAMILY", None)
         if fam is not None:
+            validate_family(fam, checker(fid), renderer(fid))
             found[fam.spec.id] = fam
     return found
 
 
-def family(fid: str) -> FamilyModel:
+def family(fid: str) -> Family:
     fams = families()
     if fid not in fams:
         raise FamilyNotFound(f"unknown family {fid!r}; installed: {', '.join(fams) or 'none'}")

@@ -25,10 +25,12 @@ from pydantic import BaseModel, Field, model_validator
 from pbsolve import __version__, interrupts
 from pbsolve.answer_format import render_answer_format
 from pbsolve.certify import Rejected, SolverLimits
-from pbsolve.family import FamilyModel, NoDraft, checker, family, renderer
-from pbsolve.mechanisms import HARD_KINDS, Certified, certify_spec
+from pbsolve.family import Family, NoDraft, checker, family, renderer
+from pbsolve.mechanisms import HARD_KINDS, MECHANISMS
+from pbsolve.mechanisms.base import ReferenceContext
+from pbsolve.mechanisms.certification import Certified, certify_spec
 from pbsolve.grading import grade
-from pbsolve.llm import LLMConfig
+from pbsolve.llm.client import LLMConfig
 from pbsolve.sampler import derive_seed, sample_spec
 from pbsolve.schema import SCHEMA_VERSION, ChecklistItem, Instance, Provenance, Size, Tier
 
@@ -47,7 +49,7 @@ class GenerateOptions(BaseModel):
         default=None, description="sampled constraints per tier (the difficulty loop sets them); None: the priors"
     )
     renderer: Literal["template", "llm"] = Field(
-        default="template", description="llm: an LLM rewords the narrative under the fidelity guard (pbsolve.rewriter)"
+        default="template", description="llm: an LLM rewords the narrative under the fidelity guard (pbsolve.llm.rewriter)"
     )
     rewriter: LLMConfig | None = Field(default=None, description="the endpoint of the llm renderer")
     rewrite_attempts: int = Field(default=3, ge=1, description="rewrites tried before the template text is kept")
@@ -77,10 +79,14 @@ class Outcome:
 
 
 def checklist_for(
-    rules: list, feasible: bool, mechanisms: list[str], changes: int | None = None,
+    rules: list, feasible: bool, mechanisms: list[str], certified_objective: dict[str, int] | None = None,
     plan_text: str = "a complete plan with valid values",
 ) -> list[ChecklistItem]:
-    """``plan_text`` says what a complete plan of the task is (the family checker's ``format_text``)."""
+    """The items of an instance: the format, then (when a plan exists) every rule, the
+    objective and the stated figures, then each mechanism's items in order.
+
+    An infeasible instance has only the items of the mechanism that made it so.
+    ``plan_text`` says what a complete plan of the task is (the family checker's ``format_text``)."""
     items = [
         ChecklistItem(
             id="C1",
@@ -95,30 +101,23 @@ def checklist_for(
         items.append(ChecklistItem(id=f"C{len(items) + 1}", tier=tier, rule=rule, text=text))
 
     if not feasible:
-        add("hard", "infeasibility", "The answer declares that no plan satisfies every rule.")
-        add("hard", "conflict", "The answer names a minimal set of rules that cannot all hold together.")
+        for m in MECHANISMS:
+            if m.infeasible:
+                for it in m.checklist(certified_objective):
+                    add(it.tier, it.rule, it.text)
         return items
     for r in rules:
         add(r.tier, r.id, f"{r.id}: {r.text}")
     add("basic", "objective", "The plan's objective figures, recomputed from the plan, equal the certified optimum.")
     add("medium", "validation", "The objective figures the answer states equal those recomputed from its own plan.")
-    if "min_change_replanning" in mechanisms:
-        add("hard", "objective:changes", f"The plan changes exactly the certified minimum number of assignments ({changes}).")
-    if "conflict_validation" in mechanisms:
-        add("medium", "verification", "The verification figures the answer reports equal those of its own plan.")
-    if "explainability" in mechanisms:
-        add("hard", "binding", "The answer names exactly the rules whose removal alone would allow a better plan.")
-    if "local_incompleteness" in mechanisms:
-        add("hard", "conservative", "The answer names exactly the uncertain inputs whose best case would allow a better plan.")
-    if "exception_recovery" in mechanisms:
-        add("hard", "recovery:format", "The answer gives a complete recovery plan for the scenario.")
-        add("hard", "recovery:rules", "The recovery plan satisfies every rule and the scenario.")
-        add("hard", "recovery:objective", "The recovery plan's figures (changes from the main plan first) equal the certified optimum.")
-        add("hard", "recovery:validation", "The figures the answer states for its recovery plan equal those recomputed from that plan.")
+    for m in MECHANISMS:
+        if not m.infeasible and m.id in mechanisms:
+            for it in m.checklist(certified_objective):
+                add(it.tier, it.rule, it.text)
     return items
 
 
-def _assemble(fam: FamilyModel, certified: Certified, instance_id: str) -> Instance:
+def _assemble(fam: Family, certified: Certified, instance_id: str) -> Instance:
     draft, result = certified.draft, certified.result
     spec = draft.spec
     rend = renderer(spec.family)
@@ -138,7 +137,7 @@ def _assemble(fam: FamilyModel, certified: Certified, instance_id: str) -> Insta
     cert = result.certificate
     feasible = cert.status == "optimal"
     mechanisms = list(draft.mechanisms)
-    schema = chk.answer_schema(draft.data, objective, mechanisms, recovery, rules)
+    schema = chk.answer_schema(spec.task, draft.data, objective, mechanisms, recovery, rules)
     prompt = (
         rend.render_prompt(draft.data, rules, objective, spec.task, spec.subtask, mechanisms, recovery)
         + "\n\n"
@@ -146,18 +145,14 @@ def _assemble(fam: FamilyModel, certified: Certified, instance_id: str) -> Insta
     )
     if feasible:
         reference: dict = {"feasible": True, **(result.plan or {}), "objective": cert.objective}
-        if "conflict_validation" in mechanisms:
-            reference["verification"] = fam.report(draft, result.plan)
-        if cert.binding_rules is not None:
-            reference["binding"] = cert.binding_rules
-        if cert.conservative_inputs is not None:
-            reference["conservative"] = cert.conservative_inputs
-        if recovery is not None:
-            reference["recovery"] = {**(certified.recovery_plan or {}), "objective": recovery.certificate.objective}
+        ctx = ReferenceContext(certificate=cert, recovery=recovery, recovery_plan=certified.recovery_plan,
+                               report=lambda: fam.report(draft, result.plan))  # fmt: skip
+        for m in MECHANISMS:
+            if not m.infeasible and m.present(mechanisms, recovery):
+                reference.update(m.reference(ctx))
     else:
         reference = {"feasible": False, "conflict": (cert.conflict_sets or [[]])[0]}
-    changes = (cert.objective or {}).get("changes")
-    checklist = checklist_for(rules, feasible, mechanisms, changes, plan_text=chk.format_text(spec.task))
+    checklist = checklist_for(rules, feasible, mechanisms, cert.objective, plan_text=chk.format_text(spec.task))
     tiers = sorted({it.tier for it in checklist} | {r.tier for r in rules}, key=["basic", "medium", "hard", "stateful"].index)
     return Instance(
         id=instance_id,
@@ -233,7 +228,7 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
             if not reference_grade.all_pass:  # never re-sampled: it would hide a checker bug
                 raise CheckerDisagreement(instance.id, [f"{i.id}: {i.reason}" for i in reference_grade.items if not i.passed])
             if options.renderer == "llm" and options.rewriter is not None:
-                from pbsolve.rewriter import client_for, rewrite_instance
+                from pbsolve.llm.rewriter import client_for, rewrite_instance
 
                 instance = rewrite_instance(instance, client_for(options.rewriter), options.rewrite_attempts)
             out.instance = instance

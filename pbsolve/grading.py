@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 from pbsolve.family import checker
+from pbsolve.mechanisms import ITEM_OWNERS, MECHANISMS
 from pbsolve.parsing import parse_response
 from pbsolve.schema import Grade, Instance, ItemResult, RewardMode
 
@@ -28,12 +29,14 @@ OnError = Literal["raise", "zero"]
 ON_ERROR_MODES: tuple[OnError, ...] = ("raise", "zero")
 # Items that speak of the plan's quality rather than its validity (on a plain instance).
 QUALITY_ITEMS = frozenset({"objective", "validation"})
-VALIDITY_ITEMS = frozenset({"format", "recovery:format", "recovery:rules"})
-# Checklist items that are not numbered rules ("objective:<term id>" is one per objective term).
-SPECIAL_ITEMS = frozenset(
-    {"format", "objective", "validation", "verification", "binding", "conservative", "infeasibility", "conflict"}
-)
-RECOVERY_ITEMS = frozenset({"recovery:format", "recovery:rules", "recovery:objective", "recovery:validation"})
+# The core's checklist items that are not numbered rules ("objective:<term id>" is one per
+# objective term); every other such item belongs to a mechanism (pbsolve.mechanisms).
+CORE_ITEMS = frozenset({"format", "objective", "validation"})
+MECHANISM_ITEMS = frozenset(ITEM_OWNERS)
+SPECIAL_ITEMS = CORE_ITEMS | MECHANISM_ITEMS
+# Items the `feasible` reward mode keeps besides the rules: the format, and the mechanisms'
+# items that speak of validity (a recovery plan's form and rules).
+VALIDITY_ITEMS = frozenset({"format"} | {it.rule for m in MECHANISMS for it in m.items if it.validity})
 # What a family's checker package must expose for the grader to use it.
 CHECKER_HOOKS = ("check_answer", "known_kinds", "read_data")
 REASON_CHARS = 300
@@ -125,9 +128,9 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
         rule = it.rule
         ok = (
             rule in known_rules
-            or rule in SPECIAL_ITEMS
+            or rule in CORE_ITEMS
+            or (rule in ITEM_OWNERS and ITEM_OWNERS[rule].items_valid(instance))
             or (rule.startswith("objective:") and rule.split(":", 1)[1] in term_ids)
-            or (rule in RECOVERY_ITEMS and instance.recovery is not None)
         )
         if not ok:
             found.append(f"checklist item {it.id} names {rule[:80]!r}, which is no rule or item of this instance")

@@ -74,6 +74,41 @@ class FamilySpec:
         raise KeyError(f"family {self.id!r} has no task {task_id!r}")
 
 
+# The mechanisms every task lists after its own constraints (implemented once in the
+# core: pbsolve.mechanisms); infeasibility detection excludes the others.
+_OTHER_HARD = ("min_change_replanning", "robustness_design", "exception_recovery", "local_incompleteness", "explainability")
+
+
+def mechanism_pool(
+    robust: str,
+    replan: str = "repair a disrupted plan with the fewest changes",
+    incompleteness_requires: tuple[str, ...] = (),
+    robust_excludes: tuple[str, ...] = (),
+) -> tuple[ConstraintSpec, ...]:
+    """The reporting rule and the six hard mechanisms, as every task lists them.
+
+    ``robust`` and ``replan`` say what robustness and replanning mean for the task;
+    ``incompleteness_requires`` names rules whose presence makes uncertain inputs
+    meaningful; ``robust_excludes`` names rules robustness contradicts outright.
+    """
+    return (
+        ConstraintSpec("conflict_validation", "medium", "a verification section whose figures must match the plan"),
+        ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name a minimal conflict", excludes=_OTHER_HARD),
+        ConstraintSpec("min_change_replanning", "hard", replan),
+        ConstraintSpec("robustness_design", "hard", robust, excludes=robust_excludes),
+        ConstraintSpec(
+            "exception_recovery", "hard", "a certified recovery plan for a named scenario",
+            excludes=("min_change_replanning", "robustness_design"),
+        ),
+        ConstraintSpec("local_incompleteness", "hard", "plan for ranges; name the inputs whose worst case costs", requires=incompleteness_requires),
+        ConstraintSpec("explainability", "hard", "name the rules that bind the optimum"),
+    )  # fmt: skip
+
+
+# The pool ids that name mechanisms rather than constraint kinds.
+MECHANISM_IDS = frozenset(c.id for c in mechanism_pool(""))
+
+
 def check_compatible(task: TaskSpec, chosen: list[str]) -> str | None:
     """Return why a constraint subset is not admissible, or None when it is."""
     if len(set(chosen)) != len(chosen):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pbsolve.checkers.allocation.data import EducationData, GroupingData, MaterialData, ProcurementData
+from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.schema import ObjectiveTerm, Recovery, Rule
 
 Sentence = Callable[[Any, dict[str, Any]], str]
@@ -35,6 +36,11 @@ def sentence(task: str, kind: str) -> Callable[[Sentence], Sentence]:
         return fn
 
     return register
+
+
+def sentence_kinds(task: str) -> frozenset[str]:
+    """The rule kinds ``render_rule`` has a sentence for in ``task`` (the family contract)."""
+    return frozenset(SENTENCES[task])
 
 
 def _join(items: list[str]) -> str:
@@ -824,26 +830,9 @@ def render_prompt(
     out += ["", "**Rules** (every plan must satisfy all of them):"]
     out += [f"- {r.id}: {r.text}" for r in rules]
     out += ["", "**Objective:**", *_objective_lines(objective, CURRENT[task])]
-    if recovery is not None:
-        out += ["", "**Exception recovery:** besides your plan, prepare a recovery plan for this scenario:"]
-        out += [f"- {r.id}: {r.text}" for r in recovery.scenario]
-        out.append(
-            "Under `recovery`, give the best plan for the scenario: it must satisfy every rule above and the "
-            "scenario, with this objective:"
-        )
-        out += _objective_lines(recovery.objective, CURRENT[task], "your main plan")
-    if "explainability" in mechanisms:
-        out += [
-            "",
-            "**Explain the optimum:** under `binding`, name exactly the rules whose removal on its own (all other "
-            "rules kept) would allow a better plan in the objective order above.",
-        ]
-    if "local_incompleteness" in mechanisms:
-        out += [
-            "",
-            "**Flag what the uncertainty costs:** under `conservative`, name exactly the uncertain inputs whose "
-            "most favourable value on its own (the others at their least favourable) would allow a better plan.",
-        ]
-    if "conflict_validation" in mechanisms:
-        out += ["", "**Verification:** " + VERIFICATION[task](d)]
+    out += prompt_sections(mechanisms, PromptContext(
+        recovery=recovery,
+        objective_lines=lambda terms, baseline: _objective_lines(terms, CURRENT[task], baseline),
+        verification=lambda: VERIFICATION[task](d),
+    ))
     return "\n".join(out)

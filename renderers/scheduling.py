@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.schema import ObjectiveTerm, Recovery, Rule
 
 
@@ -86,6 +87,37 @@ def sentence(kind: str) -> Callable[[Sentence], Sentence]:
         return fn
 
     return register
+
+
+# The rule kinds render_rule's own chain states (tests/test_family_contract.py holds
+# this list to the chain); add-on modules register theirs in SENTENCES.
+CHAIN_KINDS = frozenset({
+    "availability",
+    "room_fit",
+    "person_no_overlap",
+    "room_no_overlap",
+    "series_order",
+    "window",
+    "deadline",
+    "blocked_slots",
+    "daily_limit",
+    "day_cap",
+    "precedence",
+    "priority_order",
+    "person_buffer",
+    "max_consecutive",
+    "different_days",
+    "same_room",
+    "person_absent",
+    "room_closed",
+    "room_backup",
+})
+
+
+def sentence_kinds(task: str) -> frozenset[str]:
+    """The rule kinds ``render_rule`` has a sentence for in ``task`` (the family contract)."""
+    VOCAB[task]  # KeyError for a task this family does not have
+    return CHAIN_KINDS | frozenset(SENTENCES)
 
 
 def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
@@ -322,33 +354,14 @@ def render_prompt(
     out += ["", "**Rules** (every plan must satisfy all of them):"]
     out += [f"- {r.id}: {r.text}" for r in rules]
     out += ["", "**Objective:**", *_objective_lines(objective)]
-    if recovery is not None:
-        out += ["", "**Exception recovery:** besides your plan, prepare a recovery plan for this scenario:"]
-        out += [f"- {r.id}: {r.text}" for r in recovery.scenario]
-        out.append(
-            "Under `recovery`, give the best plan for the scenario: it must satisfy every rule above and the "
-            "scenario, with this objective:"
-        )
-        out += _objective_lines(recovery.objective, "your main plan")
-    if "explainability" in mechanisms:
-        out += [
-            "",
-            "**Explain the optimum:** under `binding`, name exactly the rules whose removal on its own (all other "
-            "rules kept) would allow a better plan in the objective order above.",
-        ]
-    if "local_incompleteness" in mechanisms:
-        out += [
-            "",
-            "**Flag what the uncertainty costs:** under `conservative`, name exactly the uncertain inputs whose "
-            "most favourable value on its own (the others at their least favourable) would allow a better plan.",
-        ]
-    if "conflict_validation" in mechanisms:
-        out += [
-            "",
-            f"**Verification:** under `verification`, report from your plan `busy` (for every {v.person}, the "
-            f"number of {_start_word(d)}s they spend in {v.events}) and `rooms` (for every room, the number of "
-            f"{v.events} it holds).",
-        ]
+    out += prompt_sections(mechanisms, PromptContext(
+        recovery=recovery,
+        objective_lines=_objective_lines,
+        verification=lambda: (
+            f"under `verification`, report from your plan `busy` (for every {v.person}, the number of "
+            f"{_start_word(d)}s they spend in {v.events}) and `rooms` (for every room, the number of {v.events} it holds)."
+        ),
+    ))  # fmt: skip
     return "\n".join(out)
 
 

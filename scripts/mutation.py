@@ -20,6 +20,7 @@ a campaign on committed code while the working tree is in flux.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import shutil
 import subprocess
@@ -38,6 +39,54 @@ def staged_path(repo_path: str) -> str:
     if top not in LAYOUT:
         raise SystemExit(f"{repo_path}: not inside {sorted(LAYOUT)}")
     return f"{LAYOUT[top]}/{rest}"
+
+
+# Functions that are not grading logic, left unmutated (name -> why). The baseline is the
+# greedy responder that `pbsolve baseline` and the demos answer with: no grade depends on
+# it, and its own tests (a baseline answer is graded like any other) live elsewhere.
+NOT_GRADING = {
+    "baseline_answer": "the greedy baseline responder: builds an answer, never judges one",
+    "baseline_plan": "the greedy baseline plan of a task (allocation): builds an answer, never judges one",
+}
+# Registration decorators: `@check("kind")` puts a rule check into the family's table and
+# returns the function unchanged. mutmut skips every decorated function (it cannot know
+# what a decorator does), which would leave every rule check unmutated; the staged copy
+# registers them with a plain call after the def instead, which does the same.
+REGISTRARS = {"check"}
+PRAGMA = "# pragma: no mutate block"
+
+
+def prepare_for_mutmut(text: str) -> str:
+    """The staged copy of a file to mutate: rule-check registration as a call instead of a
+    decorator (so mutmut mutates rule checks), and NOT_GRADING functions under a
+    no-mutate pragma. Same behaviour as ``text``; only the staged tree is rewritten."""
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    edits: list[tuple[int, str, str]] = []  # (0-based line, op, text), applied bottom-up
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and len(node.decorator_list) == 1:
+            dec = node.decorator_list[0]
+            if isinstance(dec, ast.Call) and isinstance(dec.func, ast.Name) and dec.func.id in REGISTRARS:
+                call = ast.get_source_segment(text, dec)
+                for i in range(dec.lineno - 1, dec.end_lineno):
+                    edits.append((i, "blank", ""))
+                edits.append((node.end_lineno, "insert", f"{call}({node.name})  # staged: was a decorator"))
+        for fn in [node, *(node.body if isinstance(node, ast.ClassDef) else [])]:
+            if isinstance(fn, ast.FunctionDef) and fn.name in NOT_GRADING:
+                edits.append((fn.body[0].lineno - 2, "pragma", PRAGMA))
+    for i, op, extra in sorted(edits, key=lambda e: (e[0], e[1] != "insert"), reverse=True):
+        if op == "blank":
+            lines[i] = ""
+        elif op == "insert":
+            lines.insert(i, extra)
+        else:
+            lines[i] = f"{lines[i]}  {extra}"
+    out = "\n".join(lines) + "\n"
+    ast.parse(out)  # the rewrite must stay valid Python
+    return out
+
+
+PLUGIN_IMPORT = "\n# Appended by scripts/mutation.py (staged copy only): instances built once, by unmutated code.\nfrom tests.mutation_plugin import build_instance  # noqa: E402,F401,F811\n"
 
 
 def repo_config() -> dict:
@@ -80,6 +129,17 @@ def stage(stage_dir: Path, only: list[str], keep: bool, src: Path = ROOT) -> Non
     if (stage_dir / "tests").exists():
         shutil.rmtree(stage_dir / "tests")
     shutil.copytree(src / "tests", stage_dir / "tests", ignore=ignore)
+    for path in ROOT.glob("tests/test_mutation_kills_*.py"):  # the campaign's own tests, from the working tree
+        shutil.copy2(path, stage_dir / "tests" / path.name)
+    if (ROOT / "tests" / "data").is_dir():
+        shutil.copytree(ROOT / "tests" / "data", stage_dir / "tests" / "data", dirs_exist_ok=True)
+    shutil.copy2(ROOT / "tests" / "test_grading_holes.py", stage_dir / "tests" / "test_grading_holes.py")
+    shutil.copy2(ROOT / "scripts" / "mutation_plugin.py", stage_dir / "tests" / "mutation_plugin.py")
+    conftest = stage_dir / "tests" / "conftest.py"
+    conftest.write_text(conftest.read_text() + PLUGIN_IMPORT)
+    for path in only or mm["only_mutate"]:
+        target = stage_dir / staged_path(path)
+        target.write_text(prepare_for_mutmut(target.read_text()))
     for extra in ("README.md", "docs"):
         path = src / extra
         if path.is_dir():

@@ -2,7 +2,16 @@
 surviving mutant with its diff.
 
 Survivors argued equivalent in scripts/mutation_equivalents.toml (mutant name ->
-argument) are counted apart: the rate is killed / (mutants - equivalent - not run).
+argument) are counted apart, and so are message-only survivors, classified here by rule
+(``message_only``): the mutant changes nothing but the text of a string literal, and that
+literal only ever becomes part of a human-readable message -- the reason of a verdict
+(element 1 of a ``(passed, reason)`` tuple), an exception's message, an ``error=`` /
+``reason=`` / ``description=`` argument, or a ``"description"`` in the answer schema. A
+grade's verdicts and reward never depend on such text (pbsolve.grading takes ``passed``
+from the checker and only truncates the reason), so no answer can tell the mutant from the
+original by its grade. Literals anywhere else (keys, kinds, separators that are parsed,
+regexes, comparisons) stay survivors to be killed or argued one by one.
+The rate is killed / (mutants - equivalent - message-only - not run).
 Exit status 1 when some file is below --target (default 95%) over its non-equivalent
 mutants.
 
@@ -12,6 +21,7 @@ Usage: python scripts/mutation_report.py [--stage build/mutation] [--target 95] 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import subprocess
 import sys
@@ -36,6 +46,74 @@ def load_results(stage: Path) -> dict[str, dict[str, int | None]]:
     return out
 
 
+MESSAGE_KEYWORDS = {"reason", "error", "description", "message"}
+
+
+def _functions(stage: Path, staged: str) -> dict[str, ast.FunctionDef]:
+    """Every function (and method) of a mutmut-generated module, by its generated name."""
+    tree = ast.parse((stage / "mutants" / staged).read_text())
+    out: dict[str, ast.FunctionDef] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            out.setdefault(node.name, node)
+    return out
+
+
+def _is_message(literal: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
+    """The literal only ever becomes part of a message (see the module docstring)."""
+    child: ast.AST = literal
+    node = parents.get(literal)
+    while node is not None:
+        if isinstance(node, ast.Raise):
+            return True
+        if isinstance(node, ast.keyword) and node.arg in MESSAGE_KEYWORDS:
+            return True
+        if isinstance(node, ast.Tuple) and len(node.elts) == 2 and node.elts[1] is child:
+            first = node.elts[0]
+            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                return True  # (passed, reason): the reason
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if value is child and isinstance(key, ast.Constant) and key.value == "description":
+                    return True
+        if isinstance(node, ast.stmt):
+            return False
+        child, node = node, parents.get(node)
+    return False
+
+
+def message_only(stage: Path, staged: str, mutant: str, cache: dict) -> bool:
+    """True when ``mutant`` differs from the original function only in the text of string
+    literals that are all messages."""
+    if staged not in cache:
+        cache[staged] = _functions(stage, staged)
+    funcs = cache[staged]
+    local = mutant.rsplit(".", 1)[-1]  # x_name__mutmut_3 or xǁClassǁname__mutmut_3
+    orig = funcs.get(local.rsplit("__mutmut_", 1)[0] + "__mutmut_orig")
+    mutated = funcs.get(local)
+    if orig is None or mutated is None:
+        return False
+    a, b = list(ast.walk(orig))[1:], list(ast.walk(mutated))[1:]  # skip the defs (names differ)
+    if len(a) != len(b):
+        return False
+    changed = []
+    for x, y in zip(a, b):
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.Constant) and x.value != y.value:
+            if not (isinstance(x.value, str) and isinstance(y.value, str)):
+                return False
+            changed.append(x)
+        elif not isinstance(x, ast.Constant):
+            fields = {k: v for k, v in ast.iter_fields(x) if not isinstance(v, (ast.AST, list))}
+            if fields != {k: v for k, v in ast.iter_fields(y) if not isinstance(v, (ast.AST, list))}:
+                return False
+    if not changed:
+        return False
+    parents = {c: n for n in ast.walk(orig) for c in ast.iter_child_nodes(n)}
+    return all(_is_message(lit, parents) for lit in changed)
+
+
 def repo_path(staged: str) -> str:
     for top in ("checkers", "models", "renderers"):
         if staged.startswith(f"pbsolve/{top}/"):
@@ -58,16 +136,22 @@ def main() -> int:
     mutmut = Path(sys.executable).with_name("mutmut")
     below = False
     survivors: list[tuple[str, str]] = []
-    print(f"{'file':45} {'mutants':>7} {'killed':>6} {'surv':>5} {'equiv':>5} {'not run':>7} {'kill rate':>9}")
+    print(f"{'file':38} {'mutants':>7} {'killed':>6} {'surv':>5} {'equiv':>5} {'message':>7} {'no test':>7} {'not run':>7} {'kill rate':>9}")
+    cache: dict = {}
+    totals = Counter()
     for staged, codes in results.items():
         n = Counter()
         for name, code in codes.items():
-            if code in NOT_RUN:
+            if code == 33:
+                n["no_tests"] += 1
+            elif code in NOT_RUN:
                 n["not_run"] += 1
             elif code in KILLED:
                 n["killed"] += 1
             elif name in equivalent:
                 n["equivalent"] += 1
+            elif message_only(stage, staged, name, cache):
+                n["message"] += 1
             else:
                 n["survived"] += 1
                 survivors.append((staged, name))
@@ -75,7 +159,11 @@ def main() -> int:
         rate = 100.0 * n["killed"] / judged if judged else None  # nothing judged yet is no pass
         below |= rate is None or rate < args.target
         shown = f"{rate:8.1f}%" if rate is not None else "      n/a"
-        print(f"{repo_path(staged):45} {len(codes):7} {n['killed']:6} {n['survived']:5} {n['equivalent']:5} {n['not_run']:7} {shown}")
+        totals.update(n, mutants=len(codes))
+        print(f"{repo_path(staged):38} {len(codes):7} {n['killed']:6} {n['survived']:5} {n['equivalent']:5} {n['message']:7} {n['no_tests']:7} {n['not_run']:7} {shown}")
+    judged = totals["killed"] + totals["survived"]
+    if judged:
+        print(f"{'total':38} {totals['mutants']:7} {totals['killed']:6} {totals['survived']:5} {totals['equivalent']:5} {totals['message']:7} {totals['no_tests']:7} {totals['not_run']:7} {100.0 * totals['killed'] / judged:8.1f}%")
     stale = sorted(set(equivalent) - {k for codes in results.values() for k, c in codes.items() if c in SURVIVED})
     if stale:
         print(f"\nequivalents no longer surviving (or renamed): {stale}")

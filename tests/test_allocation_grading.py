@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pbsolve.generate import GenerateOptions, generate
 from pbsolve.grading import REWARD_MODES, grade
-from pbsolve.responders import baseline, oracle
+from pbsolve.llm.responders import baseline, oracle
 from pbsolve.schema import Grade, Instance
 from tests.allocation_helpers import TASKS, find, instance_at, tc_of
 

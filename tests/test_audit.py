@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from pbsolve.audit import HEADLINE, RESPONSE_GROUPS, AuditTable, compute, length_bins
-from pbsolve.cli import app
+from pbsolve.audit.report import HEADLINE, RESPONSE_GROUPS, AuditTable, compute, length_bins
+from pbsolve.cli.main import app
 from pbsolve.grading import grade
-from pbsolve.perturb import perturb
+from pbsolve.audit.perturb import perturb
 from tests.openai_stub import OpenAIStub, Reply
 
 runner = CliRunner()

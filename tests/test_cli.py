@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-import pbsolve.cli as cli
+import pbsolve.cli.main as cli
 import pbsolve.jsonl
 from pbsolve.schema import Grade, Instance
 

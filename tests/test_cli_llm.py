@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import pbsolve.cli as cli
+import pbsolve.cli.main as cli
 from pbsolve.api import load_instances
 from pbsolve.grading import grade
-from pbsolve.responders import baseline, oracle
+from pbsolve.llm.responders import baseline, oracle
 from pbsolve.schema import Instance
 from tests.openai_stub import OpenAIStub, Reply
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from pbsolve.cli import app
+from pbsolve.cli.main import app
 from pbsolve.generate import GaveUp, GenerateOptions, generate
 from pbsolve.jsonl import dumps
 

@@ -16,11 +16,11 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-import pbsolve.cli as cli
-from pbsolve.export import eval_count, export, split_key
+import pbsolve.cli.main as cli
+from pbsolve.serve.export import eval_count, export, split_key
 from pbsolve.jsonl import dumps
-from pbsolve.responders import oracle
-from pbsolve.rewards import compute_score, trl_reward
+from pbsolve.llm.responders import oracle
+from pbsolve.serve.rewards import compute_score, trl_reward
 from pbsolve.schema import Instance
 
 runner = CliRunner()

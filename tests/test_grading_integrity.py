@@ -19,17 +19,17 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-import pbsolve.cli as cli
+import pbsolve.cli.main as cli
 import pbsolve.grading as grading
-from pbsolve.cli_serve import serve_cmd
+from pbsolve.cli.serve import serve_cmd
 from pbsolve.family import checker
 from pbsolve.grading import GradingError, InvalidGroundTruth, grade, validate_instance
 from pbsolve.jsonl import dumps
 from pbsolve.parsing import MAX_CHARS
-from pbsolve.responders import oracle
-from pbsolve.rewards import ON_ERROR_ENV, compute_score, make_openrlhf_reward, openrlhf_rewards, trl_reward
+from pbsolve.llm.responders import oracle
+from pbsolve.serve.rewards import ON_ERROR_ENV, compute_score, make_openrlhf_reward, openrlhf_rewards, trl_reward
 from pbsolve.schema import Instance
-from pbsolve.server import ServerSettings, create_app
+from pbsolve.serve.server import ServerSettings, create_app
 
 
 def fresh(inst: Instance, **changes: object) -> Instance:
@@ -156,7 +156,7 @@ def test_the_server_refuses_an_inline_instance_that_is_no_valid_ground_truth(any
 
 
 def test_the_server_answers_500_for_a_stored_instance_that_is_no_valid_ground_truth(any_instance, tmp_path):
-    from pbsolve.store import InstanceStore, ensure_store
+    from pbsolve.serve.store import InstanceStore, ensure_store
 
     bad = fresh(any_instance, id="broken-1", checklist=[])
     src = tmp_path / "i.jsonl"
@@ -371,17 +371,35 @@ def test_cli_grade_demo_tables_still_take_plain_grade_lists(feasible_instances, 
 
 
 
-def test_grading_and_validation_load_no_solver(any_instance, tmp_path):
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pbsolve.grading: validate_instance(inst); assert grade(inst, ref).all_pass",
+        "pbsolve.rewards: assert compute_score('pbsolve', ref, text)['score'] == 1.0",
+        "pbsolve.serve.rewards: assert compute_score('pbsolve', ref, text)['score'] == 1.0",
+        "pbsolve.serve.server: from fastapi.testclient import TestClient; "
+        "assert TestClient(create_app(None)).post('/grade', json={'instance': text, 'response': ref}).json()['reward'] == 1.0",
+        "pbsolve.grade_report: assert summarize([grade(inst, ref)])['all_pass'] == 1.0",
+    ],
+    ids=lambda p: p.split(":")[0],
+)
+def test_grading_and_validation_load_no_solver(any_instance, tmp_path, path):
+    """Each grading-only entry point grades a right answer without loading OR-Tools, PuLP or
+    any family's solver model (a fresh interpreter, so nothing else loaded them first)."""
     import subprocess
     import sys
 
-    path = tmp_path / "inst.json"
-    path.write_text(any_instance.model_dump_json(), encoding="utf-8")
+    module, _, statement = path.partition(": ")
+    inst_path = tmp_path / "inst.json"
+    inst_path.write_text(any_instance.model_dump_json(), encoding="utf-8")
     code = (
-        "import sys, json; from pbsolve.rewards import compute_score; import pbsolve.server, pbsolve.grade_report\n"
-        f"text = open({str(path)!r}).read(); ref = json.dumps(json.loads(text)['reference'])\n"
-        "assert compute_score('pbsolve', ref, text)['score'] == 1.0\n"
+        f"import sys, json; from {module} import *; from pbsolve.grading import grade, validate_instance\n"
+        "from pbsolve.schema import Instance\n"
+        f"text = open({str(inst_path)!r}).read(); inst = Instance.model_validate_json(text)\n"
+        "ref = '```json\\n' + json.dumps(inst.reference) + '\\n```'\n"
+        f"{statement}\n"
         "print([m for m in sys.modules if m.startswith(('ortools', 'pbsolve.models', 'pulp'))])"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stderr

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbsolve.audit import verdict_of
-from pbsolve.judge import (
+from pbsolve.audit.report import verdict_of
+from pbsolve.audit.judge import (
     JUDGE_SYSTEM, MAX_RESPONSE_CHARS, build_judge_prompt, coerce_pass, judge_many, judge_one, parse_verdict, verdict_line,
 )  # fmt: skip
-from pbsolve.llm import EndpointDown, LLMClient, LLMConfig
+from pbsolve.llm.client import EndpointDown, LLMClient, LLMConfig
 from tests.openai_stub import OpenAIStub, Reply, openai_stub  # noqa: F401  (fixture)
 
 IDS = ["C1", "C2", "C3", "C4", "C5"]

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from pbsolve.grading import grade
-from pbsolve.llm import EndpointConfigError, EndpointDown, LLMClient, LLMConfig, OpenAIResponder, RequestFailed
-from pbsolve.responders import RESPONDER_FACTORIES, answer_many, get_responder
+from pbsolve.llm.client import EndpointConfigError, EndpointDown, LLMClient, LLMConfig, RequestFailed
+from pbsolve.llm.responders import RESPONDER_FACTORIES, OpenAIResponder, answer_many, get_responder
 from tests.openai_stub import OpenAIStub, Reply, openai_stub  # noqa: F401  (fixture)
 
 

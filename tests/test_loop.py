@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import pbsolve.cli as cli
-import pbsolve.loop as loop_mod
+import pbsolve.cli.main as cli
+import pbsolve.loop.difficulty as loop_mod
 from pbsolve.grading import grade
-from pbsolve.loop import (
+from pbsolve.loop.difficulty import (
     LOOP_TIERS,
     M_MAX,
     S_POINTS,
@@ -40,7 +40,7 @@ from pbsolve.loop import (
     summarize,
     update_weights,
 )
-from pbsolve.responders import get_responder, oracle
+from pbsolve.llm.responders import get_responder, oracle
 from pbsolve.schema import Grade, Instance
 from tests.openai_stub import OpenAIStub, Reply
 
@@ -373,7 +373,7 @@ def test_a_responder_that_raises_is_recorded_and_the_loop_goes_on(tmp_path):
 
 
 def test_the_loop_with_the_llm_renderer_counts_the_rewriter_cost(tmp_path):
-    from pbsolve.llm import LLMConfig
+    from pbsolve.llm.client import LLMConfig
     from tests.test_rewriter import narrative_of, paraphrase
 
     with OpenAIStub(lambda req: paraphrase(narrative_of(req))) as stub:

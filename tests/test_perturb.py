@@ -12,13 +12,13 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import pbsolve.perturb as perturb_mod
+import pbsolve.audit.perturb as perturb_mod
 from pbsolve.checkers.scheduling.checks import evaluate
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.cli import app
+from pbsolve.cli.main import app
 from pbsolve.grading import grade
 from pbsolve.parsing import parse_response
-from pbsolve.perturb import perturb, perturb_instance
+from pbsolve.audit.perturb import perturb, perturb_instance
 from pbsolve.schema import Instance, ResponseLine
 from tests.helpers import TASKS, instance_at, plan_of, single_moves
 

@@ -39,7 +39,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from pbsolve.cli import app
+from pbsolve.cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

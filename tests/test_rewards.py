@@ -27,10 +27,11 @@ from pathlib import Path
 
 import pytest
 
-import pbsolve.rewards as rewards
+import pbsolve.rewards as public_rewards
+import pbsolve.serve.rewards as rewards
 from pbsolve.grading import REWARD_MODES, grade
-from pbsolve.responders import baseline, oracle
-from pbsolve.rewards import (
+from pbsolve.llm.responders import baseline, oracle
+from pbsolve.serve.rewards import (
     METRIC_KEYS,
     DeadlineExceeded,
     InstanceError,
@@ -44,7 +45,7 @@ from pbsolve.rewards import (
     trl_reward,
 )
 from pbsolve.schema import Instance
-from pbsolve.store import StoreWriter
+from pbsolve.serve.store import StoreWriter
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -231,7 +232,9 @@ def test_compute_score_batch_matches_the_single_form(instances):
 
 def test_verl_loads_compute_score_from_the_file_path(any_instance):
     # verl's custom_reward_function.path / .name: spec_from_file_location + getattr
-    spec = importlib.util.spec_from_file_location("custom_module", rewards.__file__)
+    # the file the README names: `python -c "import pbsolve.rewards as r; print(r.__file__)"`
+    assert Path(public_rewards.__file__).relative_to(ROOT).as_posix() == "pbsolve/rewards.py"
+    spec = importlib.util.spec_from_file_location("custom_module", public_rewards.__file__)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     gt = any_instance.model_dump_json()
@@ -254,7 +257,7 @@ def test_rewards_are_computed_from_worker_threads_without_signals(instances):
 
 
 def test_serving_modules_never_use_signals():
-    for name in ("rewards.py", "server.py", "store.py", "export.py", "cli_serve.py"):
+    for name in ("rewards.py", "serve/rewards.py", "serve/server.py", "serve/store.py", "serve/export.py", "cli/serve.py"):
         tree = ast.parse((ROOT / "pbsolve" / name).read_text())
         imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
@@ -362,7 +365,7 @@ def test_trl_reward_reads_ids_through_a_store_and_names_missing_columns(tmp_path
 # -- OpenRLHF -------------------------------------------------------------------------------------
 def _load_openrlhf_reward_func():
     # openrlhf: spec_from_file_location("reward_func", args.remote_rm_url); module.reward_func
-    spec = importlib.util.spec_from_file_location("reward_func", rewards.__file__)
+    spec = importlib.util.spec_from_file_location("reward_func", public_rewards.__file__)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.reward_func

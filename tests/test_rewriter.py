@@ -13,13 +13,13 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-import pbsolve.cli as cli
+import pbsolve.cli.main as cli
 from pbsolve.answer_format import render_answer_format
 from pbsolve.generate import GenerateOptions, build_instance
 from pbsolve.grading import grade
 from pbsolve.jsonl import dumps
-from pbsolve.llm import LLMClient, LLMConfig
-from pbsolve.rewriter import (
+from pbsolve.llm.client import LLMClient, LLMConfig
+from pbsolve.llm.rewriter import (
     _NUMBER,
     _name_pattern,
     check_rewrite,

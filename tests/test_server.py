@@ -23,14 +23,14 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-import pbsolve.cli as cli
+import pbsolve.cli.main as cli
 from pbsolve.grading import REWARD_MODES, grade
 from pbsolve.jsonl import dumps
-from pbsolve.responders import baseline, oracle
-from pbsolve.rewards import compute_score
+from pbsolve.llm.responders import baseline, oracle
+from pbsolve.serve.rewards import compute_score
 from pbsolve.schema import Instance
-from pbsolve.server import ServerThread, create_app
-from pbsolve.store import InstanceStore, StoreError, StoreWriter, build_store, ensure_store
+from pbsolve.serve.server import ServerThread, create_app
+from pbsolve.serve.store import InstanceStore, StoreError, StoreWriter, build_store, ensure_store
 
 TOKEN = "t0ken-for-tests"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -107,7 +107,7 @@ def test_token_as_query_parameter_for_clients_without_headers(server, instances)
 
 
 def test_binds_loopback_by_default():
-    from pbsolve.cli_serve import serve_cmd
+    from pbsolve.cli.serve import serve_cmd
 
     import inspect
 
@@ -374,7 +374,7 @@ def test_ensure_store_reuses_an_up_to_date_store_and_rebuilds_a_stale_one(tmp_pa
 
 
 def test_store_builds_from_exported_parquet(tmp_path, source):
-    from pbsolve.export import export
+    from pbsolve.serve.export import export
 
     export([source], tmp_path / "verl", fmt="verl", eval_fraction=0)
     export([source], tmp_path / "hf", fmt="parquet", eval_fraction=0)

@@ -1,11 +1,12 @@
 """Allocation & Matching checkers: procurement, material allocation, educational
 resources and student grouping. One :class:`TaskChecker` per task type; the grading
-flow and the answer contract are shared (:mod:`pbsolve.checkers.allocation.common`)."""
+flow and the answer contract are the core's (:mod:`pbsolve.checking`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pbsolve import checking
 from pbsolve.checkers.allocation import common
 from pbsolve.checkers.allocation.common import TaskChecker, Verdict
 from pbsolve.checkers.allocation.education import TASK as EDUCATION
@@ -15,34 +16,27 @@ from pbsolve.checkers.allocation.procurement import TASK as PROCUREMENT
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 TASKS: dict[str, TaskChecker] = {tc.task: tc for tc in (PROCUREMENT, MATERIAL, EDUCATION, GROUPING)}
-# Each task type's data has its own top-level entities, which tell the task apart.
-_BY_DATA_KEY = {"periods": PROCUREMENT, "depots": MATERIAL, "lessons": EDUCATION, "students": GROUPING}
 
 
 def task_checker(task: str) -> TaskChecker:
     return TASKS[task]
 
 
-def checker_for_data(data: dict[str, Any]) -> TaskChecker:
-    for key, tc in _BY_DATA_KEY.items():
-        if key in data:
-            return tc
-    raise ValueError("data of no allocation task type")
-
-
 def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
-    return common.check_answer(TASKS[instance.task], instance, answer)
+    return checking.check_answer(TASKS[instance.task], instance, answer)
 
 
 def answer_schema(
+    task: str,
     data: dict[str, Any],
     objective: list[ObjectiveTerm],
     mechanisms: list[str] | None = None,
     recovery: Recovery | None = None,
     rules: list[Rule] | None = None,
 ) -> dict[str, Any]:
-    tc = checker_for_data(data)
-    return common.answer_schema(tc, tc.data_type.model_validate(data), objective, mechanisms or [], recovery, rules)
+    """The answer schema of an instance of ``task`` (a KeyError for a task this family does not have)."""
+    tc = TASKS[task]
+    return checking.answer_schema(tc, tc.data_type.model_validate(data), objective, mechanisms, recovery, rules)
 
 
 def format_text(task: str) -> str:
@@ -67,5 +61,5 @@ def baseline_answer(instance: Instance) -> str:
     return common.baseline_answer(TASKS[instance.task], instance)
 
 
-__all__ = ["TASKS", "answer_schema", "baseline_answer", "check_answer", "checker_for_data", "format_text", "known_kinds",
+__all__ = ["TASKS", "answer_schema", "baseline_answer", "check_answer", "format_text", "known_kinds",
            "read_data", "task_checker"]

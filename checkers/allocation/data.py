@@ -12,20 +12,11 @@ from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pbsolve.kit import Uncertain  # one definition, in the core kit
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Uncertain(_Frozen):
-    """An input known only as a range. The data holds its worst case; plans must hold for
-    every value in the range."""
-
-    id: str = Field(description="U1, U2, ...")
-    kind: str = Field(description="what the range is: 'capacity', 'stock', 'size', 'seats', 'leadership'")
-    target: str = Field(description="the entity (and for stock the material: 'depot/material')")
-    low: int
-    high: int
 
 
 # -- Procurement Planning ---------------------------------------------------------------

@@ -10,14 +10,9 @@ import re
 from typing import Any, Callable
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.answer_checks import conflict_list as _conflict_list
-from pbsolve.answer_checks import conflict_verdict as _conflict_verdict
-from pbsolve.answer_checks import id_set_verdict
-from pbsolve.answer_checks import format_verdict as _shared_format_verdict
-from pbsolve.answer_checks import recovery_unchecked, recovery_verdicts
-from pbsolve.answer_checks import objective_schema as _objective_schema
-from pbsolve.answer_checks import stated_int as _stated_int
-from pbsolve.answer_checks import validation_verdict as _validation
+from pbsolve.checking import TaskChecker, figures_schema
+from pbsolve.checking import answer_schema as generic_answer_schema
+from pbsolve.checking import check_answer as generic_check_answer
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 Plan = dict[str, tuple[int, str]]  # event id -> (start slot index, room id)
@@ -391,108 +386,6 @@ def _needs_backups(instance: Instance) -> bool:
     return any(r.kind == "room_backup" for r in instance.rules)
 
 
-def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
-    """Verdict per checklist item id for a parsed answer (None when nothing parsed)."""
-    data: TimetableData = instance.memo("scheduling.data", lambda: TimetableData.model_validate(instance.data))
-    lookups: Lookups = instance.memo("scheduling.lookups", lambda: Lookups(data))
-    items = instance.checklist
-    if not isinstance(answer, dict):
-        return {it.id: (False, "no JSON object to check") for it in items}
-    feasible = answer.get("feasible")
-    if not isinstance(feasible, bool):
-        return {it.id: (False, "'feasible' must be true or false") for it in items}
-    backups: dict[str, str] | None = {} if _needs_backups(instance) else None
-    if feasible:
-        plan, why = read_plan(data, answer, lookups, backups)
-    else:
-        plan, why = None, "the answer declares the instance infeasible"
-        if not _conflict_list(answer):
-            return {it.id: (False, "'conflict' must be a list of rule ids") for it in items}
-    out: dict[str, Verdict] = {}
-    verdicts: dict[str, Verdict] = {}
-    values: dict[str, int] = {}
-    if plan is not None:
-        verdicts, values = evaluate(data, instance.rules, instance.objective, plan, backups)
-    recovery = _recovery_verdicts(instance, data, lookups, answer, plan) if instance.recovery else {}
-    for it in items:
-        if it.rule == "format":
-            out[it.id] = _shared_format_verdict(instance, answer, plan is not None, why)
-        elif it.rule == "infeasibility":
-            out[it.id] = (not feasible, "declares infeasibility" if not feasible else "claims a plan exists")
-        elif it.rule == "conflict":
-            out[it.id] = _conflict_verdict(instance, answer) if not feasible else (False, "names no conflict")
-        elif plan is None:
-            out[it.id] = (False, why if feasible else "no plan to check")
-        elif it.rule == "objective":
-            best = instance.certificate.objective or {}
-            out[it.id] = (values == best, f"plan scores {values}; certified optimum {best}")
-        elif it.rule.startswith("objective:"):
-            key = it.rule.split(":", 1)[1]
-            want = (instance.certificate.objective or {}).get(key)
-            out[it.id] = (values.get(key) == want, f"plan gives {key}={values.get(key)}; certified {want}")
-        elif it.rule == "validation":
-            out[it.id] = _validation(answer, values)
-        elif it.rule == "verification":
-            out[it.id] = _figures_verdict(answer.get("verification"), verification_figures(data, plan), "verification")
-        elif it.rule == "binding":
-            out[it.id] = id_set_verdict(answer.get("binding"), instance.certificate.binding_rules or [], [r.id for r in instance.rules], "binding")
-        elif it.rule == "conservative":
-            out[it.id] = id_set_verdict(
-                answer.get("conservative"), instance.certificate.conservative_inputs or [], [u.id for u in data.uncertain], "conservative"
-            )
-        elif it.rule.startswith("recovery:"):
-            out[it.id] = recovery.get(it.rule, (False, "no recovery plan to check"))
-        else:
-            out[it.id] = verdicts.get(it.rule, (False, f"unknown rule {it.rule}"))
-    return out
-
-
-def _recovery_verdicts(
-    instance: Instance, data: TimetableData, lookups: Lookups, answer: dict[str, Any], main: Plan | None
-) -> dict[str, Verdict]:
-    """The recovery plan: complete, valid under every rule plus the scenario, and optimal,
-    with changes counted against the answer's own main plan."""
-    rec = instance.recovery
-    assert rec is not None
-    section = answer.get("recovery")
-    if not isinstance(section, dict):
-        return recovery_unchecked(False, "'recovery' section is missing", "'recovery' section is missing")
-    backups: dict[str, str] | None = {} if _needs_backups(instance) else None
-    plan, why = read_plan(data, section, lookups, backups)
-    if plan is None or main is None:
-        reason = why if plan is None else "no main plan to recover from"
-        return recovery_unchecked(plan is not None, why, reason)
-    existing = {eid: [data.slots[s].id, room] for eid, (s, room) in main.items()}
-    terms = [t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective]
-    verdicts, values = evaluate(data, [*instance.rules, *rec.scenario], terms, plan, backups)
-    return recovery_verdicts(verdicts, values, rec.certificate.objective or {}, section)
-
-
-def _figures_verdict(stated: Any, true: dict[str, dict[str, int]], key: str) -> Verdict:
-    if not isinstance(stated, dict):
-        return False, f"'{key}' section is missing"
-    for group, figures in true.items():
-        got = stated.get(group)
-        if not isinstance(got, dict):
-            return False, f"'{key}.{group}' is missing"
-        # names match as everywhere else in an answer: case- and space-insensitively
-        keys = {_norm(k): v for k, v in got.items() if isinstance(k, str)}
-        for name, value in figures.items():
-            if _stated_int(keys.get(_norm(name))) != value:
-                return False, f"'{key}.{group}.{name}' is {keys.get(_norm(name))!r}; the plan gives {value}"
-        known = {_norm(k) for k in figures}
-        extra = [k for k in got if not isinstance(k, str) or _norm(k) not in known]
-        if extra:
-            return False, f"'{key}.{group}' names unknown {[str(k)[:20] for k in extra[:3]]}"
-    return True, "figures match the plan"
-
-
-
-
-# -- the answer contract -------------------------------------------------------------
-_EVENT_WORDS = {"meeting_planning": "meeting", "course_timetabling": "lecture", "exam_scheduling": "exam"}
-
-
 def format_text(task: str) -> str:
     """What a complete plan of this task type is, in the words of the format item (what
     :func:`read_plan` accepts)."""
@@ -503,76 +396,82 @@ def format_text(task: str) -> str:
     )
 
 
+_EVENT_WORDS = {"meeting_planning": "meeting", "course_timetabling": "lecture", "exam_scheduling": "exam"}
+TimetablePlan = tuple[Plan, "dict[str, str] | None"]  # a plan and its backup rooms (robustness rules)
 
-def _ids_schema(ids: list[str], what: str, title: str) -> dict[str, Any]:
-    return {"type": "array", "items": {"enum": ids, "title": title}, "description": what}
+
+class TimetableChecker(TaskChecker):
+    """The grading side of every timetabling task (they share rule kinds and plans); a
+    plan is (start and room per event, backup room per event or None)."""
+
+    family = "scheduling"
+    plan_key = "schedule"
+    data_type = TimetableData
+    checks = CHECKS
+    objective_kinds = OBJECTIVE_KINDS
+
+    def lookups(self, data: TimetableData) -> Lookups:
+        return Lookups(data)
+
+    def read_section(
+        self, instance: Instance, data: TimetableData, section: dict[str, Any], lk: Lookups, rules: list[Rule]
+    ) -> tuple[TimetablePlan | None, str]:
+        backups: dict[str, str] | None = {} if _needs_backups(instance) else None
+        plan, why = read_plan(data, section, lk, backups)
+        return (None if plan is None else (plan, backups)), why
+
+    def norm(self, text: str) -> str:
+        return _norm(text)
+
+    def evaluate(
+        self, data: TimetableData, rules: list[Rule], objective: list[ObjectiveTerm], plan: TimetablePlan
+    ) -> tuple[dict[str, Verdict], dict[str, int]]:
+        return evaluate(data, rules, objective, plan[0], plan[1])
+
+    def verification(self, data: TimetableData, plan: TimetablePlan) -> dict[str, dict[str, int]]:
+        return verification_figures(data, plan[0])
+
+    def existing(self, data: TimetableData, plan: TimetablePlan) -> dict[str, list[str]]:
+        return {eid: [data.slots[s].id, room] for eid, (s, room) in plan[0].items()}
+
+    # -- the answer contract -----------------------------------------------------------
+    def plan_schema(self, data: TimetableData, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
+        rooms = [r.id for r in data.rooms]
+        row_props: dict[str, Any] = {
+            "event": {"enum": [e.id for e in data.events]},
+            "start": {"enum": [s.id for s in data.slots], "description": "start slot"},
+            "room": {"enum": rooms},
+        }
+        if "robustness_design" in mechanisms:
+            row_props["backup"] = {"enum": rooms, "description": "backup room if the event's room fails"}
+        row = {"type": "object", "properties": row_props, "required": list(row_props)}
+        return {"type": "array", "items": row, "description": "every event exactly once"}
+
+    def verification_schema(self, data: TimetableData) -> dict[str, Any]:
+        return figures_schema({
+            "busy": ([p.id for p in data.people], "for each person, the number of slots they spend in events"),
+            "rooms": ([r.id for r in data.rooms], "for each room, the number of events held in it"),
+        })  # fmt: skip
+
+
+TIMETABLE = TimetableChecker()
+
+
+def check_answer(instance: Instance, answer: Any) -> dict[str, Verdict]:
+    """Verdict per checklist item id for a parsed answer (None when nothing parsed)."""
+    return generic_check_answer(TIMETABLE, instance, answer)
 
 
 def answer_schema(
+    task: str,
     data_dict: dict[str, Any],
     objective: list[ObjectiveTerm],
     mechanisms: list[str] | None = None,
     recovery: Recovery | None = None,
     rules: list[Rule] | None = None,
 ) -> dict[str, Any]:
-    data = TimetableData.model_validate(data_dict)
-    mechanisms = mechanisms or []
-    rooms = [r.id for r in data.rooms]
-    row_props: dict[str, Any] = {
-        "event": {"enum": [e.id for e in data.events]},
-        "start": {"enum": [s.id for s in data.slots], "description": "start slot"},
-        "room": {"enum": rooms},
-    }
-    if "robustness_design" in mechanisms:
-        row_props["backup"] = {"enum": rooms, "description": "backup room if the event's room fails"}
-    row = {"type": "object", "properties": row_props, "required": list(row_props)}
-    schedule = {"type": "array", "items": row, "description": "every event exactly once"}
-    props: dict[str, Any] = {
-        "feasible": {"const": True},
-        "schedule": schedule,
-        "objective": _objective_schema(objective, "the plan's own objective figures"),
-    }
-    if "conflict_validation" in mechanisms:
-        props["verification"] = {
-            "type": "object",
-            "properties": {
-                "busy": {"type": "object", "properties": {p.id: {"type": "integer"} for p in data.people},
-                         "description": "for each person, the number of slots they spend in events"},
-                "rooms": {"type": "object", "properties": {r: {"type": "integer"} for r in rooms},
-                          "description": "for each room, the number of events held in it"},
-            },
-            "description": "figures computed from your plan",
-        }  # fmt: skip
-    if "explainability" in mechanisms:
-        props["binding"] = _ids_schema(
-            [r.id for r in rules] if rules else [], "ids of exactly the rules whose removal alone would allow a better plan", "rule id"
-        )
-    if "local_incompleteness" in mechanisms:
-        props["conservative"] = _ids_schema(
-            [u.id for u in data.uncertain], "ids of exactly the uncertain inputs whose best case alone would allow a better plan", "input id"
-        )
-    if recovery is not None:
-        props["recovery"] = {
-            "type": "object",
-            "properties": {
-                "schedule": schedule,
-                "objective": _objective_schema(recovery.objective, "the recovery plan's own figures"),
-            },
-            "required": ["schedule", "objective"],
-            "description": "the best plan for the scenario",
-        }
-    plan_form = {"type": "object", "properties": props, "required": list(props)}
-    infeasible_form = {
-        "type": "object",
-        "properties": {
-            "feasible": {"const": False},
-            "conflict": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                         "description": "the ids of a minimal set of rules that cannot all hold together "
-                                        "(dropping any one of them would leave rules that can all hold)"},
-        },
-        "required": ["feasible", "conflict"],
-    }  # fmt: skip
-    return {"oneOf": [plan_form, infeasible_form]}
+    """The answer schema of a timetable instance (every timetabling task shares its form)."""
+    return generic_answer_schema(TIMETABLE, TimetableData.model_validate(data_dict), objective, mechanisms, recovery, rules)
 
 
 def baseline_answer(instance: Instance) -> str:

@@ -12,6 +12,8 @@ from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pbsolve.kit import Uncertain  # one definition, in the core kit
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -46,17 +48,6 @@ class Event(_Frozen):
     needs: tuple[str, ...] = ()
     priority: int = 1
     series: str | None = Field(default=None, description="events of one series are numbered in time order")
-
-
-class Uncertain(_Frozen):
-    """An input known only as a range. The data holds its worst case; plans must hold for
-    every value in the range."""
-
-    id: str = Field(description="U1, U2, ...")
-    kind: str = Field(description="'duration' or 'size' of an event, or 'seats' of a room")
-    target: str = Field(description="event or room id")
-    low: int
-    high: int
 
 
 class TimetableData(BaseModel):

@@ -1,7 +1,7 @@
 """Near-miss answers for timetables: the family hook of ``pbsolve perturb``.
 
 ``near_misses(instance, rng)`` returns ``(kind, answer)`` pairs built from the certified
-reference plan. The driver (:mod:`pbsolve.perturb`) renders each answer, grades it and
+reference plan. The driver (:mod:`pbsolve.audit.perturb`) renders each answer, grades it and
 keeps it only if the grade confirms what the kind promises, so nothing here has to be
 trusted; it only has to find good candidates:
 

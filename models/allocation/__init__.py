@@ -15,7 +15,7 @@ import random
 from types import ModuleType
 
 from pbsolve.certify import SolverLimits
-from pbsolve.family import Draft, SolverModel
+from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.models.allocation import common, education, grouping, material, procurement
 from pbsolve.schema import GenerationSpec
 from pbsolve.taxonomy import FamilySpec
@@ -23,7 +23,7 @@ from pbsolve.taxonomy import FamilySpec
 TASK_MODULES: dict[str, ModuleType] = {m.TASK.id: m for m in (procurement, material, education, grouping)}
 
 
-class AllocationFamily:
+class AllocationFamily(Family):
     spec = FamilySpec(
         id="allocation",
         name="Allocation & Matching",
@@ -41,6 +41,9 @@ class AllocationFamily:
 
     def build_model(self, draft: Draft) -> SolverModel:
         return self._module(draft).build(draft)
+
+    def encoder_kinds(self, task: str) -> frozenset[str]:
+        return TASK_MODULES[task].ENCODERS.kinds()
 
     # -- hard-tier hooks (see pbsolve.mechanisms) ------------------------------------
     def make_infeasible(self, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:

@@ -1,5 +1,5 @@
-"""Machinery shared by the allocation task models: rule posting, the hard-tier pool,
-and the generic parts of the hard-tier hooks.
+"""Machinery shared by the allocation task models: the model base and the generic parts
+of the hard-tier hooks (the family-independent parts live in :mod:`pbsolve.kit`).
 
 A task module supplies the task-specific parts (its data, its CP-SAT model, which rule
 breaks a plan, which inputs can be uncertain); this module turns them into drafts the
@@ -16,33 +16,9 @@ from typing import Any, Callable
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible, make_solver, optimum
-from pbsolve.checkers.allocation.data import Uncertain
 from pbsolve.family import Draft, SolverModel
+from pbsolve.kit import KindRegistry, Uncertain, encode_rules, insert_at, insert_rule, post
 from pbsolve.schema import ObjectiveTerm, Rule
-from pbsolve.taxonomy import ConstraintSpec
-
-REPORTING = ("conflict_validation",)
-_OTHER_HARD = ("min_change_replanning", "robustness_design", "exception_recovery", "local_incompleteness", "explainability")
-
-
-def hard_pool(robust: str, incompleteness_requires: tuple[str, ...] = (), robust_excludes: tuple[str, ...] = ()) -> tuple[ConstraintSpec, ...]:
-    """The reporting rule and the six hard mechanisms, as every allocation task lists them.
-
-    ``incompleteness_requires`` names rules whose presence makes uncertain inputs
-    meaningful; ``robust_excludes`` names rules robustness contradicts outright.
-    """
-    return (
-        ConstraintSpec("conflict_validation", "medium", "a verification section whose figures must match the plan"),
-        ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name a minimal conflict", excludes=_OTHER_HARD),
-        ConstraintSpec("min_change_replanning", "hard", "repair a disrupted plan with the fewest changes"),
-        ConstraintSpec("robustness_design", "hard", robust, excludes=robust_excludes),
-        ConstraintSpec(
-            "exception_recovery", "hard", "a certified recovery plan for a named scenario",
-            excludes=("min_change_replanning", "robustness_design"),
-        ),
-        ConstraintSpec("local_incompleteness", "hard", "plan for ranges; name the inputs whose worst case costs", requires=incompleteness_requires),
-        ConstraintSpec("explainability", "hard", "name the rules that bind the optimum"),
-    )  # fmt: skip
 
 
 class ModelBase:
@@ -52,12 +28,8 @@ class ModelBase:
         self.m = cp_model.CpModel()
 
     def post(self, ct: Any, lit: cp_model.IntVar) -> None:
-        """Add ``ct`` enforced by ``lit``; constant constraints (empty sums) are folded."""
-        if isinstance(ct, bool):
-            if not ct:
-                self.m.add_implication(lit, ~lit)
-            return
-        self.m.add(ct).only_enforce_if(lit)
+        """Add ``ct`` enforced by ``lit`` (see :func:`pbsolve.kit.post`)."""
+        post(self.m, ct, lit)
 
     def both(self, a: cp_model.IntVar, b: cp_model.IntVar, name: str) -> cp_model.IntVar:
         """A Boolean equal to a AND b."""
@@ -82,24 +54,10 @@ class ModelBase:
 Encoder = Callable[[Any, dict[str, Any], cp_model.IntVar], None]
 
 
-def registry() -> tuple[dict[str, Encoder], Callable[[str], Callable[[Encoder], Encoder]]]:
-    """A fresh encoder table and its registering decorator (one per task type)."""
-    table: dict[str, Encoder] = {}
-
-    def encoder(kind: str) -> Callable[[Encoder], Encoder]:
-        def register(fn: Encoder) -> Encoder:
-            table[kind] = fn
-            return fn
-
-        return register
-
-    return table, encoder
-
-
 def solver_model(
     tm: Any,
     draft: Draft,
-    encoders: dict[str, Encoder],
+    encoders: KindRegistry[Encoder],
     objective: Callable[[Any, ObjectiveTerm], tuple[cp_model.LinearExprT, int]],
     decode: Callable[[cp_model.CpSolver], dict[str, Any]],
     answer_literals: list[cp_model.IntVar],
@@ -107,11 +65,7 @@ def solver_model(
     parameters: dict[str, Any] | None = None,
 ) -> SolverModel:
     """Post every numbered rule behind its own literal and collect the objective terms."""
-    rule_literals: dict[str, cp_model.IntVar] = {}
-    for rule in draft.rules:
-        lit = tm.m.new_bool_var(f"rule[{rule.id}]")
-        encoders[rule.kind](tm, rule.params, lit)
-        rule_literals[rule.id] = lit
+    rule_literals = encode_rules(tm.m, draft.rules, encoders, tm)
     terms = []
     for term in draft.objective:
         expr, ub = objective(tm, term)
@@ -128,18 +82,6 @@ def solver_model(
 
 
 # -- drafts ----------------------------------------------------------------------------
-def renumber(rules: list[Rule]) -> list[Rule]:
-    return [r.model_copy(update={"id": f"R{i}"}) for i, r in enumerate(rules, 1)]
-
-
-def insert_rule(draft: Draft, rule: Rule, base: tuple[str, ...], rng: random.Random) -> list[Rule]:
-    """Insert a rule among the sampled ones at a random place and renumber R1..Rn, so
-    neither its number nor its position marks it."""
-    n_base = sum(1 for r in draft.rules if r.kind in base)
-    position = rng.randint(n_base, len(draft.rules))
-    return renumber([*draft.rules[:position], rule, *draft.rules[position:]])
-
-
 def variant(draft: Draft, **changes: Any) -> Draft:
     fields = {"spec": draft.spec, "data": draft.data, "rules": draft.rules, "objective": draft.objective, "mechanisms": draft.mechanisms}
     fields.update(changes)
@@ -179,7 +121,7 @@ def with_conflict_rule(draft: Draft, kind: str, params: dict[str, Any], position
     """The infeasibility-detection variant: one rule (of a kind feasible instances carry
     too) inserted at ``position`` among the sampled rules, then renumbered."""
     rule = Rule(id="", kind=kind, tier="hard", params=params)
-    rules = renumber([*draft.rules[:position], rule, *draft.rules[position:]])
+    rules = insert_at(draft.rules, rule, position)
     return variant(draft, rules=rules, mechanisms=[*draft.mechanisms, "infeasibility_detection"])
 
 
@@ -215,7 +157,7 @@ def make_disruption(
         else:
             trial = variant(
                 draft,
-                rules=insert_rule(draft, rule, hooks.base, rng),
+                rules=insert_rule(draft.rules, rule, hooks.base, rng),
                 objective=[changes, *draft.objective],
                 mechanisms=[*draft.mechanisms, "min_change_replanning"],
             )
@@ -231,7 +173,7 @@ def make_robust(hooks: HardHooks, draft: Draft, rng: random.Random, limits: Solv
     rule, terms = found
     trial = variant(
         draft,
-        rules=insert_rule(draft, rule, hooks.base, rng),
+        rules=insert_rule(draft.rules, rule, hooks.base, rng),
         objective=[*draft.objective, *terms],
         mechanisms=[*draft.mechanisms, "robustness_design"],
     )
@@ -239,7 +181,7 @@ def make_robust(hooks: HardHooks, draft: Draft, rng: random.Random, limits: Solv
 
 
 class _Builds:
-    """The one method of a FamilyModel that pbsolve.certify.optimum uses."""
+    """A :class:`pbsolve.family.Builds` over a task's model builder, for pbsolve.certify.optimum."""
 
     def __init__(self, build: Callable[[Draft], SolverModel]) -> None:
         self.build_model = build
@@ -266,11 +208,11 @@ def make_uncertain(hooks: HardHooks, draft: Draft, rng: random.Random, limits: S
             break
         low = hooks.worst_is_low(u)
         worst_data = hooks.with_value(data, u, u.low if low else u.high)
-        worst = optimum(builds, variant(draft, data=worst_data, mechanisms=[]), limits)  # type: ignore[arg-type]
+        worst = optimum(builds, variant(draft, data=worst_data, mechanisms=[]), limits)
         if worst is None:
             continue
         best_data = hooks.with_value(worst_data, u, u.high if low else u.low)
-        best = optimum(builds, variant(draft, data=best_data, mechanisms=[]), limits)  # type: ignore[arg-type]
+        best = optimum(builds, variant(draft, data=best_data, mechanisms=[]), limits)
         better = best is not None and best < worst
         if (better and matters >= 2) or (not better and idle >= 2):
             continue

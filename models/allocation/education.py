@@ -14,22 +14,21 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible
-from pbsolve.checkers.allocation.data import EducationData, Lesson, Room, Slot, Teacher, Uncertain
+from pbsolve.checkers.allocation.data import EducationData, Lesson, Room, Slot, Teacher
 from pbsolve.family import Draft, NoDraft, SolverModel
+from pbsolve.kit import KindRegistry, Uncertain, insert_position, sampled_kinds, witness_rules
 from pbsolve.models.allocation.common import (
-    REPORTING,
+    Encoder,
     HardHooks,
     ModelBase,
     added_rule,
     alone_infeasible,
     first_infeasible,
-    hard_pool,
-    registry,
     solver_model,
     with_conflict_rule,
 )
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
-from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
+from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec, mechanism_pool
 
 TASK = TaskSpec(
     id="educational_resource_planning",
@@ -57,7 +56,7 @@ TASK = TaskSpec(
         ConstraintSpec("continuity", "medium", "a group's lessons of one subject keep one teacher"),
         ConstraintSpec("same_room", "medium", "a group's lessons of one subject keep one room"),
         ConstraintSpec("teacher_gap", "medium", "buffer: a teacher never teaches in two consecutive slots of a day"),
-        *hard_pool("every lesson names a backup teacher so any single teacher falling ill is covered"),
+        *mechanism_pool("every lesson names a backup teacher so any single teacher falling ill is covered"),
     ),
     base_rules=("qualified", "room_fit", "teacher_no_clash", "room_no_clash"),
 )
@@ -117,7 +116,8 @@ class EducationModel(ModelBase):
         return sum(self.t[x.id, teacher] for x in self.data.lessons)
 
 
-ENCODERS, encoder = registry()
+ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
+encoder = ENCODERS.register
 
 
 @encoder("qualified")
@@ -508,25 +508,12 @@ BUILDERS = {
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
-    sampled = [c for c in spec.basic + spec.medium + spec.stateful if c not in TASK.base_rules and c not in REPORTING]
+    sampled = sampled_kinds(spec, TASK.base_rules)
     if "availability" in sampled:
         data = _with_availability(data, witness, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
-    rules: list[Rule] = []
-
-    def add(kind: str, params: dict[str, Any]) -> None:
-        rules.append(Rule(id=f"R{len(rules) + 1}", kind=kind, tier=tiers[kind], params=params))
-
-    for kind in TASK.base_rules:
-        add(kind, {})
-    for cid in sampled:
-        if cid == "availability":
-            add(cid, {})
-            continue
-        params = BUILDERS[cid](data, witness, rng)
-        if params is None:
-            raise NoDraft(cid)
-        add(cid, params)
+    base = [(k, tiers[k], {}) for k in TASK.base_rules]
+    rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng, structural=("availability",))
     objective = [
         ObjectiveTerm(id="preference", kind="preference"),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
@@ -544,7 +531,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     """A teaching cap on one or two teachers just below the least they must teach, found
     by bisection (a lower cap only removes plans)."""
     d = EducationData.model_validate(draft_.data)
-    position = rng.randint(len(TASK.base_rules), len(draft_.rules))
+    position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
 

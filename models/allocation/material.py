@@ -15,23 +15,22 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible
-from pbsolve.checkers.allocation.data import Depot, Material, MaterialData, Site, Uncertain
-from pbsolve.family import Draft, NoDraft, SolverModel
+from pbsolve.checkers.allocation.data import Depot, Material, MaterialData, Site
+from pbsolve.family import Draft, SolverModel
+from pbsolve.kit import KindRegistry, Uncertain, insert_position, sampled_kinds, witness_rules
 from pbsolve.models.allocation.common import (
-    REPORTING,
+    Encoder,
     HardHooks,
     ModelBase,
     added_rule,
     alone_infeasible,
     first_infeasible,
-    hard_pool,
-    registry,
     solver_model,
     spread,
     with_conflict_rule,
 )
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
-from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
+from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec, mechanism_pool
 
 TASK = TaskSpec(
     id="material_allocation",
@@ -58,7 +57,7 @@ TASK = TaskSpec(
         ConstraintSpec("single_source", "medium", "named sites are served by one depot only"),
         ConstraintSpec("min_shipment", "medium", "a delivery on any route is either nothing or at least so many units"),
         ConstraintSpec("share_cap", "medium", "fairness: no site receives more than a share of a material"),
-        *hard_pool("the allocation survives any one depot failing", robust_excludes=("single_source",)),
+        *mechanism_pool("the allocation survives any one depot failing", robust_excludes=("single_source",)),
     ),
     base_rules=("depot_stock", "request_cap"),
 )
@@ -132,7 +131,8 @@ class MaterialModel(ModelBase):
         return self._active[depot, site]
 
 
-ENCODERS, encoder = registry()
+ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
+encoder = ENCODERS.register
 
 
 @encoder("depot_stock")
@@ -447,20 +447,8 @@ BUILDERS = {
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
-    rules: list[Rule] = []
-
-    def add(kind: str, params: dict[str, Any]) -> None:
-        rules.append(Rule(id=f"R{len(rules) + 1}", kind=kind, tier=tiers[kind], params=params))
-
-    for kind in TASK.base_rules:
-        add(kind, {})
-    for cid in spec.basic + spec.medium + spec.stateful:
-        if cid in TASK.base_rules or cid in REPORTING:
-            continue
-        params = BUILDERS[cid](data, witness, rng)
-        if params is None:
-            raise NoDraft(cid)
-        add(cid, params)
+    base = [(k, tiers[k], {}) for k in TASK.base_rules]
+    rules = witness_rules(base, sampled_kinds(spec, TASK.base_rules), tiers, BUILDERS, data, witness, rng)
     objective = [
         ObjectiveTerm(id="shortage", kind="shortage"),
         ObjectiveTerm(id="transport_cost", kind="transport_cost"),
@@ -479,7 +467,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     give them, found by bisection (a higher guarantee only removes plans). Guarantees
     appear in feasible instances too, so the sentence marks nothing."""
     d = MaterialData.model_validate(draft_.data)
-    position = rng.randint(len(TASK.base_rules), len(draft_.rules))
+    position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
 

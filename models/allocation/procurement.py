@@ -20,22 +20,21 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible
-from pbsolve.checkers.allocation.data import Item, Offer, ProcurementData, Supplier, Uncertain
+from pbsolve.checkers.allocation.data import Item, Offer, ProcurementData, Supplier
 from pbsolve.family import Draft, NoDraft, SolverModel
+from pbsolve.kit import KindRegistry, Uncertain, insert_position, sampled_kinds, witness_rules
 from pbsolve.models.allocation.common import (
-    REPORTING,
+    Encoder,
     HardHooks,
     ModelBase,
     added_rule,
     alone_infeasible,
     first_infeasible,
-    hard_pool,
-    registry,
     solver_model,
     with_conflict_rule,
 )
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
-from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
+from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec, mechanism_pool
 
 TASK = TaskSpec(
     id="procurement_planning",
@@ -65,7 +64,7 @@ TASK = TaskSpec(
         ConstraintSpec("single_sourcing", "medium", "an item is bought from one supplier only", excludes=("dual_sourcing",)),
         ConstraintSpec("dual_sourcing", "medium", "an item is bought from at least two suppliers", excludes=("single_sourcing",)),
         ConstraintSpec("shelf_life", "stateful", "perishable stock is used first in first out within its shelf life"),
-        *hard_pool("the plan survives any one delivery arriving a period late"),
+        *mechanism_pool("the plan survives any one delivery arriving a period late"),
     ),
     base_rules=("inventory_balance", "supplier_capacity"),
 )
@@ -154,7 +153,8 @@ class ProcurementModel(ModelBase):
         )
 
 
-ENCODERS, encoder = registry()
+ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
+encoder = ENCODERS.register
 
 
 @encoder("inventory_balance")
@@ -584,21 +584,11 @@ BUILDERS = {
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
-    rules: list[Rule] = []
-
-    def add(kind: str, params: dict[str, Any]) -> None:
-        rules.append(Rule(id=f"R{len(rules) + 1}", kind=kind, tier=tiers[kind], params=params))
-
-    for kind in TASK.base_rules:
-        add(kind, {})
-    sampled = [c for c in spec.basic + spec.medium + spec.stateful if c not in TASK.base_rules and c not in REPORTING]
+    sampled = sampled_kinds(spec, TASK.base_rules)
     if spec.subtask in PERISHABLE and "shelf_life" not in sampled:
         sampled.insert(0, "shelf_life")  # perishables are always used first in first out
-    for cid in sampled:
-        params = BUILDERS[cid](data, witness, rng)
-        if params is None:
-            raise NoDraft(cid)
-        add(cid, params)
+    base = [(k, tiers[k], {}) for k in TASK.base_rules]
+    rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng)
     objective = [ObjectiveTerm(id="total_cost", kind="total_cost"), ObjectiveTerm(id="order_score", kind="order_score")]
     return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=objective)
 
@@ -616,7 +606,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     Probes run under a short limit: a boundary the solver cannot settle quickly is
     rejected rather than certified slowly."""
     d = ProcurementData.model_validate(draft_.data)
-    position = rng.randint(len(TASK.base_rules), len(draft_.rules))
+    position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
 

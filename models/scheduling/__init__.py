@@ -6,18 +6,17 @@ import random
 
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.certify import SolverLimits, is_feasible
-from pbsolve.family import Draft, SolverModel
+from pbsolve.family import Draft, Family, SolverModel
+from pbsolve.kit import insert_at, insert_position
 from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning, stateful  # noqa: F401 (registers)
-from pbsolve.models.scheduling.common import RULE_BUILDERS
-from pbsolve.models.scheduling.timetable_model import build
+from pbsolve.models.scheduling.timetable_model import ENCODERS, build
 from pbsolve.schema import GenerationSpec, Rule
 from pbsolve.taxonomy import FamilySpec
 
-RULE_BUILDERS.update(stateful.STATEFUL_BUILDERS)
 TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling)}
 
 
-class SchedulingFamily:
+class SchedulingFamily(Family):
     spec = FamilySpec(
         id="scheduling",
         name="Scheduling & Timetabling",
@@ -32,6 +31,10 @@ class SchedulingFamily:
 
     def build_model(self, draft: Draft) -> SolverModel:
         return build(draft)
+
+    def encoder_kinds(self, task: str) -> frozenset[str]:
+        self.spec.task(task)  # KeyError for a task this family does not have
+        return ENCODERS.kinds()  # every timetable task shares one model
 
     def make_infeasible(self, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
         """Add a deadline on two events that no plan can meet: the latest such deadline.
@@ -49,12 +52,11 @@ class SchedulingFamily:
         # the conflict rule goes to a random place among the sampled rules, so neither its
         # number nor its position marks it
         base = TASK_MODULES[draft.spec.task].TASK.base_rules
-        position = rng.randint(sum(1 for r in draft.rules if r.kind in base), len(draft.rules))
+        position = insert_position(draft.rules, base, rng)
 
         def with_deadline(a_id: str, b_id: str, last: int) -> Draft:
             rule = Rule(id="", kind="deadline", tier="hard", params={"events": [a_id, b_id], "to": data.slots[last].id})
-            rules = [*draft.rules[:position], rule, *draft.rules[position:]]
-            rules = [r.model_copy(update={"id": f"R{i}"}) for i, r in enumerate(rules, 1)]
+            rules = insert_at(draft.rules, rule, position)
             return Draft(
                 spec=draft.spec,
                 data=draft.data,
@@ -77,7 +79,6 @@ class SchedulingFamily:
             if best is not None:
                 return best
         return None
-
 
     # -- hard-tier hooks (see pbsolve.mechanisms) ------------------------------------
     def make_disruption(

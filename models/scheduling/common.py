@@ -14,8 +14,9 @@ from typing import Any, Callable
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
 from pbsolve.family import Draft, NoDraft
-from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
-from pbsolve.taxonomy import ConstraintSpec
+from pbsolve.schema import GenerationSpec, ObjectiveTerm, Tier
+from pbsolve.kit import KindRegistry, sampled_kinds, witness_rules
+from pbsolve.taxonomy import ConstraintSpec, mechanism_pool
 
 PEOPLE = (
     "Ana", "Ben", "Chen", "Dara", "Eli", "Farah", "Gus", "Hana", "Ivo", "Jun", "Kemi", "Lars",
@@ -24,8 +25,7 @@ PEOPLE = (
 ROOMS = ("Cedar", "Atlas", "Birch", "Delta", "Elm", "Fjord", "Grove", "Harbor")
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri")
 
-Witness = dict[str, tuple[int, str]]
-REPORTING = ("conflict_validation",)  # pool entries that ask for a report, not a rule
+Witness = dict[str, tuple[int, str]]  # event id -> (start slot index, room id)
 
 # The optional stateful layer (encoders, builders: models/scheduling/stateful.py).
 STATEFUL_POOL = (
@@ -34,20 +34,10 @@ STATEFUL_POOL = (
 )
 BATTERY = ConstraintSpec("battery_level", "stateful", "a shared device battery drains in use and recharges when idle")
 
-_OTHER_HARD = ("min_change_replanning", "robustness_design", "exception_recovery", "local_incompleteness", "explainability")
 # The hard pool and the reporting rule every timetable task shares (see pbsolve.mechanisms).
-SHARED_POOL = (
-    ConstraintSpec("conflict_validation", "medium", "a verification section whose figures must match the plan"),
-    ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name a minimal conflict", excludes=_OTHER_HARD),
-    ConstraintSpec("min_change_replanning", "hard", "repair a disrupted schedule with the fewest changes"),
-    ConstraintSpec("robustness_design", "hard", "name backup rooms so any single room failure is survivable"),
-    ConstraintSpec(
-        "exception_recovery", "hard", "a certified recovery plan for a named scenario",
-        excludes=("min_change_replanning", "robustness_design"),
-    ),
-    ConstraintSpec("local_incompleteness", "hard", "plan for ranges; name the inputs whose worst case costs"),
-    ConstraintSpec("explainability", "hard", "name the rules that bind the optimum"),
-)  # fmt: skip  # event id -> (start slot index, room id)
+SHARED_POOL = mechanism_pool(
+    "name backup rooms so any single room failure is survivable", replan="repair a disrupted schedule with the fewest changes"
+)
 
 
 @dataclass
@@ -328,7 +318,10 @@ def _same_room(data: TimetableData, plan: Witness, rng: random.Random) -> dict[s
     return {"events": [e.id for e in rng.choice(groups)]}
 
 
-RULE_BUILDERS: dict[str, RuleBuilder] = {
+# One registry of witness rule builders (the stateful layer adds its own kinds).
+RULE_BUILDERS: KindRegistry[RuleBuilder] = KindRegistry(
+    "rule builder",
+    {
     "window": _window,
     "deadline": _deadline,
     "blocked_slots": _blocked_slots,
@@ -340,7 +333,8 @@ RULE_BUILDERS: dict[str, RuleBuilder] = {
     "max_consecutive": _max_consecutive,
     "different_days": _different_days,
     "same_room": _same_room,
-}
+    },
+)
 
 
 @dataclass
@@ -361,24 +355,10 @@ class TaskRecipe:
         sampled = spec.basic + spec.medium + spec.stateful
         if "availability" in self.base_rules or "availability" in sampled:
             data = with_availability(data, plan, rng, self.availability_share)
-        rules: list[Rule] = []
-
-        def add(kind: str, tier: Tier, params: dict[str, Any]) -> None:
-            rules.append(Rule(id=f"R{len(rules) + 1}", kind=kind, tier=tier, params=params))
-
-        for kind in self.base_rules:
-            if kind == "series_order" and not data.series_members():
-                continue  # vacuous without numbered series
-            add(kind, "basic", {})
-        for cid in sampled:
-            if cid in self.base_rules or cid in REPORTING:
-                continue
-            builder = RULE_BUILDERS.get(cid)
-            if builder is None:  # structural kinds without parameters (e.g. availability)
-                add(cid, tiers[cid], {})
-                continue
-            params = builder(data, plan, rng)
-            if params is None:
-                raise NoDraft(f"{cid}")
-            add(cid, tiers[cid], params)
+        # base rules (series order only with numbered series), then the sampled kinds;
+        # kinds without a builder are structural (e.g. availability)
+        base = [(k, "basic", {}) for k in self.base_rules if k != "series_order" or data.series_members()]
+        kinds = sampled_kinds(spec, self.base_rules)
+        structural = [k for k in kinds if k not in RULE_BUILDERS]
+        rules = witness_rules(base, kinds, tiers, RULE_BUILDERS, data, plan, rng, structural)
         return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=self.objective(data, rng))

@@ -12,8 +12,9 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible
-from pbsolve.checkers.scheduling.instance_data import Event, TimetableData, Uncertain
+from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.family import Draft
+from pbsolve.kit import Uncertain, insert_rule
 from pbsolve.models.scheduling.timetable_model import TimetableModel, build, encoder, post
 from pbsolve.schema import ObjectiveTerm, Rule
 
@@ -78,14 +79,6 @@ def _plan_rows(plan: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return {row["event"]: (row["start"], row["room"]) for row in plan["schedule"]}
 
 
-def _insert_rule(draft: Draft, rule: Rule, base: tuple[str, ...], rng: random.Random) -> list[Rule]:
-    """Insert a rule among the sampled ones at a random place and renumber R1..Rn."""
-    n_base = sum(1 for r in draft.rules if r.kind in base)
-    position = rng.randint(n_base, len(draft.rules))
-    rules = [*draft.rules[:position], rule, *draft.rules[position:]]
-    return [r.model_copy(update={"id": f"R{i}"}) for i, r in enumerate(rules, 1)]
-
-
 def make_disruption(
     draft: Draft,
     plan: dict[str, Any],
@@ -119,7 +112,7 @@ def make_disruption(
             rules = [*draft.rules, rule.model_copy(update={"id": "S1"})]
             mechanisms = draft.mechanisms
         else:
-            rules = _insert_rule(draft, rule, base, rng)
+            rules = insert_rule(draft.rules, rule, base, rng)
             mechanisms = [*draft.mechanisms, "min_change_replanning"]
         trial = Draft(spec=draft.spec, data=draft.data, rules=rules, objective=[changes, *draft.objective], mechanisms=mechanisms)
         if is_feasible(build(trial), limits):
@@ -135,7 +128,7 @@ def make_robust(draft: Draft, rng: random.Random, limits: SolverLimits, base: tu
     trial = Draft(
         spec=draft.spec,
         data=draft.data,
-        rules=_insert_rule(draft, rule, base, rng),
+        rules=insert_rule(draft.rules, rule, base, rng),
         objective=[*draft.objective, ObjectiveTerm(id="backup_cost", kind="backup_cost")],
         mechanisms=[*draft.mechanisms, "robustness_design"],
     )
@@ -210,8 +203,6 @@ def optimistic(draft: Draft, uid: str) -> Draft:
 
 def uncertain_ids(draft: Draft) -> list[str]:
     return [u["id"] for u in draft.data.get("uncertain", [])]
-
-
 
 
 def report(draft: Draft, plan: dict[str, Any]) -> dict[str, dict[str, int]]:

@@ -15,7 +15,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.models.scheduling.common import RuleBuilder, Witness, fits
+from pbsolve.models.scheduling.common import RULE_BUILDERS, RuleBuilder, Witness, fits
 from pbsolve.models.scheduling.timetable_model import Encoder, TimetableModel, encoder, post
 
 
@@ -203,6 +203,8 @@ STATEFUL_BUILDERS: dict[str, RuleBuilder] = {
     "fatigue_protocol": build_fatigue_protocol,
     "battery_level": build_battery_level,
 }
+for _kind, _builder in STATEFUL_BUILDERS.items():
+    RULE_BUILDERS.add(_kind, _builder)
 
 # the kinds this module registers, for callers that manage the registries themselves
 STATEFUL_ENCODERS: dict[str, Encoder] = {

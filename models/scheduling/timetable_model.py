@@ -12,7 +12,9 @@ from typing import Any, Callable
 from ortools.sat.python import cp_model
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve import kit
 from pbsolve.family import Draft, SolverModel
+from pbsolve.kit import KindRegistry
 from pbsolve.schema import ObjectiveTerm, Rule
 
 
@@ -69,24 +71,14 @@ class TimetableModel:
 
 
 def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
-    """Add ``ct`` enforced by ``lit``; constant constraints (empty sums) are folded."""
-    if isinstance(ct, bool):
-        if not ct:
-            tm.m.add_implication(lit, ~lit)
-        return
-    tm.m.add(ct).only_enforce_if(lit)
+    """Add ``ct`` enforced by ``lit`` (see :func:`pbsolve.kit.post`)."""
+    kit.post(tm.m, ct, lit)
 
 
 Encoder = Callable[[TimetableModel, dict[str, Any], cp_model.IntVar], None]
-ENCODERS: dict[str, Encoder] = {}
-
-
-def encoder(kind: str) -> Callable[[Encoder], Encoder]:
-    def register(fn: Encoder) -> Encoder:
-        ENCODERS[kind] = fn
-        return fn
-
-    return register
+# every timetable task shares one encoder per rule kind (base, sampled, hard, stateful)
+ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
+encoder = ENCODERS.register
 
 
 @encoder("availability")
@@ -294,11 +286,7 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
 def build(draft: Draft) -> SolverModel:
     data = TimetableData.model_validate(draft.data)
     tm = TimetableModel(data, with_backups=any(r.kind == "room_backup" for r in draft.rules))
-    rule_literals: dict[str, cp_model.IntVar] = {}
-    for rule in draft.rules:
-        lit = tm.m.new_bool_var(f"rule[{rule.id}]")
-        ENCODERS[rule.kind](tm, rule.params, lit)
-        rule_literals[rule.id] = lit
+    rule_literals = kit.encode_rules(tm.m, draft.rules, ENCODERS, tm)
     terms = []
     for term in draft.objective:
         expr, ub = _objective(tm, term)

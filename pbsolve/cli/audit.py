@@ -12,7 +12,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from pbsolve.llm import EndpointConfigError, EndpointDown
+from pbsolve import interrupts
+from pbsolve.cli.common import (
+    LLMOptions, err, exit_interrupted, fail, llm_options, out, preflight_or_fail, progress_bar, read_instances, write_guard,
+)  # fmt: skip
+from pbsolve.jsonl import atomic_writer
+from pbsolve.llm.client import EndpointConfigError, EndpointDown, LLMClient
 
 JUDGE_PANEL = "LLM judge endpoint (--judge-model)"
 JudgeModelOpt = Annotated[
@@ -20,25 +25,7 @@ JudgeModelOpt = Annotated[
     typer.Option("--judge-model", help="judge with this model (OpenAI-compatible endpoint) under the rubric protocol",
                  rich_help_panel=JUDGE_PANEL),
 ]  # fmt: skip
-JBaseUrlOpt = Annotated[
-    Optional[str],
-    typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; default $OPENAI_BASE_URL, "
-                 "else api.openai.com", rich_help_panel=JUDGE_PANEL),
-]  # fmt: skip
-JApiKeyEnvOpt = Annotated[
-    str, typer.Option("--api-key-env", help="environment variable holding the API key", rich_help_panel=JUDGE_PANEL)
-]
-JTemperatureOpt = Annotated[float, typer.Option("--temperature", min=0.0, max=2.0, rich_help_panel=JUDGE_PANEL)]
-JMaxTokensOpt = Annotated[Optional[int], typer.Option("--max-tokens", min=1, rich_help_panel=JUDGE_PANEL)]
-JSystemPromptOpt = Annotated[
-    Optional[str],
-    typer.Option("--system-prompt", help="system message (default: the rubric grader's); @FILE reads a file",
-                 rich_help_panel=JUDGE_PANEL),
-]  # fmt: skip
-JTimeoutOpt = Annotated[float, typer.Option("--timeout", min=0.001, help="seconds per request", rich_help_panel=JUDGE_PANEL)]
-JMaxRetriesOpt = Annotated[int, typer.Option("--max-retries", min=0, rich_help_panel=JUDGE_PANEL)]
-JBackoffOpt = Annotated[float, typer.Option("--backoff", min=0.0, rich_help_panel=JUDGE_PANEL)]
-JConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="requests in flight", rich_help_panel=JUDGE_PANEL)]
+JUDGE_SYSTEM_PROMPT_HELP = "system message (default: the rubric grader's); @FILE reads a file"
 
 
 def _fmt(figure: str, x: float | None) -> str:
@@ -48,8 +35,7 @@ def _fmt(figure: str, x: float | None) -> str:
 
 
 def print_headline(figures: dict[str, Any], out_dir: Path) -> None:
-    from pbsolve.audit import FIGURES
-    from pbsolve.cli import out
+    from pbsolve.audit.report import FIGURES
 
     c = figures["counts"]
     t = Table(title=escape(f"judge audit: {figures['judge'] or 'judge'} · {c['responses']} responses, {c['items']} items"))
@@ -68,10 +54,7 @@ def print_headline(figures: dict[str, Any], out_dir: Path) -> None:
 
 def _judge_run(config: Any, instances: dict, responses: list, out_dir: Path, resume: bool) -> list[dict[str, Any]]:
     """Judge every response into out_dir/verdicts.jsonl (via .partial; --resume keeps its lines)."""
-    from pbsolve import interrupts
-    from pbsolve.cli import _fail, _interrupted, _progress, _write_guard, err
-    from pbsolve.judge import judge_many
-    from pbsolve.llm import LLMClient
+    from pbsolve.audit.judge import judge_many
 
     path = out_dir / "verdicts.jsonl"
     partial = path.with_name(path.name + ".partial")
@@ -91,13 +74,13 @@ def _judge_run(config: Any, instances: dict, responses: list, out_dir: Path, res
     todo = [r for r in responses if (r.id, r.response_id) not in done]
     client = LLMClient(config)
     lines = list(kept)
-    with _write_guard(path), interrupts.owned_signals():
+    with write_guard(path), interrupts.owned_signals():
         out_dir.mkdir(parents=True, exist_ok=True)
         fh = open(partial, "w", encoding="utf-8")
         for line in kept:
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
         try:
-            with _progress() as bar:
+            with progress_bar() as bar:
                 task = bar.add_task(f"judging ({config.model})", total=len(responses), completed=len(kept))
                 jobs = [(instances[r.id], r.response_id, r.response) for r in todo]
                 for _, line in judge_many(client, jobs):
@@ -107,11 +90,11 @@ def _judge_run(config: Any, instances: dict, responses: list, out_dir: Path, res
                     bar.advance(task)
         except (EndpointDown, EndpointConfigError) as exc:
             fh.close()
-            _fail(f"{exc}. {len(lines)} of {len(responses)} verdicts saved in {partial}; "
+            fail(f"{exc}. {len(lines)} of {len(responses)} verdicts saved in {partial}; "
                   "fix the endpoint and run the same command with --resume to continue")  # fmt: skip
         except KeyboardInterrupt:
             fh.close()
-            _interrupted(f"interrupted: {len(lines)} of {len(responses)} verdicts saved in {partial}; "
+            exit_interrupted(f"interrupted: {len(lines)} of {len(responses)} verdicts saved in {partial}; "
                          "run the same command with --resume to continue")  # fmt: skip
         fh.flush()
         os.fsync(fh.fileno())
@@ -134,24 +117,21 @@ def register(app: typer.Typer) -> None:
         summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
     ) -> None:
         """Near-miss answers with known truth, for auditing judges: one-rule breaks, sub-optimal plans, valid odd formatting, wrong claims."""
-        from pbsolve import interrupts
-        from pbsolve.cli import _fail, _interrupted, _load, _progress, _write_guard, err, out
-        from pbsolve.jsonl import atomic_writer
-        from pbsolve.perturb import CATEGORIES, PerturbReport, perturb_instance
+        from pbsolve.audit.perturb import CATEGORIES, PerturbReport, perturb_instance
 
         cats = [k.strip() for k in (kinds or "").split(",") if k.strip()] or None
         if cats:
             bad = [k for k in cats if k.split(":", 1)[0] not in CATEGORIES]
             if bad:
-                _fail(f"unknown kind(s) {bad}; categories: {', '.join(CATEGORIES)}")
-        found, errors = _load(instances)
+                fail(f"unknown kind(s) {bad}; categories: {', '.join(CATEGORIES)}")
+        found, errors = read_instances(instances)
         if not found:
-            _fail(f"{instances} holds no valid instance")
+            fail(f"{instances} holds no valid instance")
         report = PerturbReport()
         done = lines = 0
         partial = out_path.with_name(out_path.name + ".partial")
         try:
-            with _write_guard(out_path), interrupts.owned_signals(), atomic_writer(out_path) as fh, _progress() as bar:
+            with write_guard(out_path), interrupts.owned_signals(), atomic_writer(out_path) as fh, progress_bar() as bar:
                 task = bar.add_task("perturbing", total=len(found))
                 for inst in found.values():
                     for p in perturb_instance(inst, seed, cats, report):
@@ -160,7 +140,7 @@ def register(app: typer.Typer) -> None:
                     done += 1
                     bar.advance(task)
         except KeyboardInterrupt:
-            _interrupted(f"interrupted: {lines} lines for {done} of {len(found)} instances written to {partial}; "
+            exit_interrupted(f"interrupted: {lines} lines for {done} of {len(found)} instances written to {partial}; "
                          "the output depends only on the seed and the instances: run the same command again")  # fmt: skip
         for message in report.messages():
             err.print(f"[yellow]note:[/yellow] {escape(message)}")
@@ -177,6 +157,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
     @app.command("audit")
+    @llm_options(temperature=0.0, panel=JUDGE_PANEL, model=False, system_prompt_help=JUDGE_SYSTEM_PROMPT_HELP)
     def audit_cmd(
         instances: Annotated[Path, typer.Option(help="instances JSONL")],
         responses: Annotated[Path, typer.Option(help="responses JSONL (e.g. from `pbsolve perturb`)")],
@@ -189,51 +170,32 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="seed of the bootstrap")] = 0,
         resume: Annotated[bool, typer.Option("--resume", help="--judge-model: keep the verdicts of an interrupted run")] = False,
         summary_json: Annotated[bool, typer.Option("--summary-json", help="print the headline figures as JSON")] = False,
-        base_url: JBaseUrlOpt = None,
-        api_key_env: JApiKeyEnvOpt = "OPENAI_API_KEY",
-        temperature: JTemperatureOpt = 0.0,
-        max_tokens: JMaxTokensOpt = None,
-        system_prompt: JSystemPromptOpt = None,
-        timeout: JTimeoutOpt = 300.0,
-        max_retries: JMaxRetriesOpt = 4,
-        backoff: JBackoffOpt = 1.0,
-        concurrency: JConcurrencyOpt = 4,
+        *,
+        llm: LLMOptions,
     ) -> None:
         """Audit a judge against the checkers: accuracy, false-pass/false-fail rates, All-pass agreement, kappa, with bootstrap CIs and breakdowns."""
-        from pbsolve import interrupts
-        from pbsolve.audit import HEADLINE, audit, load_responses, load_verdicts, verdicts_from_lines
-        from pbsolve.cli import _fail, _interrupted, _load, err
-        from pbsolve.cli_llm import llm_config, preflight
+        from pbsolve.audit.report import HEADLINE, audit, load_responses, load_verdicts, verdicts_from_lines
 
         if (verdicts is None) == (judge_model is None):
-            _fail("give exactly one judge: --verdicts FILE (verdicts of any judge) or --judge-model MODEL (an LLM judge)")
+            fail("give exactly one judge: --verdicts FILE (verdicts of any judge) or --judge-model MODEL (an LLM judge)")
         if verdicts is not None and not verdicts.exists():
-            _fail(f"{verdicts}: no such file")
+            fail(f"{verdicts}: no such file")
         if not responses.exists():
-            _fail(f"{responses}: no such file")
+            fail(f"{responses}: no such file")
         config = None
         if judge_model is not None:
             try:
-                config = llm_config(
-                    model=judge_model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
-                    max_tokens=max_tokens, system_prompt=system_prompt, timeout=timeout, max_retries=max_retries,
-                    backoff=backoff, concurrency=concurrency, needed_by="--judge-model",
-                )  # fmt: skip
+                config = llm.replace(model=judge_model).config(needed_by="--judge-model")
             except ValueError as exc:
-                _fail(str(exc))
-        found, inst_errors = _load(instances)
+                fail(str(exc))
+        found, inst_errors = read_instances(instances)
         lines, errors = load_responses(responses, found)
         if not lines:
             for e in errors:
                 err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
-            _fail(f"{responses} holds no response to a known instance")
+            fail(f"{responses} holds no response to a known instance")
         if config is not None:
-            try:
-                warning = preflight(config)
-            except (EndpointDown, EndpointConfigError) as exc:
-                _fail(str(exc))
-            if warning:
-                err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+            preflight_or_fail(config)
             judged = verdicts_from_lines(_judge_run(config, found, lines, out_dir, resume), found)
         else:
             judged, verdict_errors = load_verdicts(verdicts, found, lines)  # type: ignore[arg-type]
@@ -245,9 +207,9 @@ def register(app: typer.Typer) -> None:
             with interrupts.owned_signals():
                 figures = audit(found, lines, judged, out_dir, judge=name, resamples=bootstrap, seed=seed, confidence=confidence)
         except OSError as exc:
-            _fail(f"cannot write the report to {out_dir}: {exc.strerror or exc}")
+            fail(f"cannot write the report to {out_dir}: {exc.strerror or exc}")
         except KeyboardInterrupt:
-            _interrupted(f"interrupted while computing the audit; no report was finished in {out_dir}"
+            exit_interrupted(f"interrupted while computing the audit; no report was finished in {out_dir}"
                          + ("; the verdicts are kept: run the same command to redo the figures" if config else
                             "; run the same command again"))  # fmt: skip
         if summary_json:

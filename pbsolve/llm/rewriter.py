@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbsolve.answer_format import render_answer_format
-from pbsolve.llm import LLMClient, LLMConfig, LLMError, Usage
+from pbsolve.llm.client import LLMClient, LLMConfig, LLMError, Usage
 from pbsolve.schema import Instance, RewriteRecord
 
 MIN_RATIO = 0.5

@@ -12,14 +12,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from pbsolve import interrupts
-from pbsolve.cli import _fail, _interrupted, _load, _progress, _write_guard, err, out, warn_workers
-from pbsolve.cli_llm import (
-    ApiKeyEnvOpt, BackoffOpt, BaseUrlOpt, ConcurrencyOpt, MaxRetriesOpt, MaxTokensOpt, ModelOpt, SystemPromptOpt,
-    TemperatureOpt, TimeoutOpt, build_responder, llm_config, preflight,
+from pbsolve.cli.common import (
+    LLMOptions, build_responder, err, exit_interrupted, fail, llm_options, out, preflight_or_fail, progress_bar,
+    read_instances, warn_workers, write_guard,
 )  # fmt: skip
 from pbsolve.jsonl import atomic_writer, dumps
-from pbsolve.llm import EndpointConfigError, EndpointDown, LLMClient
-from pbsolve.responders import responder_names
+from pbsolve.llm.client import EndpointConfigError, EndpointDown, LLMClient
+from pbsolve.llm.responders import responder_names
 
 LOOP_PANEL = "Difficulty update"
 
@@ -71,6 +70,7 @@ def print_loop_summary(s: dict[str, Any], out_dir: Path) -> None:
 
 def register(app: typer.Typer) -> None:
     @app.command()
+    @llm_options(temperature=0.0)
     def loop(
         responder: Annotated[str, typer.Option(help=f"who answers: {', '.join(responder_names())}")],
         budget: Annotated[int, typer.Option(min=1, help="instances to answer in total (a larger budget extends a run)")],
@@ -91,37 +91,28 @@ def register(app: typer.Typer) -> None:
         renderer: Annotated[str, typer.Option(help="template | llm (reword prompts with --rewriter-model on the same endpoint)")] = "template",
         rewriter_model: Annotated[Optional[str], typer.Option(help="llm renderer model (default: --model)")] = None,
         summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
-        base_url: BaseUrlOpt = None,
-        model: ModelOpt = None,
-        api_key_env: ApiKeyEnvOpt = "OPENAI_API_KEY",
-        temperature: TemperatureOpt = 0.0,
-        max_tokens: MaxTokensOpt = None,
-        system_prompt: SystemPromptOpt = None,
-        timeout: TimeoutOpt = 300.0,
-        max_retries: MaxRetriesOpt = 4,
-        backoff: BackoffOpt = 1.0,
-        concurrency: ConcurrencyOpt = 4,
+        *,
+        llm: LLMOptions,
     ) -> None:
         """The closed difficulty loop: certify, answer, grade, make the next instance harder.
 
         Solved instances push the tier weights towards harder rules; failed ones go to
         OUT/kept.jsonl. Rerun the same command to resume an interrupted run."""
-        from pbsolve.loop import Loop, LoopError, LoopParams, LoopSettings, plot, summarize
+        from pbsolve.loop.difficulty import Loop, LoopError, LoopParams, LoopSettings, plot, summarize
         from pbsolve.sampler import select_tasks
 
         if size not in ("tiny", "small", "default"):
-            _fail(f"unknown size {size!r}; choose tiny, small or default")
+            fail(f"unknown size {size!r}; choose tiny, small or default")
         if renderer not in ("template", "llm"):
-            _fail(f"unknown renderer {renderer!r}; choose template or llm")
-        llm = dict(base_url=base_url, api_key_env=api_key_env, max_tokens=max_tokens, timeout=timeout,
-                   max_retries=max_retries, backoff=backoff, concurrency=concurrency)  # fmt: skip
+            fail(f"unknown renderer {renderer!r}; choose template or llm")
         try:
             select_tasks(family, task)
-            fn, config = build_responder(responder, model=model, temperature=temperature, system_prompt=system_prompt, **llm)
+            fn, config = build_responder(responder, llm)
             rewriter = None
-            if renderer == "llm":
-                rewriter = llm_config(model=rewriter_model or model, temperature=0.7, system_prompt=None, **llm,
-                                      needed_by="--renderer llm")  # fmt: skip
+            if renderer == "llm":  # the rewriter: the same endpoint, its own model, temperature 0.7, no system prompt
+                rewriter = llm.replace(model=rewriter_model or llm.model, temperature=0.7, system_prompt=None).config(
+                    needed_by="--renderer llm"
+                )
             settings = LoopSettings(
                 seed=seed, family=family, task=task, size=size,  # type: ignore[arg-type]
                 params=LoopParams(eta=eta, alpha=alpha, beta=beta, gamma=gamma, m_step=m_step),
@@ -130,23 +121,17 @@ def register(app: typer.Typer) -> None:
                 deterministic_time=time_limit, plan_count_cap=plan_cap,
             )  # fmt: skip
         except (KeyError, ValueError) as exc:
-            _fail(str(exc).strip("'\""))
+            fail(str(exc).strip("'\""))
         for target in (fn if config is not None else None, rewriter):
-            if target is None:
-                continue
-            try:
-                warning = preflight(target)
-            except (EndpointDown, EndpointConfigError) as exc:
-                _fail(str(exc))
-            if warning:
-                err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+            if target is not None:
+                preflight_or_fail(target)
 
         run = Loop(out_dir, settings, fn, rewriter=rewriter, workers=workers)
         failure: str | None = None
         code = 1
         interrupted = False
         warn_workers(workers)
-        with _progress() as bar:
+        with progress_bar() as bar:
             progress = bar.add_task("closed loop", total=budget)
 
             def on_step(rec: dict[str, Any]) -> None:
@@ -172,11 +157,11 @@ def register(app: typer.Typer) -> None:
                 interrupted = True
         trajectory = run.trajectory
         if failure is not None and not trajectory:
-            _interrupted(failure) if interrupted else _fail(failure, code)
+            exit_interrupted(failure) if interrupted else fail(failure, code)
         tasks = run.tasks
         summary = summarize(trajectory, tasks, settings.params)
         if trajectory:
-            with _write_guard(out_dir / "summary.json"), atomic_writer(out_dir / "summary.json") as fh:
+            with write_guard(out_dir / "summary.json"), atomic_writer(out_dir / "summary.json") as fh:
                 fh.write(json.dumps(summary, indent=2) + "\n")
             try:
                 if not interrupted:  # drawing takes seconds; an interrupted run stops now (resuming redraws it)
@@ -192,48 +177,33 @@ def register(app: typer.Typer) -> None:
                 out.print(f"trajectory: {out_dir}/trajectory.jsonl{drawn} · summary: {out_dir}/summary.json",
                           markup=False)  # fmt: skip
         if failure is not None:
-            _interrupted(failure) if interrupted else _fail(failure, code)
+            exit_interrupted(failure) if interrupted else fail(failure, code)
 
     @app.command()
+    @llm_options(temperature=0.7)
     def rewrite(
         instances: Annotated[Path, typer.Option(help="instances JSONL (template-rendered)")],
         out_path: Annotated[Path, typer.Option("--out", help="instances JSONL with reworded prompts")],
         rewrite_attempts: Annotated[int, typer.Option(min=1, help="rewrites tried per instance before the template text is kept")] = 3,
-        base_url: BaseUrlOpt = None,
-        model: ModelOpt = None,
-        api_key_env: ApiKeyEnvOpt = "OPENAI_API_KEY",
-        temperature: TemperatureOpt = 0.7,
-        max_tokens: MaxTokensOpt = None,
-        system_prompt: SystemPromptOpt = None,
-        timeout: TimeoutOpt = 300.0,
-        max_retries: MaxRetriesOpt = 4,
-        backoff: BackoffOpt = 1.0,
-        concurrency: ConcurrencyOpt = 4,
+        *,
+        llm: LLMOptions,
     ) -> None:
         """Reword the prompts of an instance file with an LLM (the fidelity-guarded llm renderer).
 
         Every rewrite passes the fidelity guard or the template text is kept; each instance
         records which text it carries and why. Requests run concurrently."""
-        from pbsolve.rewriter import rewrite_instance, rewrite_summary
+        from pbsolve.llm.rewriter import rewrite_instance, rewrite_summary
 
         try:
-            config = llm_config(model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
-                                max_tokens=max_tokens, system_prompt=system_prompt, timeout=timeout,
-                                max_retries=max_retries, backoff=backoff, concurrency=concurrency,
-                                needed_by="rewrite")  # fmt: skip
+            config = llm.config(needed_by="rewrite")
         except ValueError as exc:
-            _fail(str(exc))
-        found, errors = _load(instances)
+            fail(str(exc))
+        found, errors = read_instances(instances)
         client = LLMClient(config)
-        try:
-            warning = client.preflight()
-        except (EndpointDown, EndpointConfigError) as exc:
-            _fail(str(exc))
-        if warning:
-            err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+        preflight_or_fail(client)
         items = list(found.values())
         done = []
-        with _write_guard(out_path), atomic_writer(out_path) as fh, _progress() as bar:
+        with write_guard(out_path), atomic_writer(out_path) as fh, progress_bar() as bar:
             progress = bar.add_task("rewriting", total=len(items))
             for _, inst in client.map(lambda i: rewrite_instance(i, client, rewrite_attempts), items):
                 fh.write(dumps(inst) + "\n")

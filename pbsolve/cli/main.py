@@ -1,8 +1,10 @@
-"""The ``pbsolve`` command line."""
+"""The ``pbsolve`` command line: the typer ``app`` (the console script) and its core commands
+(generate, show, answer, grade, schema, taxonomy, demo). The other command groups live in
+:mod:`pbsolve.cli.serve`, :mod:`pbsolve.cli.loop` and :mod:`pbsolve.cli.audit` and are
+registered at import; all of them share :mod:`pbsolve.cli.common`."""
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import sys
@@ -10,81 +12,30 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pbsolve.api import load_instances
-from pbsolve.family import families
 from pbsolve import interrupts
+from pbsolve.cli import audit as audit_commands
+from pbsolve.cli import loop as loop_commands
+from pbsolve.cli import serve as serve_commands
+from pbsolve.cli.common import (
+    LLMOptions, build_responder, err, fail, llm_options, out, preflight_or_fail, progress_bar, read_instances, warn_workers,
+    write_guard,
+)  # fmt: skip
+from pbsolve.cli.llm import write_answers
+from pbsolve.family import families
 from pbsolve.generate import (
     GaveUp, GenerateOptions, ResumeError, RunSummary, generate, load_checkpoint, outcome_record, run_header, sidecar_path,
 )  # fmt: skip
 from pbsolve.grade_report import grade_responses
 from pbsolve.grade_report import summarize as _summarize
-from pbsolve.grading import REWARD_MODES, grade  # noqa: F401 (grade: part of the CLI module's namespace)
-from pbsolve.jsonl import LineError, atomic_writer, check_writable, dumps, read_models
-from pbsolve.cli_llm import (
-    ApiKeyEnvOpt, BackoffOpt, BaseUrlOpt, ConcurrencyOpt, MaxRetriesOpt, MaxTokensOpt, ModelOpt, SystemPromptOpt,
-    TemperatureOpt, TimeoutOpt, build_responder, llm_config, preflight, write_answers,
-)  # fmt: skip
-from pbsolve.llm import EndpointConfigError, EndpointDown
-from pbsolve.responders import get_responder, responder_names
-from pbsolve.schema import TIERS, Grade, ResponseLine
+from pbsolve.grading import REWARD_MODES
+from pbsolve.jsonl import LineError, atomic_writer, check_writable, dumps
+from pbsolve.llm.responders import get_responder, responder_names
+from pbsolve.schema import TIERS, Grade
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Certified planning problems, graded by code.")
-# emoji=False: user text such as `responses.jsonl:100:` must never turn into an emoji;
-# markup in user text is escaped wherever it is printed.
-out = Console(emoji=False)
-# soft_wrap: never break a `file:line:` message across lines when stderr is a log file
-err = Console(stderr=True, soft_wrap=True, emoji=False)
-
-
-def _fail(message: str, code: int = 1) -> None:
-    err.print(f"[red]error:[/red] {escape(message)}")
-    raise typer.Exit(code)
-
-
-def _interrupted(message: str) -> None:
-    """Report an interrupt and end with 128 + the signal (130 for SIGINT, 143 for SIGTERM).
-
-    After a real signal the process ends as soon as the message is out (``os._exit``):
-    worker threads still waiting on an LLM endpoint must not keep it alive for minutes.
-    Every output file is closed before this is called."""
-    signum = interrupts.received()
-    code = interrupts.exit_code(signum)
-    if signum is None:  # a KeyboardInterrupt raised in-process (tests, embedding code)
-        _fail(message, code)
-    err.print(f"[red]error:[/red] {escape(message)}")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=False, disable=not err.is_terminal,
-    )  # fmt: skip
-
-
-def _write_guard(path: Path):  # noqa: ANN202 - context manager factory
-    """Turn disk errors into one clear message; the .partial file is kept for inspection."""
-
-    class _Guard:
-        def __enter__(self) -> None:
-            return None
-
-        def __exit__(self, exc_type, exc, tb) -> bool:  # noqa: ANN001
-            if isinstance(exc, OSError):
-                why = "no space left on device" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
-                partial = path.with_name(path.name + ".partial")
-                kept = partial.is_file() and partial.stat().st_size > 0
-                _fail(f"cannot write {path}: {why}" + (f"; partial output kept in {partial}" if kept else ""))
-            return False
-
-    return _Guard()
 
 
 def _parse_tiers(tiers: str | None) -> list:
@@ -93,16 +44,8 @@ def _parse_tiers(tiers: str | None) -> list:
     names = [t.strip() for t in tiers.split(",") if t.strip()]
     bad = [t for t in names if t not in TIERS]
     if bad:
-        _fail(f"unknown tier(s) {bad}; choose from {', '.join(TIERS)}")
+        fail(f"unknown tier(s) {bad}; choose from {', '.join(TIERS)}")
     return names
-
-
-def warn_workers(workers: int) -> None:
-    """More worker processes than cores only makes them compete."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if workers > cores:
-        err.print(f"[yellow]warning:[/yellow] --workers {workers} is more than the {cores} core(s) available; "
-                  "the extra workers only compete for them")  # fmt: skip
 
 
 def run_generate(
@@ -125,14 +68,14 @@ def run_generate(
         try:
             summary.outcomes = load_checkpoint(partial, header)
         except ResumeError as exc:
-            _fail(str(exc))
+            fail(str(exc))
     elif partial.exists() and sidecar.exists():
         err.print(f"note: replacing the interrupted run in {partial} (use --resume to continue it instead)", markup=False)
     kept = len(summary.instances)
-    with _write_guard(path), interrupts.owned_signals(raise_in_main=False):
+    with write_guard(path), interrupts.owned_signals(raise_in_main=False):
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = "a" if resume else "w"
-        with open(partial, mode, encoding="utf-8") as fh, open(sidecar, mode, encoding="utf-8") as log, _progress() as bar:
+        with open(partial, mode, encoding="utf-8") as fh, open(sidecar, mode, encoding="utf-8") as log, progress_bar() as bar:
             if not resume:
                 log.write(json.dumps(header) + "\n")
                 log.flush()
@@ -152,13 +95,13 @@ def run_generate(
                 log.close()
                 got = len(summary.instances)
                 where = f" (indices {start}..{summary.outcomes[-1].index})" if summary.outcomes else ""
-                _fail(f"interrupted by {interrupts.signal_name(exc.signum)}: {got} of {n} instances{where} written to "
+                fail(f"interrupted by {interrupts.signal_name(exc.signum)}: {got} of {n} instances{where} written to "
                       f"{partial}; run the same command with --resume to continue (the finished file is "
                       "byte-identical to an uninterrupted run)", interrupts.exit_code(exc.signum))  # fmt: skip
             except GaveUp as exc:
                 fh.close()
                 log.close()
-                _fail(f"{exc}. {len(summary.instances)} of {n} instances kept in {partial}")
+                fail(f"{exc}. {len(summary.instances)} of {n} instances kept in {partial}")
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(partial, path)
@@ -205,6 +148,7 @@ def print_generate_summary(s: dict, path: Path) -> None:
 
 
 @app.command("generate")
+@llm_options(temperature=0.7)
 def generate_cmd(
     out_path: Annotated[Path, typer.Option("--out", help="output JSONL file")] = Path("instances.jsonl"),
     n: Annotated[int, typer.Option("--n", min=1, help="number of instances: exactly this many (indices that certify "
@@ -224,32 +168,20 @@ def generate_cmd(
     summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
     renderer: Annotated[str, typer.Option(help="template (deterministic) | llm (an LLM rewords the narrative; fidelity-guarded)")] = "template",
     rewrite_attempts: Annotated[int, typer.Option(min=1, help="llm renderer: rewrites tried before the template text is kept")] = 3,
-    base_url: BaseUrlOpt = None,
-    model: ModelOpt = None,
-    api_key_env: ApiKeyEnvOpt = "OPENAI_API_KEY",
-    temperature: TemperatureOpt = 0.7,
-    max_tokens: MaxTokensOpt = None,
-    system_prompt: SystemPromptOpt = None,
-    timeout: TimeoutOpt = 300.0,
-    max_retries: MaxRetriesOpt = 4,
-    backoff: BackoffOpt = 1.0,
-    concurrency: ConcurrencyOpt = 4,
+    *,
+    llm: LLMOptions,
 ) -> None:
     """Generate certified instances (JSON Lines)."""
     if renderer not in ("template", "llm"):
-        _fail(f"unknown renderer {renderer!r}; choose template or llm")
+        fail(f"unknown renderer {renderer!r}; choose template or llm")
     if size not in ("tiny", "small", "default"):
-        _fail(f"unknown size {size!r}; choose tiny, small or default")
+        fail(f"unknown size {size!r}; choose tiny, small or default")
     try:
         opts = GenerateOptions(
             family=family, task=task, size=size, force_tiers=_parse_tiers(tiers),
             include=[c.strip() for c in (include or "").split(",") if c.strip()],
             deterministic_time=time_limit, plan_count_cap=plan_cap, renderer=renderer, rewrite_attempts=rewrite_attempts,
-            rewriter=None if renderer == "template" else llm_config(
-                model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature, max_tokens=max_tokens,
-                system_prompt=system_prompt, timeout=timeout, max_retries=max_retries, backoff=backoff,
-                concurrency=concurrency, needed_by="--renderer llm",
-            ),
+            rewriter=None if renderer == "template" else llm.config(needed_by="--renderer llm"),
         )  # fmt: skip
         from pbsolve.sampler import select_tasks
 
@@ -261,24 +193,19 @@ def generate_cmd(
 
         sample_spec(seed, 0, 0, family, task, size, force_tiers=opts.force_tiers, include=opts.include)
     except (KeyError, ValueError) as exc:
-        _fail(str(exc).strip("'\""))
+        fail(str(exc).strip("'\""))
     if opts.rewriter is not None:
-        try:
-            warning = preflight(opts.rewriter)
-        except (EndpointDown, EndpointConfigError) as exc:
-            _fail(str(exc))
-        if warning:
-            err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+        preflight_or_fail(opts.rewriter)
     try:
         check_writable(out_path)
     except OSError as exc:
-        _fail(f"cannot write {out_path}: {exc.strerror or exc}")
+        fail(f"cannot write {out_path}: {exc.strerror or exc}")
     warn_workers(workers)
     summary = run_generate(n, seed, opts, workers, out_path, quiet=summary_json, start=start, resume=resume)
     if summary_json:
         print(json.dumps(summary.as_dict()))
     elif opts.renderer == "llm":
-        from pbsolve.rewriter import rewrite_summary
+        from pbsolve.llm.rewriter import rewrite_summary
 
         out.print(rewrite_summary(summary.instances) or "llm renderer: no instance", markup=False)
 
@@ -294,13 +221,13 @@ def show(
 ) -> None:
     """Show one instance: its prompt, certificate, checklist and reference answer."""
     if what not in SHOW_WHAT:
-        _fail(f"unknown --what {what!r}; choose one of {', '.join(SHOW_WHAT)}")
-    found, errors = _load(path)
+        fail(f"unknown --what {what!r}; choose one of {', '.join(SHOW_WHAT)}")
+    found, errors = read_instances(path)
     if not found:
-        _fail(f"{path} holds no valid instance")
+        fail(f"{path} holds no valid instance")
     inst = found.get(instance_id) if instance_id else next(iter(found.values()))
     if inst is None:
-        _fail(f"no instance {instance_id!r} in {path}")
+        fail(f"no instance {instance_id!r} in {path}")
     if what == "json":
         print(dumps(inst))
         return
@@ -320,51 +247,26 @@ def show(
         print(json.dumps(inst.reference, ensure_ascii=False))
 
 
-def _load(path: Path) -> tuple[dict, list[LineError]]:
-    if not path.exists():
-        _fail(f"{path}: no such file")
-    found, errors = load_instances(path)
-    for e in errors:
-        err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
-    return found, errors
-
-
 @app.command()
+@llm_options(temperature=0.0)
 def answer(
     instances: Annotated[Path, typer.Option(help="instances JSONL")],
     responder: Annotated[str, typer.Option(help=f"one of: {', '.join(responder_names())}")] = "baseline",
     out_path: Annotated[Path, typer.Option("--out", help="responses JSONL")] = Path("responses.jsonl"),
     resume: Annotated[bool, typer.Option("--resume", help="keep the answers in <out>.partial of an interrupted run; answer the rest")] = False,
-    base_url: BaseUrlOpt = None,
-    model: ModelOpt = None,
-    api_key_env: ApiKeyEnvOpt = "OPENAI_API_KEY",
-    temperature: TemperatureOpt = 0.0,
-    max_tokens: MaxTokensOpt = None,
-    system_prompt: SystemPromptOpt = None,
-    timeout: TimeoutOpt = 300.0,
-    max_retries: MaxRetriesOpt = 4,
-    backoff: BackoffOpt = 1.0,
-    concurrency: ConcurrencyOpt = 4,
+    *,
+    llm: LLMOptions,
 ) -> None:
     """Answer every instance with a responder; writes response lines (with token usage and raw responses for openai)."""
     try:
-        fn, config = build_responder(
-            responder, model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
-            max_tokens=max_tokens, system_prompt=system_prompt, timeout=timeout, max_retries=max_retries,
-            backoff=backoff, concurrency=concurrency,
-        )  # fmt: skip
+        fn, config = build_responder(responder, llm)
     except (KeyError, ValueError) as exc:
-        _fail(str(exc).strip("'\""))
-    found, errors = _load(instances)
+        fail(str(exc).strip("'\""))
+    found, errors = read_instances(instances)
     if not found:
-        _fail(f"{instances} holds no valid instance")
+        fail(f"{instances} holds no valid instance")
     if config is not None:
-        try:
-            warning = preflight(fn)
-        except (EndpointDown, EndpointConfigError) as exc:
-            _fail(str(exc))
-        if warning:
-            err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+        preflight_or_fail(fn)
     write_answers(fn, responder, list(found.values()), out_path, resume)
     if errors:
         raise typer.Exit(1)
@@ -405,17 +307,17 @@ def grade_cmd(
     carry `grader_error` and are no verdict on the answer).
     """
     if mode not in REWARD_MODES:
-        _fail(f"unknown reward mode {mode!r}; choose one of {', '.join(REWARD_MODES)}")
+        fail(f"unknown reward mode {mode!r}; choose one of {', '.join(REWARD_MODES)}")
     if not responses.exists():
-        _fail(f"{responses}: no such file")
-    found, inst_errors = _load(instances)
+        fail(f"{responses}: no such file")
+    found, inst_errors = read_instances(instances)
     run = grade_responses(found, responses, mode)  # type: ignore[arg-type]
     grades, errors = run.grades, run.errors
     for e in errors[:MAX_SHOWN]:
         err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
     if len(errors) > MAX_SHOWN:
         err.print(f"[yellow]... and {len(errors) - MAX_SHOWN} more skipped line(s)[/yellow]")
-    with _write_guard(out_path), atomic_writer(out_path) as fh:
+    with write_guard(out_path), atomic_writer(out_path) as fh:
         for g in grades:
             fh.write(json.dumps(g.model_dump(mode="json", exclude_none=False), ensure_ascii=False) + "\n")
     counted = 0 if allow_missing else len(run.missing)
@@ -437,9 +339,9 @@ def grade_cmd(
     for g in failed[:MAX_SHOWN]:
         err.print(f"[red]grader error[/red] {escape(g.id)}: {escape(g.grader_error or '')}")
     if failed:
-        _fail(f"the grader failed on {len(failed)} of {len(grades)} response(s); their reward 0 says nothing about the answers", code=2)
+        fail(f"the grader failed on {len(failed)} of {len(grades)} response(s); their reward 0 says nothing about the answers", code=2)
     if found and not grades:
-        _fail(f"no response in {responses} matched an instance of {instances}")
+        fail(f"no response in {responses} matched an instance of {instances}")
     if errors or inst_errors:
         raise typer.Exit(1)
 
@@ -487,7 +389,7 @@ def schema(
     if out_path is None:
         sys.stdout.write(text)
     else:
-        with _write_guard(out_path), atomic_writer(out_path) as fh:
+        with write_guard(out_path), atomic_writer(out_path) as fh:
             fh.write(text)
 
 
@@ -530,11 +432,11 @@ def demo(
     for name in ("oracle", "baseline"):
         fn = get_responder(name)
         resp_path, grade_path = out_dir / f"responses.{name}.jsonl", out_dir / f"grades.{name}.jsonl"
-        with _write_guard(resp_path), atomic_writer(resp_path) as fh:
+        with write_guard(resp_path), atomic_writer(resp_path) as fh:
             for inst in found.values():
                 fh.write(json.dumps({"id": inst.id, "response_id": f"{name}-{inst.id}", "response": fn(inst)}) + "\n")
         grades, errors = grade_file(found, resp_path, "all_pass")
-        with _write_guard(grade_path), atomic_writer(grade_path) as fh:
+        with write_guard(grade_path), atomic_writer(grade_path) as fh:
             for g in grades:
                 fh.write(json.dumps(g.model_dump(mode="json")) + "\n")
         runs[name] = grades
@@ -545,9 +447,7 @@ def demo(
         raise typer.Exit(1)
 
 
-
-
-# Command groups that live in their own modules register themselves here.
-from pbsolve.cli_serve import register as _register_serve; _register_serve(app)  # noqa: E402
-from pbsolve.cli_loop import register as _register_loop; _register_loop(app)  # noqa: E402
-from pbsolve.cli_audit import register as _register_audit; _register_audit(app)  # noqa: E402
+# Command groups that live in their own modules.
+serve_commands.register(app)
+loop_commands.register(app)
+audit_commands.register(app)

@@ -1,25 +1,19 @@
-"""Hard-tier mechanisms, designed once in the core and supported by every family.
+"""How each mechanism turns a draft into a harder question and certifies it (the solver side).
 
-Each mechanism turns a draft into a harder question and certifies it:
+* ``infeasibility_detection`` -- a sampled rule makes the draft infeasible; every minimal
+  conflicting rule set is certified. Drafts whose only conflict set is every rule are
+  re-sampled, so "all rules" never passes.
+* ``min_change_replanning`` -- the certified plan is disrupted; changes become the first
+  objective term.
+* ``robustness_design`` -- a family rule asking for backups, certified jointly with the plan.
+* ``exception_recovery`` -- a recovery scenario whose best plan (fewest changes from the main
+  plan first) is certified too.
+* ``local_incompleteness`` -- some inputs become ranges (the data keeps the worst case); the
+  inputs whose best case alone would allow a better plan are certified.
+* ``explainability`` -- the rules whose removal alone would allow a better plan are certified.
 
-* ``infeasibility_detection`` -- a sampled rule makes the draft infeasible; the answer
-  must name one of the certified minimal conflicting rule sets (any one passes; a
-  superset does not). Drafts whose only conflict set is every rule are re-sampled, so
-  "all rules" never passes.
-* ``min_change_replanning`` -- the certified plan is disrupted; the answer must change
-  the certified minimum number of assignments (changes become the first objective term).
-* ``robustness_design`` -- the plan must survive each listed single failure through named
-  backups (a family rule, certified jointly with the plan).
-* ``exception_recovery`` -- besides the plan, a recovery plan for a named scenario, itself
-  certified optimal (fewest changes from the main plan first).
-* ``local_incompleteness`` -- some inputs are ranges; the plan must hold for every value
-  (the data keeps the worst case) and the answer names the inputs whose worst case
-  costs something (their best case would allow a better plan).
-* ``explainability`` -- the answer names the rules that bind the optimum: those whose
-  removal alone would allow a better plan.
-
-A family supports them through four hooks on its ``FAMILY`` object: ``make_infeasible``,
-``make_disruption``, ``make_robust``, ``make_uncertain`` (with ``optimistic``).
+A family supports them through its hooks ``make_infeasible``, ``make_disruption``,
+``make_robust``, ``make_uncertain`` (with ``optimistic`` and ``uncertain_ids``) and ``report``.
 """
 
 from __future__ import annotations
@@ -28,18 +22,9 @@ import random
 from dataclasses import dataclass
 
 from pbsolve.certify import CertResult, Rejected, SolverLimits, certify_feasible, certify_infeasible, optimum
-from pbsolve.family import Draft, FamilyModel
+from pbsolve.family import Draft, Family
+from pbsolve.mechanisms import HARD_KINDS, REPORTING_KINDS
 from pbsolve.schema import Recovery
-
-HARD_KINDS = (
-    "infeasibility_detection",
-    "min_change_replanning",
-    "robustness_design",
-    "exception_recovery",
-    "local_incompleteness",
-    "explainability",
-)
-REPORTING_KINDS = ("conflict_validation",)
 
 
 @dataclass
@@ -57,7 +42,7 @@ def _need(value: Draft | None, reason: str) -> Draft:
 
 
 def certify_spec(
-    fam: FamilyModel, draft: Draft, rng: random.Random, limits: SolverLimits, count_plans: bool
+    fam: Family, draft: Draft, rng: random.Random, limits: SolverLimits, count_plans: bool
 ) -> Certified:
     hard = [k for k in HARD_KINDS if k in draft.spec.hard]
     draft.mechanisms = [k for k in REPORTING_KINDS if k in draft.spec.medium]
@@ -98,14 +83,14 @@ def certify_spec(
     return out
 
 
-def binding_rules(fam: FamilyModel, draft: Draft, limits: SolverLimits) -> list[str]:
+def binding_rules(fam: Family, draft: Draft, limits: SolverLimits) -> list[str]:
     """Rules whose removal alone allows a better plan (lexicographic objective)."""
     best = optimum(fam, draft, limits)
     assert best is not None, "binding rules of an infeasible draft"
     return [r.id for r in draft.rules if _better(optimum(fam, draft, limits, without=r.id), best)]
 
 
-def conservative_inputs(fam: FamilyModel, draft: Draft, limits: SolverLimits) -> list[str]:
+def conservative_inputs(fam: Family, draft: Draft, limits: SolverLimits) -> list[str]:
     """Uncertain inputs whose best case alone would allow a better plan."""
     best = optimum(fam, draft, limits)
     assert best is not None, "conservative inputs of an infeasible draft"

@@ -2,7 +2,7 @@
 
 Every response is graded by the checkers (the truth: a pass/fail per checklist item)
 and by the judge under audit (a verdict per item, from an LLM run through
-:mod:`pbsolve.judge` or read from a verdicts file). The figures compare the two.
+:mod:`pbsolve.audit.judge` or read from a verdicts file). The figures compare the two.
 
 **Definitions** (item level: one (response, checklist item) pair is one observation).
 
@@ -45,7 +45,7 @@ import numpy as np
 
 from pbsolve.grading import grade
 from pbsolve.jsonl import LineError, read_models
-from pbsolve.judge import verdict_from_json
+from pbsolve.audit.judge import verdict_from_json
 from pbsolve.sampler import derive_seed
 from pbsolve.schema import Instance, ResponseLine
 

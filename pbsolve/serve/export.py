@@ -17,7 +17,7 @@ instances are added or removed near the cut.
               is a list of chat messages (TRL's conversational format) or, with
               ``prompt_style="text"``, the prompt string.
 
-The ``instance`` / ``ground_truth`` text is what the reward adapters in ``pbsolve.rewards``
+The ``instance`` / ``ground_truth`` text is what the reward adapters in ``pbsolve.serve.rewards``
 read back.
 """
 
@@ -33,7 +33,7 @@ from typing import IO, Any, Literal
 
 from pbsolve.jsonl import LineError, check_writable, dumps
 from pbsolve.schema import Instance
-from pbsolve.store import iter_instance_texts, parse_instance_text
+from pbsolve.serve.store import iter_instance_texts, parse_instance_text
 
 ExportFormat = Literal["verl", "jsonl", "parquet"]
 FORMATS: tuple[str, ...] = ("verl", "jsonl", "parquet")

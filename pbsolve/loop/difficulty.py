@@ -53,8 +53,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pbsolve.generate import GenerateOptions, Outcome, build_instance, close_executor, executor_for, run_job, wait_outcome
 from pbsolve.grading import grade
-from pbsolve.llm import LLMConfig
-from pbsolve.responders import Answer, Responder, answer_many
+from pbsolve.llm.client import LLMConfig
+from pbsolve.llm.responders import Answer, Responder, answer_many
 from pbsolve.sampler import select_tasks
 from pbsolve.schema import Instance, Size
 from pbsolve.taxonomy import COUNT_PRIORS

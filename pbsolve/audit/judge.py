@@ -354,7 +354,7 @@ def verdict_line(
 def judge_one(client: Any, instance: Instance, response_id: str, response: str) -> dict[str, Any]:
     """Ask the judge about one answer; a request the endpoint refuses becomes a recorded
     failure (every item missing). EndpointDown/EndpointConfigError propagate."""
-    from pbsolve.llm import RequestFailed
+    from pbsolve.llm.client import RequestFailed
 
     ids = [it.id for it in instance.checklist]
     system = client.config.system_prompt if client.config.system_prompt is not None else JUDGE_SYSTEM

@@ -1,8 +1,8 @@
 """``pbsolve export`` and ``pbsolve serve``: training-set export and the reward server.
 
-``register(app)`` adds both commands to the main typer app (called at the end of
-``pbsolve/cli.py``). Helpers of the main CLI (consoles, ``_fail``) are imported inside the
-commands, so this module can be imported on its own as well.
+``register(app)`` adds both commands to the main typer app (:mod:`pbsolve.cli.main`). The
+store, the server and uvicorn are imported inside the commands, so ``pbsolve --help``
+stays quick.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from pbsolve import interrupts
+from pbsolve.cli.common import err, exit_interrupted, fail, out, write_guard
+from pbsolve.grading import REWARD_MODES
 from pbsolve.parsing import MAX_CHARS
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -24,8 +27,6 @@ MAX_SHOWN_ERRORS = 20
 
 
 def _show_errors(errors: list, total: int | None = None) -> None:
-    from pbsolve.cli import err
-
     for e in errors[:MAX_SHOWN_ERRORS]:
         err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
     total = len(errors) if total is None else total
@@ -47,26 +48,22 @@ def export_cmd(
     """Export instances as a training set: verl Parquet, or JSON Lines / Parquet for `datasets`."""
     import json
 
-    from pbsolve.cli import _fail, _write_guard, out
-    from pbsolve.export import export
-    from pbsolve.store import StoreError
+    from pbsolve.serve.export import export
+    from pbsolve.serve.store import StoreError
 
     for p in instances:
         if not p.is_file():
-            _fail(f"{p}: no such file")
-    from pbsolve import interrupts
-    from pbsolve.cli import _interrupted
-
+            fail(f"{p}: no such file")
     try:
-        with _write_guard(out_dir), interrupts.owned_signals():
+        with write_guard(out_dir), interrupts.owned_signals():
             report = export(
                 instances, out_dir, fmt=fmt, eval_fraction=eval_fraction, seed=seed, system=system,
                 prompt_style=prompt_style, data_source=data_source,
             )  # fmt: skip
     except (ValueError, StoreError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except KeyboardInterrupt:
-        _interrupted(f"interrupted: the export in {out_dir} is incomplete (rows so far in its .partial files); "
+        exit_interrupted(f"interrupted: the export in {out_dir} is incomplete (rows so far in its .partial files); "
                      "the output depends only on the inputs and options: run the same command again")  # fmt: skip
     _show_errors(report.errors)
     if summary_json:
@@ -107,12 +104,10 @@ def serve_cmd(
     access_log: Annotated[bool, typer.Option("--access-log", help="log every request")] = False,
 ) -> None:
     """Serve rewards over HTTP for RL training (FastAPI + uvicorn)."""
-    from pbsolve.cli import _fail, err, out
-    from pbsolve.grading import REWARD_MODES
-    from pbsolve.store import InstanceStore, StoreError, ensure_store
+    from pbsolve.serve.store import InstanceStore, StoreError, ensure_store
 
     if mode not in REWARD_MODES:
-        _fail(f"unknown reward mode {mode!r}; choose one of {', '.join(REWARD_MODES)}")
+        fail(f"unknown reward mode {mode!r}; choose one of {', '.join(REWARD_MODES)}")
     try:
         with err.status("preparing the instance store ...") if err.is_terminal else nullcontext() as status:
 
@@ -122,12 +117,12 @@ def serve_cmd(
 
             path, report = ensure_store(instances, store, rebuild=rebuild, progress=progress)
     except (StoreError, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     _show_errors(report.errors, report.error_count)
     how = "reused" if report.reused else f"built in {report.seconds:.1f} s"
     err.print(escape(f"store {path}: {report.rows:,} instances, {report.bytes / 2**20:.1f} MiB ({how})"))
     if report.rows == 0:
-        _fail(f"{path} holds no instance to serve")
+        fail(f"{path} holds no instance to serve")
     if build_only:
         raise typer.Exit(1 if report.error_count else 0)
     if host not in LOOPBACK and not token:
@@ -135,7 +130,7 @@ def serve_cmd(
 
     import uvicorn
 
-    from pbsolve.server import CONFIG_ENV, ServerSettings, create_app, settings_env
+    from pbsolve.serve.server import CONFIG_ENV, ServerSettings, create_app, settings_env
 
     settings = ServerSettings(
         store=str(path), token=token, mode=mode, max_body_bytes=int(max_body_mb * 2**20),
@@ -148,7 +143,7 @@ def serve_cmd(
         with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
             pass
     except OSError as exc:
-        _fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
+        fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
     out.print(escape(f"pbsolve reward server on http://{host}:{port}  (mode {mode}, {workers} worker(s); Ctrl-C stops)"))
     sys.stdout.flush()
     common = {"host": host, "port": port, "log_level": "warning", "access_log": access_log}
@@ -162,10 +157,10 @@ def serve_cmd(
                 )  # fmt: skip
                 uvicorn.run(app, **common)
         except StoreError as exc:
-            _fail(str(exc))
+            fail(str(exc))
     else:
         os.environ[CONFIG_ENV] = settings_env(settings)
-        uvicorn.run("pbsolve.server:app_from_env", factory=True, workers=workers, **common)
+        uvicorn.run("pbsolve.serve.server:app_from_env", factory=True, workers=workers, **common)
 
 
 def register(app: typer.Typer) -> None:

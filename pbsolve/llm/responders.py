@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pbsolve.family import checker
+from pbsolve.llm.client import LLMClient, LLMConfig, RequestFailed
 from pbsolve.schema import Instance
 
 Responder = Callable[[Instance], str]
@@ -57,9 +58,36 @@ def nothing(instance: Instance) -> str:
 RESPONDERS: dict[str, Responder] = {"oracle": oracle, "baseline": baseline, "nothing": nothing}
 
 
-def _openai(**options: Any) -> Responder:
-    from pbsolve.llm import LLMConfig, OpenAIResponder
+class OpenAIResponder:
+    """The ``openai`` responder: sends each instance's prompt (after the optional system
+    prompt) and records the text, token usage, requests made and the raw response.
 
+    A request the endpoint rejects on its own (e.g. HTTP 400) gives an empty answer with
+    the error recorded; an endpoint that stays down, or a wrong key/model, raises.
+    """
+
+    name = "openai"
+
+    def __init__(self, config: LLMConfig, client: LLMClient | None = None) -> None:
+        self.config = config
+        self.client = client or LLMClient(config)
+
+    def answer(self, instance: Instance) -> Answer:
+        t0 = time.perf_counter()
+        try:
+            c = self.client.ask(instance.prompt)
+        except RequestFailed as exc:
+            return Answer(text="", calls=exc.attempts, seconds=time.perf_counter() - t0, model=self.config.model, error=str(exc))
+        return Answer(text=c.text, usage=c.usage.as_dict(), calls=c.attempts, seconds=c.seconds, model=c.model, raw=c.raw)
+
+    def answer_many(self, instances: Sequence[Instance]) -> Iterator[tuple[int, Answer]]:
+        yield from self.client.map(self.answer, instances)
+
+    def __call__(self, instance: Instance) -> str:
+        return self.answer(instance).text
+
+
+def _openai(**options: Any) -> Responder:
     return OpenAIResponder(LLMConfig(**options))
 
 

@@ -50,7 +50,7 @@ from starlette.responses import Response
 from pbsolve import __version__
 from pbsolve.grading import REWARD_MODES, GradingError, InvalidGroundTruth, validate_instance
 from pbsolve.parsing import MAX_CHARS
-from pbsolve.rewards import (
+from pbsolve.serve.rewards import (
     DeadlineExceeded,
     InstanceError,
     InstanceResolver,
@@ -58,9 +58,9 @@ from pbsolve.rewards import (
     metrics,
     openrlhf_payload,
 )
-from pbsolve.rewards import grade_pairs as _grade_pairs
+from pbsolve.serve.rewards import grade_pairs as _grade_pairs
 from pbsolve.schema import Grade, Instance, RewardMode
-from pbsolve.store import InstanceStore
+from pbsolve.serve.store import InstanceStore
 
 CONFIG_ENV = "PBSOLVE_SERVE_CONFIG"
 OPEN_PATHS = frozenset({"/health"})

@@ -361,34 +361,3 @@ class LLMClient:
             self._stop.clear()
         if error is not None:
             raise error
-
-
-class OpenAIResponder:
-    """The ``openai`` responder: sends each instance's prompt (after the optional system
-    prompt) and records the text, token usage, requests made and the raw response.
-
-    A request the endpoint rejects on its own (e.g. HTTP 400) gives an empty answer with
-    the error recorded; an endpoint that stays down, or a wrong key/model, raises.
-    """
-
-    name = "openai"
-
-    def __init__(self, config: LLMConfig, client: LLMClient | None = None) -> None:
-        self.config = config
-        self.client = client or LLMClient(config)
-
-    def answer(self, instance: Any) -> Any:
-        from pbsolve.responders import Answer
-
-        t0 = time.perf_counter()
-        try:
-            c = self.client.ask(instance.prompt)
-        except RequestFailed as exc:
-            return Answer(text="", calls=exc.attempts, seconds=time.perf_counter() - t0, model=self.config.model, error=str(exc))
-        return Answer(text=c.text, usage=c.usage.as_dict(), calls=c.attempts, seconds=c.seconds, model=c.model, raw=c.raw)
-
-    def answer_many(self, instances: Sequence[Any]) -> Iterator[tuple[int, Any]]:
-        yield from self.client.map(self.answer, instances)
-
-    def __call__(self, instance: Any) -> str:
-        return self.answer(instance).text

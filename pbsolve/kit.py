@@ -1,0 +1,161 @@
+"""The family kit: machinery every family's model side shares.
+
+One definition of what used to be copied per family: the constraint-kind registry
+(encoders and witness rule builders), enforced constraint posting, rule insertion at a
+random position, the witness-based rule loop of ``draft()`` and ``Uncertain`` ranges.
+
+This module never imports OR-Tools at run time (``Uncertain`` is read by the checkers,
+and grading-only processes must not load the solver); the posting helper receives the
+model it posts into.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pbsolve.family import NoDraft
+from pbsolve.schema import GenerationSpec, Rule, Tier
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Pool entries that ask for a report section, not a rule (see pbsolve.mechanisms).
+REPORTING = ("conflict_validation",)
+
+
+class Uncertain(BaseModel):
+    """An input known only as a range. The data holds its worst case; plans must hold for
+    every value in the range. Each family documents its kinds (an event's 'duration',
+    a room's 'seats', a depot's 'stock', ...)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(description="U1, U2, ...")
+    kind: str = Field(description="what the range is (the family's input kinds)")
+    target: str = Field(description="the entity the range belongs to")
+    low: int
+    high: int
+
+
+class KindRegistry(Mapping[str, F]):
+    """A table from constraint kind to its function (an encoder, a rule builder), filled
+    with the :meth:`register` decorator. Registering a kind twice is an error, so two
+    modules can never silently replace each other's encoding."""
+
+    def __init__(self, what: str, entries: Mapping[str, F] | None = None) -> None:
+        self.what = what
+        self._table: dict[str, F] = {}
+        for kind, fn in (entries or {}).items():
+            self.add(kind, fn)
+
+    def register(self, kind: str) -> Callable[[F], F]:
+        def add(fn: F) -> F:
+            self.add(kind, fn)
+            return fn
+
+        return add
+
+    def add(self, kind: str, fn: F) -> None:
+        if kind in self._table:
+            raise ValueError(f"{self.what} for kind {kind!r} registered twice")
+        self._table[kind] = fn
+
+    def __getitem__(self, kind: str) -> F:
+        try:
+            return self._table[kind]
+        except KeyError:
+            raise KeyError(f"no {self.what} for kind {kind!r}; registered: {', '.join(self._table)}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def kinds(self) -> frozenset[str]:
+        return frozenset(self._table)
+
+
+def post(m: cp_model.CpModel, ct: Any, lit: cp_model.IntVar) -> None:
+    """Add ``ct`` to ``m`` enforced by ``lit``; constant constraints (empty sums) are folded:
+    a false one makes the literal false, a true one is dropped."""
+    if isinstance(ct, bool):
+        if not ct:
+            m.add_implication(lit, ~lit)
+        return
+    m.add(ct).only_enforce_if(lit)
+
+
+def encode_rules(m: cp_model.CpModel, rules: Sequence[Rule], encoders: Mapping[str, Callable[..., None]], tm: Any) -> dict[str, cp_model.IntVar]:
+    """Post every numbered rule behind its own enforcement literal ``rule[<id>]``, in list
+    order, through the encoder of its kind (``encoder(tm, params, lit)``), so the
+    certifier can switch rules off one by one. Returns the literals by rule id."""
+    literals: dict[str, cp_model.IntVar] = {}
+    for rule in rules:
+        lit = m.new_bool_var(f"rule[{rule.id}]")
+        encoders[rule.kind](tm, rule.params, lit)
+        literals[rule.id] = lit
+    return literals
+
+
+# -- rules -----------------------------------------------------------------------------
+def renumber(rules: Sequence[Rule]) -> list[Rule]:
+    """The rules with ids R1..Rn in list order."""
+    return [r.model_copy(update={"id": f"R{i}"}) for i, r in enumerate(rules, 1)]
+
+
+def insert_position(rules: Sequence[Rule], base: Container[str], rng: random.Random) -> int:
+    """A random place among the sampled rules (after the base rules, which come first)."""
+    n_base = sum(1 for r in rules if r.kind in base)
+    return rng.randint(n_base, len(rules))
+
+
+def insert_at(rules: Sequence[Rule], rule: Rule, position: int) -> list[Rule]:
+    """``rule`` inserted at ``position``, every rule renumbered R1..Rn."""
+    return renumber([*rules[:position], rule, *rules[position:]])
+
+
+def insert_rule(rules: Sequence[Rule], rule: Rule, base: Container[str], rng: random.Random) -> list[Rule]:
+    """Insert a rule among the sampled ones at a random place and renumber R1..Rn, so
+    neither its number nor its position marks it as the one a mechanism added."""
+    return insert_at(rules, rule, insert_position(rules, base, rng))
+
+
+def sampled_kinds(spec: GenerationSpec, base_rules: Container[str]) -> list[str]:
+    """The spec's sampled rule kinds in tier order, without base rules and report kinds."""
+    return [c for c in spec.basic + spec.medium + spec.stateful if c not in base_rules and c not in REPORTING]
+
+
+Builder = Callable[[Any, Any, random.Random], "dict[str, Any] | None"]
+
+
+def witness_rules(
+    base: Sequence[tuple[str, Tier, dict[str, Any]]],
+    sampled: Sequence[str],
+    tiers: Mapping[str, Tier],
+    builders: Mapping[str, Builder],
+    data: Any,
+    witness: Any,
+    rng: random.Random,
+    structural: Container[str] = (),
+) -> list[Rule]:
+    """The numbered rules of a witness-based draft: the base rules (kind, tier, params),
+    then one rule per sampled kind whose parameters its builder draws so that the planted
+    ``witness`` satisfies them; ``structural`` kinds take no parameters. A builder that
+    finds no parameters the witness satisfies raises :class:`NoDraft` (re-sampled)."""
+    rules = [Rule(id=f"R{i}", kind=kind, tier=tier, params=params) for i, (kind, tier, params) in enumerate(base, 1)]
+    for cid in sampled:
+        if cid in structural:
+            params: dict[str, Any] | None = {}
+        else:
+            params = builders[cid](data, witness, rng)
+            if params is None:
+                raise NoDraft(cid)
+        rules.append(Rule(id=f"R{len(rules) + 1}", kind=cid, tier=tiers[cid], params=params))
+    return rules

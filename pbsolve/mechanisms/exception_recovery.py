@@ -1,0 +1,102 @@
+"""``exception_recovery`` (hard): besides the plan, a recovery plan for a named scenario
+(``Instance.recovery``: scenario rules on top of the instance's, and a recovery objective
+with changes from the main plan first), itself certified optimal. The answer's recovery
+plan is read and judged by the family exactly as its main plan, with changes counted
+from the answer's own main plan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbsolve.answer_checks import validation_verdict
+from pbsolve.mechanisms.base import CheckContext, Item, Mechanism, PromptContext, Recovery, ReferenceContext, SchemaContext, Verdict
+from pbsolve.schema import Instance
+
+
+class ExceptionRecovery(Mechanism):
+    id = "exception_recovery"
+    kind = "hard"
+    tier = "hard"
+    certify_order = 4
+    position = 5
+    prompt_position = 1
+    summary = "a second, certified-optimal plan for a named scenario, changing the answer's own plan least"
+    items = (
+        Item("recovery:format", "hard", "The answer gives a complete recovery plan for the scenario.", validity=True),
+        Item("recovery:rules", "hard", "The recovery plan satisfies every rule and the scenario.", validity=True),
+        Item("recovery:objective", "hard",
+             "The recovery plan's figures (changes from the main plan first) equal the certified optimum."),
+        Item("recovery:validation", "hard",
+             "The figures the answer states for its recovery plan equal those recomputed from that plan."),
+    )  # fmt: skip
+    answer_keys = ("recovery",)
+
+    def present(self, mechanisms: list[str], recovery: Recovery | None) -> bool:
+        """The recovery section (the scenario and its objective) is what carries it."""
+        return recovery is not None
+
+    def schema(self, ctx: SchemaContext) -> dict[str, Any]:
+        from pbsolve.answer_checks import objective_schema
+
+        assert ctx.recovery is not None
+        key = ctx.checker.plan_key
+        return {
+            "recovery": {
+                "type": "object",
+                "properties": {key: ctx.plan_schema, "objective": objective_schema(ctx.recovery.objective, "the recovery plan's own figures")},
+                "required": [key, "objective"],
+                "description": "the best plan for the scenario",
+            }
+        }
+
+    def prompt(self, ctx: PromptContext) -> list[str]:
+        assert ctx.recovery is not None
+        out = ["", "**Exception recovery:** besides your plan, prepare a recovery plan for this scenario:"]
+        out += [f"- {r.id}: {r.text}" for r in ctx.recovery.scenario]
+        out.append(
+            "Under `recovery`, give the best plan for the scenario: it must satisfy every rule above and the "
+            "scenario, with this objective:"
+        )
+        return out + ctx.objective_lines(ctx.recovery.objective, "your main plan")
+
+    def reference(self, ctx: ReferenceContext) -> dict[str, Any]:
+        assert ctx.recovery is not None
+        return {"recovery": {**(ctx.recovery_plan or {}), "objective": ctx.recovery.certificate.objective}}
+
+    def items_valid(self, instance: Instance) -> bool:
+        return instance.recovery is not None
+
+    def verdicts(self, ctx: CheckContext) -> dict[str, Verdict]:
+        """The recovery plan: complete, valid under every rule plus the scenario, and optimal,
+        with changes counted against the answer's own main plan."""
+        rec = ctx.instance.recovery
+        if rec is None:
+            return {it.rule: (False, "no recovery plan to check") for it in self.items}
+        section = ctx.answer.get("recovery")
+        if not isinstance(section, dict):
+            return self._unchecked(False, "'recovery' section is missing", "'recovery' section is missing")
+        tc = ctx.checker
+        rules = [*ctx.instance.rules, *rec.scenario]
+        plan, why = tc.read_section(ctx.instance, ctx.data, section, ctx.lookups, rules)
+        if plan is None or ctx.plan is None:
+            return self._unchecked(plan is not None, why, why if plan is None else "no main plan to recover from")
+        existing = tc.existing(ctx.data, ctx.plan)
+        terms = [t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective]
+        verdicts, values = tc.evaluate(ctx.data, rules, terms, plan)
+        best = rec.certificate.objective or {}
+        broken = [f"{rid}: {reason}" for rid, (ok, reason) in verdicts.items() if not ok]
+        return {
+            "recovery:format": (True, "complete recovery plan"),
+            "recovery:rules": (not broken, "; ".join(broken)[:300] or "every rule and the scenario hold"),
+            "recovery:objective": (values == best, f"recovery scores {values}; certified optimum {best}"),
+            # the stated figures are held to the recovery plan as the main plan's are to it
+            "recovery:validation": validation_verdict(section, values, "recovery.objective"),
+        }
+
+    def _unchecked(self, plan_read: bool, why: str, reason: str) -> dict[str, Verdict]:
+        """No recovery plan to judge (or no main plan to count its changes from): only the
+        format item can pass, and only if the recovery plan read."""
+        return {it.rule: ((plan_read, why) if it.rule == "recovery:format" else (False, reason)) for it in self.items}
+
+
+MECHANISM = ExceptionRecovery()
