@@ -272,7 +272,6 @@ def validate_family(fam: object, chk: ModuleType, rend: ModuleType) -> None:
         raise FamilyContractError(f"family {fid}: " + "; ".join(problems))
 
 
-FamilyModel = Family  # the former name (pbsolve.mechanisms still imports it)
 
 
 class FamilyNotFound(KeyError):

@@ -12,15 +12,12 @@ from typing import Any, Callable
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.mechanisms import PromptContext, prompt_sections
+from pbsolve.renderers import scheduling_stateful  # noqa: F401  (registers the stateful sentences)
+from pbsolve.renderers.scheduling_words import SENTENCES, Vocab
+from pbsolve.renderers.scheduling_words import a as _a
+from pbsolve.renderers.scheduling_words import unit as _start_word
+from pbsolve.renderers.scheduling_words import units as _units
 from pbsolve.schema import ObjectiveTerm, Recovery, Rule
-
-
-@dataclass(frozen=True)
-class Vocab:
-    event: str
-    events: str
-    person: str  # what a row of the people table is
-    intro: str
 
 
 VOCAB = {
@@ -50,10 +47,6 @@ def _join(items: list[str], word: str = "and") -> str:
     return ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
-def _a(noun: str) -> str:
-    return ("an " if noun[0] in "aeiou" else "a ") + noun
-
-
 def _all(n: int) -> str:
     """'both' for two, 'all' for more (a rule over one event says neither)."""
     return "both " if n == 2 else "all " if n > 2 else ""
@@ -63,31 +56,10 @@ def _end(d: TimetableData, slot_id: str) -> str:
     return d.slots[d.slot_index[slot_id]].end_label
 
 
-def _start_word(d: TimetableData) -> str:
-    return "hour" if d.time_unit == "hour" else "period"
-
-
-def _units(d: TimetableData, n: int) -> str:
-    unit = _start_word(d)
-    return f"{n} {unit}" + ("" if n == 1 else "s")
 
 
 # the rule kinds a minimum-change replanning disruption takes (always hard-tier)
 DISRUPTION_KINDS = frozenset({"person_absent", "room_closed"})
-
-Sentence = Callable[[TimetableData, dict[str, Any], Vocab], str]
-SENTENCES: dict[str, Sentence] = {}
-
-
-def sentence(kind: str) -> Callable[[Sentence], Sentence]:
-    """Register the sentence of a rule kind (used by add-on rule modules)."""
-
-    def register(fn: Sentence) -> Sentence:
-        SENTENCES[kind] = fn
-        return fn
-
-    return register
-
 
 # The rule kinds render_rule's own chain states (tests/test_family_contract.py holds
 # this list to the chain); add-on modules register theirs in SENTENCES.
@@ -375,7 +347,3 @@ def _objective_lines(objective: list[ObjectiveTerm], baseline: str = "the curren
             "second decide, and so on."
         )
     return lines
-
-
-# Add-on sentence modules register themselves on import (kept last: they import `sentence`).
-from pbsolve.renderers import scheduling_stateful  # noqa: E402,F401

@@ -9,19 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.renderers.scheduling import Sentence, Vocab, sentence
-
-
-def _unit(d: TimetableData) -> str:
-    return "hour" if d.time_unit == "hour" else "period"
-
-
-def _units(d: TimetableData, n: int) -> str:
-    return f"{n} {_unit(d)}" + ("" if n == 1 else "s")
-
-
-def _a(noun: str) -> str:
-    return ("an " if noun[0] in "aeiou" else "a ") + noun
+from pbsolve.renderers.scheduling_words import Sentence, Vocab, a, sentence, units
+from pbsolve.renderers.scheduling_words import unit as _unit
 
 
 def _day(d: TimetableData) -> str:
@@ -33,8 +22,8 @@ def _day(d: TimetableData) -> str:
 def _room_cooldown(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
     room, k = p["room"], p["gap"]
     text = (
-        f"Room {room} needs a reset after use: once {_a(v.event)} held in {room} ends, {room} holds no {v.event} "
-        f"during the next {_units(d, k)} of the same day"
+        f"Room {room} needs a reset after use: once {a(v.event)} held in {room} ends, {room} holds no {v.event} "
+        f"during the next {units(d, k)} of the same day"
     )
     text += " (the reset does not carry over to the next day)." if len(d.days) > 1 else "."
     first_day = [s for s in d.slots if s.day == 0]
@@ -42,7 +31,7 @@ def _room_cooldown(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
         first = first_day[0]
         last = f"ends at {first.end_label}" if d.time_unit == "hour" else f"has {first.id} as its last period"
         text += (
-            f" For example, if {_a(v.event)} in {room} {last}, the next {v.event} there may start at "
+            f" For example, if {a(v.event)} in {room} {last}, the next {v.event} there may start at "
             f"{first_day[k + 1].id} at the earliest."
         )
     return text
@@ -53,9 +42,9 @@ def _fatigue_protocol(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
     who, h, g = p["person"], p["threshold"], p["rest"]
     return (
         f"Fatigue protocol for {who}: count the {_unit(d)}s {who} spends in {v.events}, starting from 0 at the "
-        f"start of {_day(d)}. {_a(v.event).capitalize()} of {who} that starts when this count has already "
-        f"reached {h} that day must start at least {_units(d, g)} after the end of {who}'s previous "
-        f"{v.event} (at least {_units(d, g)} free in between); {v.events} that start before the count reaches {h} are not affected."
+        f"start of {_day(d)}. {a(v.event).capitalize()} of {who} that starts when this count has already "
+        f"reached {h} that day must start at least {units(d, g)} after the end of {who}'s previous "
+        f"{v.event} (at least {units(d, g)} free in between); {v.events} that start before the count reaches {h} are not affected."
     )
 
 

@@ -47,6 +47,10 @@ def staged_path(repo_path: str) -> str:
 NOT_GRADING = {
     "baseline_answer": "the greedy baseline responder: builds an answer, never judges one",
     "baseline_plan": "the greedy baseline plan of a task (allocation): builds an answer, never judges one",
+    # Called only while the module is imported (parsing builds its answer regex from it): a
+    # mutant child forks after the import, so the mutant could never run and would read as
+    # a survivor. The regex it builds is held by tests/test_parsing.py directly.
+    "_object_pattern": "import-time only (builds parsing's module-level regex): mutmut cannot run its mutants",
 }
 # Registration decorators: `@check("kind")` puts a rule check into the family's table and
 # returns the function unchanged. mutmut skips every decorated function (it cannot know
@@ -146,7 +150,7 @@ def stage(stage_dir: Path, only: list[str], keep: bool, src: Path = ROOT) -> Non
             shutil.copytree(path, stage_dir / extra, ignore=ignore, dirs_exist_ok=True)
         elif path.exists():
             shutil.copy2(path, stage_dir / extra)
-    tests = [t for t in mm["pytest_add_cli_args_test_selection"] if (src / t).exists()]
+    tests = [t for t in mm["pytest_add_cli_args_test_selection"] if (stage_dir / t).exists()]  # the stage holds the overlays too
     missing = sorted(set(mm["pytest_add_cli_args_test_selection"]) - set(tests))
     if missing:
         print(f"note: test files not present, skipped: {missing}")

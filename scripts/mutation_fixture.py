@@ -32,7 +32,7 @@ def main() -> int:
     sys.path.insert(0, ".")
     from tests.allocation_helpers import TASKS, answer_of, evaluate, instance_at, model_verdict, plan_of, single_moves
 
-    lines: list[str] = []
+    lines: list[str] = []  # one line per instance: {"instance", "answers": [{"answer", "model_verdicts"}]}
     for task in TASKS:
         kept: dict[str, int] = {}
         for index in range(INDICES):
@@ -40,6 +40,7 @@ def main() -> int:
             if inst is None or inst.certificate.status != "optimal":
                 continue
             passing = 0
+            answers: list[dict] = []
             for plan in single_moves(inst, plan_of(inst, inst.reference)):
                 verdicts, _ = evaluate(inst, plan)
                 broken = {r.kind for r in inst.rules if not verdicts[r.id][0]}
@@ -56,11 +57,13 @@ def main() -> int:
                     kept[k] = kept.get(k, 0) + 1
                 passing += not broken
                 answer = answer_of(inst, plan, base=inst.reference)
-                lines.append(json.dumps({"instance": inst.model_dump(mode="json"), "answer": answer, "model_verdicts": expected}, sort_keys=True))
+                answers.append({"answer": answer, "model_verdicts": expected})
+            if answers:
+                lines.append(json.dumps({"instance": inst.model_dump(mode="json"), "answers": answers}, sort_keys=True))
         print(f"{task}: rule kinds broken {sorted(kept)}")
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text("\n".join(lines) + "\n")
-    print(f"{len(lines)} answers -> {OUT}")
+    print(f"{len(lines)} instances -> {OUT}")
     return 0
 
 

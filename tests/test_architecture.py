@@ -211,12 +211,6 @@ def test_no_import_cycle_in_pbsolve():
     assert not cycles, "import cycle: " + _show(cycles)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="renderers/scheduling.py imports renderers/scheduling_stateful.py at its bottom (to register the "
-    "stateful sentences) and that module imports Sentence, Vocab and sentence back from it; remove this "
-    "mark when the renderers are split (issue 10, items 1-2)",
-)
 def test_no_import_cycle_in_the_family_packages():
     """models/, renderers/ and checkers/ (installed as pbsolve.models, ...) have no cycle either."""
     cycles = import_cycles(pbsolve_import_graph())

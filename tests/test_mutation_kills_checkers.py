@@ -33,7 +33,8 @@ def _cases() -> list[tuple[Instance, dict, dict[str, bool]]]:
     out = []
     for line in _lines():
         rec = json.loads(line)
-        out.append((Instance.model_validate(rec["instance"]), rec["answer"], rec["model_verdicts"]))
+        for a in rec["answers"]:
+            out.append((Instance.model_validate(rec["instance"]), a["answer"], a["model_verdicts"]))
     return out
 
 

@@ -1,0 +1,46 @@
+"""Words shared by the timetable sentence modules: the task vocabulary, a few English
+helpers and the registry that add-on rule modules put their sentences in. Kept apart so
+the sentence modules and the prompt module import it and never each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pbsolve.checkers.scheduling.instance_data import TimetableData
+
+
+@dataclass(frozen=True)
+class Vocab:
+    event: str
+    events: str
+    person: str  # what a row of the people table is
+    intro: str
+
+
+def a(noun: str) -> str:
+    """The noun with its indefinite article."""
+    return ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
+def unit(d: TimetableData) -> str:
+    return "hour" if d.time_unit == "hour" else "period"
+
+
+def units(d: TimetableData, n: int) -> str:
+    """'1 hour', '3 periods'."""
+    return f"{n} {unit(d)}" + ("" if n == 1 else "s")
+
+
+Sentence = Callable[[TimetableData, dict[str, Any], Vocab], str]
+SENTENCES: dict[str, Sentence] = {}
+
+
+def sentence(kind: str) -> Callable[[Sentence], Sentence]:
+    """Register the sentence of a rule kind (used by add-on rule modules)."""
+
+    def register(fn: Sentence) -> Sentence:
+        SENTENCES[kind] = fn
+        return fn
+
+    return register
