@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from pbsolve.generate import GenerateOptions, RunSummary, generate
 from pbsolve.grading import GradingError, InvalidGroundTruth, OnError, grade
@@ -15,7 +16,7 @@ from pbsolve.jsonl import LineError, read_models
 from pbsolve.schema import Grade, Instance, RewardMode
 
 
-def generate_instances(n: int, seed: int = 0, workers: int = 1, **options: object) -> list[Instance]:
+def generate_instances(n: int, seed: int = 0, workers: int = 1, **options: Any) -> list[Instance]:
     """Exactly ``n`` certified instances: indices that certify nothing are skipped and the
     run goes on to further indices (:func:`pbsolve.generate.generate`)."""
     opts = GenerateOptions(**options)

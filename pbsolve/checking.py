@@ -11,7 +11,8 @@ builds the answer schema. Nothing here imports the solver models.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from pbsolve.answer_checks import conflict_list, format_verdict, objective_schema, stated_int, validation_verdict
 from pbsolve.mechanisms import ITEM_OWNERS, MECHANISMS, Mechanism
@@ -38,7 +39,7 @@ class TaskChecker:
     plan_key: str = ""  # the answer key holding the plan
     plan_text: str = ""  # what a complete plan is, for the format item (what read_plan accepts)
     data_type: type = object
-    checks: dict[str, Check] = {}
+    checks: ClassVar[dict[str, Check]] = {}  # kind -> rule check; each subclass sets its own
     objective_kinds: frozenset[str] = frozenset()  # the kinds objective_value knows
 
     # -- reading -------------------------------------------------------------------

@@ -11,18 +11,28 @@ A family is three packages that share an id:
 
 The core only talks to these names, so a new family is added by adding files;
 :func:`families` checks each one against the contract when it loads it.
+
+A family kept outside pbsolve (a third-party package, or the template in
+``tests/toy_family``) is the same three parts under one package root ``<root>``:
+``<root>.models`` (exposing ``FAMILY``), ``<root>.renderers`` and ``<root>.checkers``.
+It is registered by an entry point of the group ``pbsolve.families`` (name: the family
+id, value: ``<root>``) or by the environment variable ``PBSOLVE_FAMILY_PATH``
+(comma-separated ``<id>=<root>``), read when the registry first loads.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import os
 import pkgutil
 import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
-from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # grading-only processes (reward servers) never load the solver
     from ortools.sat.python import cp_model
@@ -278,10 +288,40 @@ class FamilyNotFound(KeyError):
     pass
 
 
+FAMILY_PATH_ENV = "PBSOLVE_FAMILY_PATH"
+ENTRY_POINT_GROUP = "pbsolve.families"
+
+
+@cache
+def plugin_roots() -> dict[str, str]:
+    """Family id -> package root of every family registered from outside pbsolve (entry
+    points of :data:`ENTRY_POINT_GROUP`, then :data:`FAMILY_PATH_ENV`, which wins)."""
+    roots = {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    for entry in filter(None, (e.strip() for e in os.environ.get(FAMILY_PATH_ENV, "").split(","))):
+        fid, sep, root = entry.partition("=")
+        if not sep or not fid.strip().isidentifier() or not root.strip():
+            raise FamilyContractError(f"{FAMILY_PATH_ENV}: {entry!r} is not <family id>=<package root>")
+        roots[fid.strip()] = root.strip()
+    return roots
+
+
+def _part(fid: str, part: str) -> str:
+    """The module name of one part (models, renderers, checkers) of family ``fid``."""
+    root = plugin_roots().get(fid)
+    return f"{root}.{part}" if root is not None else f"pbsolve.{part}.{fid}"
+
+
 def _family_ids() -> list[str]:
     import pbsolve.models as models_pkg
 
-    return sorted(m.name for m in pkgutil.iter_modules(models_pkg.__path__) if not m.name.startswith("_"))
+    shipped = {m.name for m in pkgutil.iter_modules(models_pkg.__path__) if not m.name.startswith("_")}
+    return sorted(shipped | set(plugin_roots()))
+
+
+def reload_registry() -> None:
+    """Forget the loaded registry (after :data:`FAMILY_PATH_ENV` changed, e.g. in tests)."""
+    for fn in (plugin_roots, families, renderer, checker):
+        fn.cache_clear()
 
 
 @cache
@@ -290,7 +330,7 @@ def families() -> dict[str, Family]:
     the contract (:func:`validate_family`) when it is loaded."""
     found: dict[str, Family] = {}
     for fid in _family_ids():
-        module = importlib.import_module(f"pbsolve.models.{fid}")
+        module = importlib.import_module(_part(fid, "models"))
         fam = getattr(module, "FAMILY", None)
         if fam is not None:
             validate_family(fam, checker(fid), renderer(fid))
@@ -318,9 +358,9 @@ def find_task(task_id: str) -> TaskSpec:
 
 @cache
 def renderer(fid: str) -> ModuleType:
-    return importlib.import_module(f"pbsolve.renderers.{fid}")
+    return importlib.import_module(_part(fid, "renderers"))
 
 
 @cache
 def checker(fid: str) -> ModuleType:
-    return importlib.import_module(f"pbsolve.checkers.{fid}")
+    return importlib.import_module(_part(fid, "checkers"))

@@ -26,11 +26,11 @@ from pbsolve import __version__, interrupts
 from pbsolve.answer_format import render_answer_format
 from pbsolve.certify import Rejected, SolverLimits
 from pbsolve.family import Family, NoDraft, checker, family, renderer
+from pbsolve.grading import grade
+from pbsolve.llm.client import LLMConfig
 from pbsolve.mechanisms import HARD_KINDS, MECHANISMS
 from pbsolve.mechanisms.base import ReferenceContext
 from pbsolve.mechanisms.certification import Certified, certify_spec
-from pbsolve.grading import grade
-from pbsolve.llm.client import LLMConfig
 from pbsolve.sampler import derive_seed, sample_spec
 from pbsolve.schema import SCHEMA_VERSION, ChecklistItem, Instance, Provenance, Size, Tier
 
@@ -55,7 +55,7 @@ class GenerateOptions(BaseModel):
     rewrite_attempts: int = Field(default=3, ge=1, description="rewrites tried before the template text is kept")
 
     @model_validator(mode="after")
-    def _rewriter_given(self) -> "GenerateOptions":
+    def _rewriter_given(self) -> GenerateOptions:
         if self.renderer == "llm" and self.rewriter is None:
             raise ValueError("renderer 'llm' needs a rewriter endpoint (an LLMConfig)")
         return self

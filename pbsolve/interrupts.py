@@ -111,7 +111,7 @@ def solving(solver: Any) -> Iterator[None]:
 
 
 def _handler(raise_in_main: bool) -> Callable[[int, Any], None]:
-    def handle(signum: int, frame: Any) -> None:  # noqa: ARG001
+    def handle(signum: int, frame: Any) -> None:
         if _stop.is_set():  # the second signal: the user insists
             sys.stderr.write(f"\n{signal_name(signum)} again: stopping at once\n")
             sys.stderr.flush()

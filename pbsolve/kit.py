@@ -2,7 +2,8 @@
 
 One definition of what used to be copied per family: the constraint-kind registry
 (encoders and witness rule builders), enforced constraint posting, rule insertion at a
-random position, the witness-based rule loop of ``draft()`` and ``Uncertain`` ranges.
+random position, the witness-based rule loop of ``draft()``, ``Uncertain`` ranges and the
+named, validated size settings of each task (:class:`Settings`, :class:`SizeTable`).
 
 This module never imports OR-Tools at run time (``Uncertain`` is read by the checkers,
 and grading-only processes must not load the solver); the posting helper receives the
@@ -13,12 +14,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
 from pbsolve.family import NoDraft
-from pbsolve.schema import GenerationSpec, Rule, Tier
+from pbsolve.schema import GenerationSpec, Rule, Size, Tier
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -41,6 +42,72 @@ class Uncertain(BaseModel):
     target: str = Field(description="the entity the range belongs to")
     low: int
     high: int
+
+
+class IntRange(BaseModel):
+    """A whole number drawn uniformly from ``lo`` to ``hi`` (both included)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    lo: NonNegativeInt
+    hi: NonNegativeInt
+
+    @model_validator(mode="after")
+    def _ordered(self) -> IntRange:
+        if self.lo > self.hi:
+            raise ValueError(f"empty range: lo {self.lo} > hi {self.hi}")
+        return self
+
+    def draw(self, rng: random.Random) -> int:
+        """One draw (``rng.randint(lo, hi)``: the same random stream as the bounds passed by hand)."""
+        return rng.randint(self.lo, self.hi)
+
+    def __str__(self) -> str:
+        return f"{self.lo}-{self.hi}" if self.lo != self.hi else str(self.lo)
+
+
+class PositiveRange(IntRange):
+    """A range never below one (counts, prices)."""
+
+    lo: PositiveInt
+    hi: PositiveInt
+
+
+class Settings(BaseModel):
+    """Base of a task type's size and difficulty settings: each task subclasses it with
+    named fields (counts, :class:`IntRange` ranges, switches), validated on creation, so a
+    sampler reads ``settings.rooms``, never the third item of a tuple."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+S = TypeVar("S", bound=Settings)
+
+
+class SizeTable(BaseModel, Generic[S]):
+    """One task type's settings for every size (:data:`pbsolve.schema.Size`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tiny: S
+    small: S
+    default: S
+
+    def of(self, size: Size) -> S:
+        """The settings of one size (a size the schema does not know is an error)."""
+        if size not in SIZE_NAMES:
+            raise KeyError(f"unknown size {size!r}; known: {', '.join(SIZE_NAMES)}")
+        value: S = getattr(self, size)
+        return value
+
+    def rows(self) -> list[tuple[str, S]]:
+        """(size, settings) in size order, for listings."""
+        return [(size, self.of(size)) for size in SIZE_NAMES]
+
+
+SIZE_NAMES: tuple[Size, ...] = get_args(Size)
+if set(SIZE_NAMES) != set(SizeTable.model_fields):  # the table's fields are the schema's sizes
+    raise TypeError(f"SizeTable fields {sorted(SizeTable.model_fields)} differ from the sizes {SIZE_NAMES}")
 
 
 class KindRegistry(Mapping[str, F]):

@@ -8,5 +8,6 @@ instance store and the exception classes are the ones ``import pbsolve.serve.rew
 
 from __future__ import annotations
 
-from pbsolve.serve.rewards import *  # noqa: F403 - this module is the public name of that one
+# A star import: this module is the public name of that one.
+from pbsolve.serve.rewards import *  # noqa: F403
 from pbsolve.serve.rewards import __all__  # noqa: F401

@@ -125,7 +125,7 @@ class Provenance(_Strict):
     )
 
     @model_serializer(mode="wrap")
-    def _omit_absent_rewrite(self, handler):  # noqa: ANN001, ANN202
+    def _omit_absent_rewrite(self, handler):
         # template-rendered instances serialise exactly as before the field existed
         data = handler(self)
         if isinstance(data, dict) and data.get("rewrite") is None:
@@ -163,7 +163,7 @@ class Instance(_Strict):
             self._memo[key] = make()
         return self._memo[key]
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> "Instance":
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Instance:
         """A copy with its own, empty cache: derived data of the original may not hold for it."""
         copy = super().model_copy(update=update, deep=deep)
         copy._memo = {}

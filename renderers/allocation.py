@@ -9,7 +9,9 @@ recovery, explanation, uncertainty, verification) are shared.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import itertools
+from collections.abc import Callable
+from typing import Any
 
 from pbsolve.checkers.allocation.data import EducationData, GroupingData, MaterialData, ProcurementData
 from pbsolve.mechanisms import PromptContext, prompt_sections
@@ -22,7 +24,7 @@ SENTENCES: dict[str, dict[str, Sentence]] = {
     "educational_resource_planning": {},
     "student_grouping": {},
 }
-DATA_TYPES = {
+DATA_TYPES: dict[str, type[BaseModel]] = {
     "procurement_planning": ProcurementData,
     "material_allocation": MaterialData,
     "educational_resource_planning": EducationData,
@@ -233,8 +235,8 @@ def _p_total_cost(d: ProcurementData, p: dict[str, Any]) -> str:
 
 def _p_order_score(d: ProcurementData, p: dict[str, Any]) -> str:
     return (
-        f"the order score: each unit ordered from the supplier listed k-th (first = 1) in week Wt scores 10 × k + t; "
-        f"sum over all units ordered"
+        "the order score: each unit ordered from the supplier listed k-th (first = 1) in week Wt scores 10 × k + t; "
+        "sum over all units ordered"
     )
 
 
@@ -361,7 +363,7 @@ def _m_gap(d: MaterialData, p: dict[str, Any]) -> str:
 @sentence(M, "priority_order")
 def _m_priority(d: MaterialData, p: dict[str, Any]) -> str:
     chain = p["sites"]
-    return "Priority order: " + ", ".join(f"{a}'s fill rate is at least {b}'s" for a, b in zip(chain, chain[1:])) + "."
+    return "Priority order: " + ", ".join(f"{a}'s fill rate is at least {b}'s" for a, b in itertools.pairwise(chain)) + "."
 
 
 @sentence(M, "single_source")
@@ -748,9 +750,9 @@ def _grouping_body(d: GroupingData, subtask: str, objective: list[ObjectiveTerm]
         f"You are splitting a class of {n} students into {d.groups} {word} {context}. Every student is in exactly one "
         f"group and no group is empty. Groups have no names or order: a grouping is only who is with whom.",
         "",
-        f"**Group numbers** (used only by the grouping code): number the groups in the order of their first-listed "
-        f"student. The group of the first student in the list below is group 1; the group of the earliest-listed "
-        f"student not in group 1 is group 2; and so on.",
+        "**Group numbers** (used only by the grouping code): number the groups in the order of their first-listed "
+        "student. The group of the first student in the list below is group 1; the group of the earliest-listed "
+        "student not in group 1 is group 2; and so on.",
         "",
         f"**Students** (listed order 1 to {n}; skill 1–5, leadership 0–3):",
     ]

@@ -7,8 +7,8 @@ answer schema.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+import itertools
+from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.mechanisms import PromptContext, prompt_sections
@@ -18,7 +18,6 @@ from pbsolve.renderers.scheduling_words import a as _a
 from pbsolve.renderers.scheduling_words import unit as _start_word
 from pbsolve.renderers.scheduling_words import units as _units
 from pbsolve.schema import ObjectiveTerm, Recovery, Rule
-
 
 VOCAB = {
     "meeting_planning": Vocab("meeting", "meetings", "attendee", "You are scheduling {n} meetings on one working day."),
@@ -131,7 +130,7 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     if k == "priority_order":
         chain = p["events"]
         return "Priority ranking: " + ", ".join(
-            f"{a} starts no later than {b}" for a, b in zip(chain, chain[1:])
+            f"{a} starts no later than {b}" for a, b in itertools.pairwise(chain)
         ) + "."
     if k == "person_buffer":
         return (
@@ -244,16 +243,16 @@ def _availability(d: TimetableData, unavailable: tuple[str, ...]) -> str:
     if d.time_unit != "hour":
         return "unavailable in " + ", ".join(unavailable)
     off = set(unavailable)
-    ranges, start = [], None
-    for s in d.slots:
+    ranges: list[str] = []
+    start = None  # the first slot of the available run being read
+    for i, s in enumerate(d.slots):
         if s.id not in off and start is None:
             start = s
-        if s.id in off and start is not None:
-            ranges.append(f"{start.id}–{prev.end_label}")
+        if s.id in off and start is not None:  # a run started at an earlier slot ends at the one before
+            ranges.append(f"{start.id}–{d.slots[i - 1].end_label}")
             start = None
-        prev = s
     if start is not None:
-        ranges.append(f"{start.id}–{prev.end_label}")
+        ranges.append(f"{start.id}–{d.slots[-1].end_label}")
     return "available " + ", ".join(ranges) if ranges else "not available at all"
 
 

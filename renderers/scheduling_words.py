@@ -4,8 +4,9 @@ the sentence modules and the prompt module import it and never each other."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 

@@ -47,6 +47,28 @@ def staged_path(repo_path: str) -> str:
 NOT_GRADING = {
     "baseline_answer": "the greedy baseline responder: builds an answer, never judges one",
     "baseline_plan": "the greedy baseline plan of a task (allocation): builds an answer, never judges one",
+    # Generation side: these build a new instance's prompt, answer schema, checklist and
+    # certified reference (pbsolve.generate, the answer_schema chain, prompt_sections). The
+    # grader never calls them: it reads the instance as stored, and the self-check at
+    # generation grades the reference through the grading code under test. Their mutants
+    # could only be killed by schema or prompt tests, not by any grade.
+    **dict.fromkeys(
+        ("answer_schema", "plan_schema", "verification_schema", "figures_schema", "objective_schema", "ids_schema"),
+        "generation side: builds the answer schema of a new instance; no grade reads it",
+    ),
+    "schema": "generation side: a mechanism's fragment of the answer schema; no grade reads it",
+    "answer_form": "generation side: a mechanism's answer form in the answer schema; no grade reads it",
+    "present": "generation side: which mechanisms a new instance's schema and reference carry; grading goes by the checklist",
+    "prompt": "generation side: a mechanism's prompt section; no grade reads it",
+    "prompt_sections": "generation side: the prompt's mechanism sections; no grade reads it",
+    "reference": "generation side: a mechanism's keys of the certified reference answer (then graded by the self-check)",
+    "checklist": "generation side: a mechanism's checklist items of a new instance; grading reads instance.checklist",
+    "_discover": "import-time only (builds pbsolve.mechanisms.MECHANISMS): mutmut cannot run its mutants",
+    # parsing's helpers for pbsolve.audit.judge (reading an LLM judge's verdicts): the
+    # grader's parse_response does not use them.
+    "fenced_blocks": "used only by pbsolve.audit.judge, not by parse_response: no grade depends on it",
+    "top_level_objects": "used only by pbsolve.audit.judge, not by parse_response: no grade depends on it",
+    "plan_json": "serialises the greedy baseline's plan (called only by baseline_answer): builds an answer, never judges one",
     # Called only while the module is imported (parsing builds its answer regex from it): a
     # mutant child forks after the import, so the mutant could never run and would read as
     # a survivor. The regex it builds is held by tests/test_parsing.py directly.
@@ -150,8 +172,12 @@ def stage(stage_dir: Path, only: list[str], keep: bool, src: Path = ROOT) -> Non
             shutil.copytree(path, stage_dir / extra, ignore=ignore, dirs_exist_ok=True)
         elif path.exists():
             shutil.copy2(path, stage_dir / extra)
-    tests = [t for t in mm["pytest_add_cli_args_test_selection"] if (stage_dir / t).exists()]  # the stage holds the overlays too
-    missing = sorted(set(mm["pytest_add_cli_args_test_selection"]) - set(tests))
+    selection = list(mm["pytest_add_cli_args_test_selection"])
+    selection += sorted(  # the campaign's own tests always run, whatever the list says
+        f"tests/{p.name}" for p in ROOT.glob("tests/test_mutation_kills_*.py") if f"tests/{p.name}" not in selection
+    )
+    tests = [t for t in selection if (stage_dir / t).exists()]  # the stage holds the overlays too
+    missing = sorted(set(selection) - set(tests))
     if missing:
         print(f"note: test files not present, skipped: {missing}")
     pytest_ini = cfg["tool"]["pytest"]["ini_options"]

@@ -164,7 +164,9 @@ def main() -> int:
     judged = totals["killed"] + totals["survived"]
     if judged:
         print(f"{'total':38} {totals['mutants']:7} {totals['killed']:6} {totals['survived']:5} {totals['equivalent']:5} {totals['message']:7} {totals['no_tests']:7} {totals['not_run']:7} {100.0 * totals['killed'] / judged:8.1f}%")
-    stale = sorted(set(equivalent) - {k for codes in results.values() for k, c in codes.items() if c in SURVIVED})
+    modules = tuple(staged[: -len(".py")].replace("/", ".") + "." for staged in results)
+    in_run = {k for k in equivalent if k.startswith(modules)}  # entries for files this run mutated
+    stale = sorted(in_run - {k for codes in results.values() for k, c in codes.items() if c in SURVIVED})
     if stale:
         print(f"\nequivalents no longer surviving (or renamed): {stale}")
     print(f"\n{len(survivors)} surviving mutants (kill each with a test, or argue it equivalent in {EQUIVALENTS.relative_to(ROOT)})")

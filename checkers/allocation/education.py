@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ class Plan:
     backup: dict[str, str] | None = None  # lesson -> backup teacher (robustness only)
 
 
-def check(kind: str):  # noqa: ANN201
+def check(kind: str):
     def register(fn: Check) -> Check:
         CHECKS[kind] = fn
         return fn
@@ -171,7 +172,7 @@ def _same_room(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
 def _teacher_gap(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
     idx = d.slot_index
     mine = sorted((idx[x.slot], x.id) for x in d.lessons if teacher_of(plan, x.id) == p["teacher"])
-    for (a, xa), (b, xb) in zip(mine, mine[1:]):
+    for (a, xa), (b, xb) in itertools.pairwise(mine):
         if b == a + 1 and d.slots[a].day == d.slots[b].day:
             return False, f"{p['teacher']} teaches {xa} and {xb} back to back"
     return OK
@@ -194,7 +195,7 @@ def _teacher_backup(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
             return False, f"{x.id}'s backup {b} is unavailable in {x.slot}"
     for ill in d.teachers:
         after = {x.id: (backup[x.id] if teacher_of(plan, x.id) == ill.id else teacher_of(plan, x.id)) for x in d.lessons}
-        verdict = _clash(d, list(d.lessons), lambda x: after[x.id], f"if {ill.id} fell ill, teacher")
+        verdict = _clash(d, list(d.lessons), lambda x: after[x.id], f"if {ill.id} fell ill, teacher")  # noqa: B023 - called within this iteration
         if not verdict[0]:
             return verdict
     return OK
@@ -250,7 +251,7 @@ class EducationalResources(TaskChecker):
             if not isinstance(row, dict):
                 return None, f"assignment {k + 1} is not an object"
             lesson, teacher, room = row.get("lesson"), row.get("teacher"), row.get("room")
-            if not all(isinstance(v, str) for v in (lesson, teacher, room)):
+            if not (isinstance(lesson, str) and isinstance(teacher, str) and isinstance(room, str)):
                 return None, f"assignment {k + 1} needs string fields 'lesson', 'teacher' and 'room'"
             x = lk["lesson"].get(norm(lesson))
             if x is None:

@@ -18,7 +18,7 @@ Plan = tuple[tuple[str, ...], ...]  # canonical: members in list order, groups b
 CHECKS: dict[str, Check] = {}
 
 
-def check(kind: str):  # noqa: ANN201
+def check(kind: str):
     def register(fn: Check) -> Check:
         CHECKS[kind] = fn
         return fn

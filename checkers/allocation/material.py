@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
-from pbsolve.checkers.allocation.common import MAX_QUANTITY, OK, Check, TaskChecker, Verdict, figures_schema, lookup, norm, stated_int
+from pbsolve.checkers.allocation.common import (
+    MAX_QUANTITY,
+    OK,
+    Check,
+    TaskChecker,
+    Verdict,
+    figures_schema,
+    lookup,
+    norm,
+    stated_int,
+)
 from pbsolve.checkers.allocation.data import MaterialData
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
@@ -12,7 +23,7 @@ Plan = dict[tuple[str, str, str], int]  # (depot, site, material) -> units (> 0)
 CHECKS: dict[str, Check] = {}
 
 
-def check(kind: str):  # noqa: ANN201
+def check(kind: str):
     def register(fn: Check) -> Check:
         CHECKS[kind] = fn
         return fn
@@ -109,7 +120,7 @@ def _fill_gap(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
 @check("priority_order")
 def _priority_order(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
     chain = p["sites"]
-    for a, b in zip(chain, chain[1:]):
+    for a, b in itertools.pairwise(chain):
         fa, fb = fill(d, plan, a), fill(d, plan, b)
         if fa < fb:
             return False, f"{a} is filled {fa}% but {b} {fb}%"
@@ -206,8 +217,8 @@ class MaterialAllocation(TaskChecker):
         for k, row in enumerate(rows):
             if not isinstance(row, dict):
                 return None, f"shipment {k + 1} is not an object"
-            names = [row.get(f) for f in fields]
-            if not all(isinstance(v, str) for v in names):
+            names = [v for f in fields if isinstance(v := row.get(f), str)]
+            if len(names) < len(fields):  # some field is missing or not a string
                 return None, f"shipment {k + 1} needs string fields 'depot', 'site' and 'material'"
             found = [lk[f].get(norm(v)) for f, v in zip(fields, names)]
             for f, v, hit in zip(fields, names, found):

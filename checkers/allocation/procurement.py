@@ -10,7 +10,17 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from pbsolve.checkers.allocation.common import MAX_QUANTITY, OK, Check, TaskChecker, Verdict, figures_schema, lookup, norm, stated_int
+from pbsolve.checkers.allocation.common import (
+    MAX_QUANTITY,
+    OK,
+    Check,
+    TaskChecker,
+    Verdict,
+    figures_schema,
+    lookup,
+    norm,
+    stated_int,
+)
 from pbsolve.checkers.allocation.data import ProcurementData
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
@@ -18,7 +28,7 @@ Plan = dict[tuple[str, str, int], int]  # (supplier, item, order period index) -
 CHECKS: dict[str, Check] = {}
 
 
-def check(kind: str):  # noqa: ANN201
+def check(kind: str):
     def register(fn: Check) -> Check:
         CHECKS[kind] = fn
         return fn
@@ -282,8 +292,8 @@ class Procurement(TaskChecker):
         for k, row in enumerate(rows):
             if not isinstance(row, dict):
                 return None, f"order {k + 1} is not an object"
-            names = [row.get(f) for f in ("supplier", "item", "week")]
-            if not all(isinstance(v, str) for v in names):
+            names = [v for f in ("supplier", "item", "week") if isinstance(v := row.get(f), str)]
+            if len(names) < 3:  # some field is missing or not a string
                 return None, f"order {k + 1} needs string fields 'supplier', 'item' and 'week'"
             found = [lk[f].get(norm(v)) for f, v in zip(("supplier", "item", "week"), names)]
             for f, v, hit in zip(("supplier", "item", "week"), names, found):

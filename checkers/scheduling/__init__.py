@@ -1,11 +1,16 @@
 """Scheduling & Timetabling checkers."""
 
 from pbsolve.checkers.scheduling import stateful  # noqa: F401  (registers the stateful checks)
-from pbsolve.checkers.scheduling.checks import answer_schema, baseline_answer, check_answer, format_text
-from pbsolve.checkers.scheduling.near_miss import near_misses  # noqa: F401  (the `pbsolve perturb` hook)
-
-from pbsolve.checkers.scheduling.checks import CHECKS, OBJECTIVE_KINDS
+from pbsolve.checkers.scheduling.checks import (
+    CHECKS,
+    OBJECTIVE_KINDS,
+    answer_schema,
+    baseline_answer,
+    check_answer,
+    format_text,
+)
 from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checkers.scheduling.near_miss import near_misses  # noqa: F401  (the `pbsolve perturb` hook)
 
 
 def known_kinds(task: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -14,7 +19,7 @@ def known_kinds(task: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(CHECKS), OBJECTIVE_KINDS
 
 
-def read_data(instance):  # noqa: ANN001, ANN201
+def read_data(instance):
     """The instance's data as the checker reads it; raises if it is not timetable data."""
     return TimetableData.model_validate(instance.data)
 

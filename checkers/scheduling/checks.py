@@ -6,8 +6,10 @@ pbsolve.models), so the two implementations can be held against each other in te
 
 from __future__ import annotations
 
+import itertools
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.checking import TaskChecker, figures_schema
@@ -58,7 +60,7 @@ def read_plan(
         if not isinstance(row, dict):
             return None, f"schedule entry {k + 1} is not an object"
         ev, start, room = row.get("event"), row.get("start"), row.get("room")
-        if not all(isinstance(v, str) for v in (ev, start, room)):
+        if not (isinstance(ev, str) and isinstance(start, str) and isinstance(room, str)):
             return None, f"schedule entry {k + 1} needs string fields 'event', 'start' and 'room'"
         e = events.get(_norm(ev))
         if e is None:
@@ -172,7 +174,7 @@ def _ends_before(plan: Plan, a: Event, b: Event) -> bool:
 @check("series_order")
 def _series_order(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
     for members in d.series_members().values():
-        for a, b in zip(members, members[1:]):
+        for a, b in itertools.pairwise(members):
             if not _ends_before(plan, a, b):
                 return False, f"{a.id} does not end before {b.id} starts"
     return OK
@@ -241,7 +243,7 @@ def _precedence(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
 @check("priority_order")
 def _priority_order(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
     chain = p["events"]
-    for a, b in zip(chain, chain[1:]):
+    for a, b in itertools.pairwise(chain):
         if plan[a][0] > plan[b][0]:
             return False, f"{a} starts after {b}"
     return OK

@@ -9,9 +9,9 @@ core certifies. Every structure is built in a fixed order so models are reproduc
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from collections.abc import Sequence
-from typing import Any, Callable
+from typing import Any
 
 from ortools.sat.python import cp_model
 

@@ -8,15 +8,26 @@ allocated is staff, rooms and the shared laptop trolleys.
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
 from ortools.sat.python import cp_model
+from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.allocation.data import EducationData, Lesson, Room, Slot, Teacher
 from pbsolve.family import Draft, NoDraft, SolverModel
-from pbsolve.kit import KindRegistry, Uncertain, insert_position, sampled_kinds, witness_rules
+from pbsolve.kit import (
+    KindRegistry,
+    PositiveRange,
+    Settings,
+    SizeTable,
+    Uncertain,
+    insert_position,
+    sampled_kinds,
+    witness_rules,
+)
 from pbsolve.models.allocation.common import (
     Encoder,
     HardHooks,
@@ -80,12 +91,24 @@ NEEDS = {
     "training_centre": {"Leadership": ("projector",), "Negotiation": ("projector",)},
 }
 KIT_SUBJECTS = {"Computing", "Python", "Excel", "Statistics", "Data privacy", "Japanese"}
-# size -> (days, slots per day, lessons, teachers, rooms, group size range)
-SIZES = {
-    "tiny": (1, 2, 3, 2, 2, (10, 20)),
-    "small": (2, 2, 5, 3, 3, (12, 28)),
-    "default": (3, 2, 16, 6, 5, (12, 30)),
-}
+
+
+class EducationSizes(Settings):
+    """How big an education-allocation instance is."""
+
+    days: PositiveInt = Field(le=len(DAYS))
+    slots_per_day: PositiveInt = Field(description="two are named AM and PM, more P1, P2, ...")
+    lessons: int = Field(ge=2, description="lessons aimed at (a draft with two fewer is re-sampled)")
+    teachers: PositiveInt = Field(le=len(PEOPLE))
+    rooms: PositiveInt = Field(le=len(ROOMS))
+    group_size: PositiveRange = Field(description="students per group; rooms seat up to six more than the largest")
+
+
+SIZES = SizeTable[EducationSizes](
+    tiny=EducationSizes(days=1, slots_per_day=2, lessons=3, teachers=2, rooms=2, group_size=PositiveRange(lo=10, hi=20)),
+    small=EducationSizes(days=2, slots_per_day=2, lessons=5, teachers=3, rooms=3, group_size=PositiveRange(lo=12, hi=28)),
+    default=EducationSizes(days=3, slots_per_day=2, lessons=16, teachers=6, rooms=5, group_size=PositiveRange(lo=12, hi=30)),
+)
 PROBE_TIME = 2.0
 
 
@@ -112,7 +135,7 @@ class EducationModel(ModelBase):
     def in_slot(self, slot: str) -> list[Lesson]:
         return [x for x in self.data.lessons if x.slot == slot]
 
-    def load(self, teacher: str) -> cp_model.LinearExprT:
+    def load(self, teacher: str) -> cp_model.LinearExpr | int:
         return sum(self.t[x.id, teacher] for x in self.data.lessons)
 
 
@@ -325,7 +348,9 @@ def _fits(x: Lesson, r: Room) -> bool:
 
 
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EducationData, Witness]:
-    n_days, per_day, n_lessons, n_teach, n_rooms, (lo, hi) = SIZES[spec.size]
+    settings = SIZES.of(spec.size)
+    n_days, per_day, n_lessons, n_teach, n_rooms = settings.days, settings.slots_per_day, settings.lessons, settings.teachers, settings.rooms
+    lo, hi = settings.group_size.lo, settings.group_size.hi
     subjects_all, groups_all = CONTEXT[spec.subtask]
     halves = ("AM", "PM") if per_day == 2 else tuple(f"P{k + 1}" for k in range(per_day))
     slots = [Slot(id=f"{DAYS[dd]} {h}", day=dd) for dd in range(n_days) for h in halves]
@@ -488,7 +513,7 @@ def _b_teacher_gap(d: EducationData, w: Witness, rng: random.Random) -> dict[str
     options = []
     for t in d.teachers:
         mine = sorted(idx[x.slot] for x in d.lessons if w[x.id][0] == t.id)
-        if len(mine) >= 2 and not any(b == a + 1 and d.slots[a].day == d.slots[b].day for a, b in zip(mine, mine[1:])):
+        if len(mine) >= 2 and not any(b == a + 1 and d.slots[a].day == d.slots[b].day for a, b in itertools.pairwise(mine)):
             options.append(t.id)
     return {"teacher": rng.choice(options)} if options else None
 
@@ -512,7 +537,7 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     if "availability" in sampled:
         data = _with_availability(data, witness, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
-    base = [(k, tiers[k], {}) for k in TASK.base_rules]
+    base: list[tuple[str, Tier, dict[str, Any]]] = [(k, tiers[k], {}) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng, structural=("availability",))
     objective = [
         ObjectiveTerm(id="preference", kind="preference"),
@@ -542,7 +567,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     options = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]] + [[a] for a in names]
     rng.shuffle(options)
     for teachers in options[:4]:
-        found = first_infeasible(range(len(d.lessons), -1, -1), lambda k: with_cap(teachers, k), feasible)
+        found = first_infeasible(range(len(d.lessons), -1, -1), lambda k: with_cap(teachers, k), feasible)  # noqa: B023 - called within this iteration
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
     return None

@@ -25,11 +25,12 @@ from itertools import combinations, permutations
 from typing import Any
 
 from ortools.sat.python import cp_model
+from pydantic import Field, PositiveInt, model_validator
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.allocation.data import GroupingData, Student
 from pbsolve.family import Draft, SolverModel, Symmetry
-from pbsolve.kit import KindRegistry, Uncertain, insert_position, sampled_kinds, witness_rules
+from pbsolve.kit import KindRegistry, Settings, SizeTable, Uncertain, insert_position, sampled_kinds, witness_rules
 from pbsolve.models.allocation.common import (
     Encoder,
     HardHooks,
@@ -81,13 +82,27 @@ TRACKS = {
     "study_groups": ("Maths", "History", "Languages"),
     "sports_teams": ("Defence", "Midfield", "Attack"),
 }
-# size -> (groups, students per group)
-SIZES = {
-    "tiny": (2, 3),
-    "small": (3, 3),
-    "default": (3, 4),
-}
-GROUPS_OF = {"lab_partners": 3}  # lab groups stay small: more of them
+
+
+class GroupingSizes(Settings):
+    """How big a student-grouping instance is (students = groups x per group)."""
+
+    groups: int = Field(ge=2, description="groups to form")
+    per_group: PositiveInt = Field(description="students in each group")
+
+    @model_validator(mode="after")
+    def _enough_names(self) -> GroupingSizes:
+        if (self.groups + 1) * self.per_group > len(NAMES):  # + 1: see GROUPS_OF
+            raise ValueError(f"{self.groups} + 1 groups of {self.per_group} need more than {len(NAMES)} names")
+        return self
+
+
+SIZES = SizeTable[GroupingSizes](
+    tiny=GroupingSizes(groups=2, per_group=3),
+    small=GroupingSizes(groups=3, per_group=3),
+    default=GroupingSizes(groups=3, per_group=4),
+)
+GROUPS_OF = {"lab_partners": 3}  # lab groups stay small: more of them (one more group at default size)
 PROBE_TIME = 2.0
 
 
@@ -110,17 +125,17 @@ class GroupingModel(ModelBase):
                         self.m.add(self.x[i][g] == 0)
                     else:
                         self.m.add(self.x[i][g] <= sum(self.x[j][g - 1] for j in range(i)))
-        self._same: dict[tuple[int, int], cp_model.LinearExprT] = {}
+        self._same: dict[tuple[int, int], cp_model.LinearExpr | int] = {}
         self.pos = d.position
 
     def members(self, g: int, who: list[int] | None = None) -> cp_model.LinearExprT:
         idx = range(len(self.data.students)) if who is None else who
         return sum(self.x[i][g] for i in idx)
 
-    def total(self, g: int) -> cp_model.LinearExprT:
+    def total(self, g: int) -> cp_model.LinearExpr | int:
         return sum(s.skill * self.x[i][g] for i, s in enumerate(self.data.students))
 
-    def same(self, a: str, b: str) -> cp_model.LinearExprT:
+    def same(self, a: str, b: str) -> cp_model.LinearExpr | int:
         """1 exactly when a and b share a group."""
         i, j = sorted((self.pos[a], self.pos[b]))
         if (i, j) not in self._same:
@@ -166,7 +181,7 @@ def _leader_floor(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) ->
 @encoder("track_cap")
 def _track_cap(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
     for track in tm.data.tracks:
-        who = tm.indices(lambda s: s.track == track)
+        who = tm.indices(lambda s: s.track == track)  # noqa: B023 - called within this iteration
         if len(who) > p["max"]:
             for g in range(tm.data.groups):
                 tm.post(tm.members(g, who) <= p["max"], lit)
@@ -252,7 +267,7 @@ def _objective(tm: GroupingModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
         for grp in term.params["existing"]:
             for s in grp:
                 old[s] = tuple(grp)
-        expr = 0
+        expr: cp_model.LinearExpr | int = 0
         for a, b in combinations([s.id for s in d.students], 2):
             together = b in old[a]
             expr = expr + ((1 - tm.same(a, b)) if together else tm.same(a, b))
@@ -300,7 +315,8 @@ Witness = list[list[str]]
 
 
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[GroupingData, Witness]:
-    k, per = SIZES[spec.size]
+    settings = SIZES.of(spec.size)
+    k, per = settings.groups, settings.per_group
     if spec.subtask in GROUPS_OF and spec.size == "default":
         k, per = k + 1, GROUPS_OF[spec.subtask]
     n = k * per

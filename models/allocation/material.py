@@ -13,11 +13,21 @@ import random
 from typing import Any
 
 from ortools.sat.python import cp_model
+from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.allocation.data import Depot, Material, MaterialData, Site
 from pbsolve.family import Draft, SolverModel
-from pbsolve.kit import KindRegistry, Uncertain, insert_position, sampled_kinds, witness_rules
+from pbsolve.kit import (
+    KindRegistry,
+    PositiveRange,
+    Settings,
+    SizeTable,
+    Uncertain,
+    insert_position,
+    sampled_kinds,
+    witness_rules,
+)
 from pbsolve.models.allocation.common import (
     Encoder,
     HardHooks,
@@ -81,12 +91,23 @@ CONTEXT = {
         ("Canal Centre", "Mill Road", "Station Hub", "Green Lane", "Harbour Hall", "Old Market"),
     ),
 }
-# size -> (depots, sites, materials, request range)
-SIZES = {
-    "tiny": (3, 2, 1, (2, 5)),
-    "small": (2, 3, 2, (5, 25)),
-    "default": (3, 5, 2, (10, 60)),
-}
+
+
+class MaterialSizes(Settings):
+    """How big a material-allocation instance is."""
+
+    depots: PositiveInt = Field(le=len(DEPOTS))
+    sites: PositiveInt = Field(le=min(len(s) for _, s in CONTEXT.values()))
+    materials: PositiveInt = Field(le=min(len(c) for c, _ in CONTEXT.values()))
+    request: PositiveRange = Field(description="units a site requests of a material")
+    max_route_cost: PositiveInt = Field(description="a depot-to-site cost per unit is drawn from 1 to this")
+
+
+SIZES = SizeTable[MaterialSizes](
+    tiny=MaterialSizes(depots=3, sites=2, materials=1, request=PositiveRange(lo=2, hi=5), max_route_cost=3),
+    small=MaterialSizes(depots=2, sites=3, materials=2, request=PositiveRange(lo=5, hi=25), max_route_cost=9),
+    default=MaterialSizes(depots=3, sites=5, materials=2, request=PositiveRange(lo=10, hi=60), max_route_cost=9),
+)
 LP_PARAMETERS = {"linearization_level": 2}
 PROBE_TIME = 2.0
 
@@ -226,7 +247,7 @@ def _share_cap(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> No
 @encoder("depot_failure")
 def _depot_failure(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
     """If depot d fails, site s keeps recv - x[d,s,m] of material m: at least half."""
-    for (dp, s, m), v in tm.x.items():
+    for (_dp, s, m), v in tm.x.items():
         tm.post(2 * v <= tm.recv(s, m), lit)
 
 
@@ -270,16 +291,16 @@ Witness = dict[tuple[str, str, str], int]
 
 
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MaterialData, Witness]:
-    n_dep, n_site, n_mat, (lo, hi) = SIZES[spec.size]
+    settings = SIZES.of(spec.size)
     catalogue, site_names = CONTEXT[spec.subtask]
-    mats = [Material(id=name, unit=unit) for name, unit in rng.sample(catalogue, n_mat)]
-    site_ids = rng.sample(site_names, n_site)
-    depot_ids = rng.sample(DEPOTS, n_dep)
+    mats = [Material(id=name, unit=unit) for name, unit in rng.sample(catalogue, settings.materials)]
+    site_ids = rng.sample(site_names, settings.sites)
+    depot_ids = rng.sample(DEPOTS, settings.depots)
     sites = []
     for s in site_ids:
-        wants = {m.id: rng.randint(lo, hi) for m in mats if rng.random() < 0.85}
+        wants = {m.id: settings.request.draw(rng) for m in mats if rng.random() < 0.85}
         if not wants:
-            wants = {mats[0].id: rng.randint(lo, hi)}
+            wants = {mats[0].id: settings.request.draw(rng)}
         sites.append(Site(id=s, priority=rng.choice((1, 1, 2, 3)), requests=wants))
     # supplies cover 55-85% of each material's requests, split over most depots
     depots_stock: dict[str, dict[str, int]] = {x: {} for x in depot_ids}
@@ -292,8 +313,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MaterialData, W
         for x, part in zip(holders, spread(rng, supply, len(holders), low=1)):
             depots_stock[x][m.id] = part
     depots = [Depot(id=x, stock={m.id: depots_stock[x][m.id] for m in mats if m.id in depots_stock[x]}) for x in depot_ids]
-    top = 3 if spec.size == "tiny" else 9
-    cost = {x: {s: rng.randint(1, top) for s in site_ids} for x in depot_ids}
+    cost = {x: {s: rng.randint(1, settings.max_route_cost) for s in site_ids} for x in depot_ids}
     data = MaterialData(materials=tuple(mats), depots=tuple(depots), sites=tuple(sites), cost=cost)
     # the witness: a random allocation within stock and requests; some sites keep to one depot
     witness: Witness = {}
@@ -447,7 +467,7 @@ BUILDERS = {
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
-    base = [(k, tiers[k], {}) for k in TASK.base_rules]
+    base: list[tuple[str, Tier, dict[str, Any]]] = [(k, tiers[k], {}) for k in TASK.base_rules]
     rules = witness_rules(base, sampled_kinds(spec, TASK.base_rules), tiers, BUILDERS, data, witness, rng)
     objective = [
         ObjectiveTerm(id="shortage", kind="shortage"),
@@ -482,7 +502,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     rng.shuffle(options)
     for sites, m in options[:3]:
         top = max(sum(x.stock.get(m, 0) for x in d.depots), max(d.site_by_id[s].requests[m] for s in sites))
-        found = first_infeasible(range(0, top + 2), lambda g: with_guarantee(sites, m, g), feasible)
+        found = first_infeasible(range(0, top + 2), lambda g: with_guarantee(sites, m, g), feasible)  # noqa: B023 - called within this iteration
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
     return None

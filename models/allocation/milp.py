@@ -16,8 +16,9 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pulp
 
@@ -264,7 +265,6 @@ def _material(draft: Draft, without: str | None) -> tuple[_Builder, list[tuple[s
     def route(depot: str, site: str) -> list[pulp.LpVariable]:
         return [v for (dp, s, _), v in x.items() if dp == depot and s == site]
 
-    route_big = {(dp.id, s.id): sum(dp.stock.get(m, 0) for (a, c, m) in d.cells if a == dp.id and c == s.id) for dp in d.depots for s in d.sites}
     active: dict[tuple[str, str], pulp.LpVariable] = {}
 
     def on(depot: str, site: str) -> pulp.LpVariable | None:
@@ -337,7 +337,7 @@ def _material(draft: Draft, without: str | None) -> tuple[_Builder, list[tuple[s
             for s in d.sites:
                 b.add(100 * recv(s.id, p["material"]) <= p["pct"] * total)
         elif k == "depot_failure":
-            for (dp, s, m), v in x.items():
+            for (_, s, m), v in x.items():
                 b.add(2 * v <= recv(s, m))
         else:
             raise ValueError(f"no MILP row for rule kind {k!r}")

@@ -13,16 +13,28 @@ cheaper plan.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from typing import Any
 
 from ortools.sat.python import cp_model
+from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.allocation.data import Item, Offer, ProcurementData, Supplier
 from pbsolve.family import Draft, NoDraft, SolverModel
-from pbsolve.kit import KindRegistry, Uncertain, insert_position, sampled_kinds, witness_rules
+from pbsolve.kit import (
+    IntRange,
+    KindRegistry,
+    PositiveRange,
+    Settings,
+    SizeTable,
+    Uncertain,
+    insert_position,
+    sampled_kinds,
+    witness_rules,
+)
 from pbsolve.models.allocation.common import (
     Encoder,
     HardHooks,
@@ -76,14 +88,40 @@ CATALOGUE = {
     "hospital_consumables": (("Gloves", "boxes"), ("Syringes", "packs"), ("Dressings", "packs"), ("Masks", "boxes"), ("Saline", "bags")),
     "construction_materials": (("Cement", "bags"), ("Rebar", "bars"), ("Bricks", "pallets"), ("Timber", "beams"), ("Gravel", "tonnes")),
 }  # fmt: skip
-# size -> (periods, items, suppliers, demand range, price range, fixed cost range, holding range).
-# Default measured at ~8 certified instances/s on one core; a sixth week or a fourth
-# supplier drops it to 3.5 / 5.6 per s (order charges make lot sizing combinatorial).
-SIZES = {
-    "tiny": (3, 1, 2, (1, 3), (1, 9), (0, 4), (1, 1)),  # capacities at most 3: enumerable
-    "small": (4, 2, 3, (5, 30), (3, 25), (10, 60), (1, 2)),
-    "default": (5, 3, 3, (4, 18), (20, 200), (40, 200), (5, 15)),
-}
+
+
+class ProcurementSizes(Settings):
+    """How big a procurement instance is. Default measured at ~8 certified instances/s on
+    one core; a sixth week or a fourth supplier drops it to 3.5 / 5.6 per s (order charges
+    make lot sizing combinatorial)."""
+
+    periods: PositiveInt = Field(description="weeks W1, W2, ...")
+    items: PositiveInt = Field(le=min(len(c) for c in CATALOGUE.values()))
+    suppliers: int = Field(ge=2, le=len(SUPPLIERS), description="every item is sold by at least two")
+    demand: PositiveRange = Field(description="units per item and week (a week has none with chance 0.15)")
+    price: PositiveRange = Field(description="an item's base unit price")
+    fixed_cost: IntRange = Field(description="a supplier's charge per order week (none when the range is 0-0)")
+    holding_cost: IntRange = Field(description="per unit and week in stock")
+    enumerable: bool = Field(
+        default=False,
+        description="capacities at most 3, lead times 0-1 and costs in steps of 1: small enough to enumerate every plan",
+    )
+
+
+SIZES = SizeTable[ProcurementSizes](
+    tiny=ProcurementSizes(
+        periods=3, items=1, suppliers=2, demand=PositiveRange(lo=1, hi=3), price=PositiveRange(lo=1, hi=9),
+        fixed_cost=IntRange(lo=0, hi=4), holding_cost=IntRange(lo=1, hi=1), enumerable=True,
+    ),
+    small=ProcurementSizes(
+        periods=4, items=2, suppliers=3, demand=PositiveRange(lo=5, hi=30), price=PositiveRange(lo=3, hi=25),
+        fixed_cost=IntRange(lo=10, hi=60), holding_cost=IntRange(lo=1, hi=2),
+    ),
+    default=ProcurementSizes(
+        periods=5, items=3, suppliers=3, demand=PositiveRange(lo=4, hi=18), price=PositiveRange(lo=20, hi=200),
+        fixed_cost=IntRange(lo=40, hi=200), holding_cost=IntRange(lo=5, hi=15),
+    ),
+)  # fmt: skip
 PERISHABLE = ("restaurant_supplies",)
 # Stock balances, budgets and capacities are linear: every solve uses the full LP
 # relaxation (feasibility probes with the default level were measured up to 500x slower).
@@ -114,7 +152,8 @@ class ProcurementModel(ModelBase):
         self.arr = {i.id: [sum(v for (s, x, t), v in self.q.items() if x == i.id and d.arrival(s, t) == u) for u in range(n)] for i in d.items}
         self.stock = {}
         for item in d.items:
-            levels, level = [], item.initial_stock
+            levels: list[cp_model.LinearExpr | int] = []
+            level: cp_model.LinearExpr | int = item.initial_stock
             for t in range(n):
                 level = level + self.arr[item.id][t] - item.demand[t]
                 levels.append(level)
@@ -225,7 +264,7 @@ def _shelf_life(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -
     (the initial stock counts as arriving in the first period)."""
     item, k = tm.data.item_by_id[p["item"]], p["periods"]
     for t in range(len(tm.data.periods)):
-        recent = sum(tm.arr[item.id][a] for a in range(max(0, t - k + 2), t + 1))
+        recent: cp_model.LinearExpr | int = sum(tm.arr[item.id][a] for a in range(max(0, t - k + 2), t + 1))
         if t <= k - 2:
             recent = recent + item.initial_stock  # never +=: it would change the shared sum in place
         tm.post(tm.stock[item.id][t] <= recent, lit)
@@ -326,17 +365,18 @@ Witness = dict[tuple[str, str, int], int]
 
 
 def _round_up(x: float, step: int) -> int:
-    return max(step, int(math.ceil(x / step)) * step)
+    return max(step, math.ceil(x / step) * step)
 
 
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProcurementData, Witness]:
-    n, n_items, n_sup, dem, price, fixed, hold = SIZES[spec.size]
-    tiny = spec.size == "tiny"
+    settings = SIZES.of(spec.size)
+    n, dem = settings.periods, settings.demand
+    tiny = settings.enumerable
     step = 1 if tiny else 5
     periods = tuple(f"W{t + 1}" for t in range(n))
-    names = rng.sample(CATALOGUE[spec.subtask], n_items)
+    names = rng.sample(CATALOGUE[spec.subtask], settings.items)
     perishable = spec.subtask in PERISHABLE
-    sup_names = rng.sample(SUPPLIERS, n_sup)
+    sup_names = rng.sample(SUPPLIERS, settings.suppliers)
     leads = {s: rng.choice((0, 1) if tiny else (0, 1, 1, 2)) for s in sup_names}
     leads[sup_names[0]] = min(leads[sup_names[0]], 1)
     # every item is sold by at least two suppliers (one of them fast), most by more
@@ -346,12 +386,12 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProcurementData
         fast = [s for s in sup_names if leads[s] <= 1]
         if not any(leads[s] <= 1 for s in chosen):
             chosen.append(rng.choice(fast))
-        while len(chosen) < min(2, n_sup):
+        while len(chosen) < min(2, settings.suppliers):
             chosen.append(rng.choice([s for s in sup_names if s not in chosen]))
         for s in sup_names:
             if s in chosen:
                 sells[s].append(item)
-    base_price = {item: rng.randint(*price) for item, _ in names}
+    base_price = {item: settings.price.draw(rng) for item, _ in names}
     prices: dict[tuple[str, str], int] = {}
     for item, _ in names:
         taken: set[int] = set()
@@ -362,7 +402,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProcurementData
                     p += 1
                 taken.add(p)
                 prices[s, item] = p
-    demand = {item: [rng.randint(*dem) if rng.random() < 0.85 else 0 for _ in range(n)] for item, _ in names}
+    demand = {item: [dem.draw(rng) if rng.random() < 0.85 else 0 for _ in range(n)] for item, _ in names}
     # the witness: per item a set of allowed suppliers and a stock buffer it keeps
     witness: Witness = {}
     initial: dict[str, int] = {}
@@ -370,7 +410,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProcurementData
         sellers = [s for s in sup_names if item in sells[s]]
         allowed = [s for s in sellers if rng.random() < 0.6] or [rng.choice(sellers)]
         lmin = min(leads[s] for s in allowed)
-        top = max(dem[1], 1)
+        top = max(dem.hi, 1)
         buffer = 0 if perishable or rng.random() < 0.4 else rng.randint(0, top // 3)
         initial[item] = sum(demand[item][:lmin]) + buffer + rng.randint(0, top // 4)
         stock, arrive = initial[item], [0] * n
@@ -386,16 +426,16 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProcurementData
     suppliers = []
     for s in sup_names:
         peak = max([sum(q for (x, _, t), q in witness.items() if x == s and t == u) for u in range(n)] + [0])
-        floor = 4 if tiny else 2 * dem[1]
+        floor = 4 if tiny else 2 * dem.hi
         cap = min(3, max(peak, rng.randint(2, 3))) if tiny else _round_up(max(peak, floor) * rng.uniform(1.1, 1.5), 10)
         if tiny and peak > 3:
             raise NoDraft("witness")
         offers = tuple(Offer(item=item, price=prices[s, item]) for item, _ in names if item in sells[s])
         suppliers.append(
-            Supplier(id=s, lead_time=leads[s], capacity=cap, fixed_cost=_round_up(rng.randint(*fixed), step) if fixed[1] else 0, offers=offers)
+            Supplier(id=s, lead_time=leads[s], capacity=cap, fixed_cost=_round_up(settings.fixed_cost.draw(rng), step) if settings.fixed_cost.hi else 0, offers=offers)
         )
     items = tuple(
-        Item(id=item, unit=unit, initial_stock=initial[item], holding_cost=rng.randint(*hold), demand=tuple(demand[item]))
+        Item(id=item, unit=unit, initial_stock=initial[item], holding_cost=settings.holding_cost.draw(rng), demand=tuple(demand[item]))
         for item, unit in names
     )
     return ProcurementData(periods=periods, items=items, suppliers=tuple(suppliers)), witness
@@ -537,7 +577,7 @@ def _b_order_gap(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str
     for s in d.suppliers:
         times = [t for t in range(n) if _ordered(w, s.id, t) > 0]
         possible = {t for (x, _, t) in d.cells if x == s.id}
-        if len(possible) >= 2 and all(b - a >= 2 for a, b in zip(times, times[1:])):
+        if len(possible) >= 2 and all(b - a >= 2 for a, b in itertools.pairwise(times)):
             options.append(s.id)
     return {"supplier": rng.choice(options)} if options else None
 
@@ -587,7 +627,7 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     sampled = sampled_kinds(spec, TASK.base_rules)
     if spec.subtask in PERISHABLE and "shelf_life" not in sampled:
         sampled.insert(0, "shelf_life")  # perishables are always used first in first out
-    base = [(k, tiers[k], {}) for k in TASK.base_rules]
+    base: list[tuple[str, Tier, dict[str, Any]]] = [(k, tiers[k], {}) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng)
     objective = [ObjectiveTerm(id="total_cost", kind="total_cost"), ObjectiveTerm(id="order_score", kind="order_score")]
     return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=objective)
@@ -620,7 +660,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
         top = d.item_by_id[item].initial_stock + sum(
             d.supplier_by_id[s].capacity for (s, i, u) in d.cells if i == item and d.arrival(s, u) <= t
         )
-        found = first_infeasible(range(0, top + 2), lambda m: with_target(item, t, m), feasible)
+        found = first_infeasible(range(0, top + 2), lambda m: with_target(item, t, m), feasible)  # noqa: B023 - called within this iteration
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
     return None
@@ -684,7 +724,7 @@ def report(draft_: Draft, plan: dict[str, Any]) -> dict[str, dict[str, int]]:
     spend = {s.id: 0 for s in d.suppliers}
     for (s, i, _), q in w.items():
         spend[s] += d.prices[s, i] * q
-    for s, t in {(s, t) for (s, _, t) in w}:
+    for s, _t in {(s, t) for (s, _, t) in w}:
         spend[s] += d.supplier_by_id[s].fixed_cost
     return {"spend": spend, "closing_stock": {i.id: _stock(d, w, i.id)[-1] for i in d.items}}
 

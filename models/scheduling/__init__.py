@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import insert_at, insert_position
 from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning, stateful  # noqa: F401 (registers)

@@ -8,14 +8,16 @@ usually a different, better plan than the witness.
 
 from __future__ import annotations
 
+import itertools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
 from pbsolve.family import Draft, NoDraft
-from pbsolve.schema import GenerationSpec, ObjectiveTerm, Tier
 from pbsolve.kit import KindRegistry, sampled_kinds, witness_rules
+from pbsolve.schema import GenerationSpec, ObjectiveTerm, Tier
 from pbsolve.taxonomy import ConstraintSpec, mechanism_pool
 
 PEOPLE = (
@@ -138,7 +140,7 @@ def _previous_in_series(data: TimetableData, e: Event) -> Event | None:
 
 def _series_in_order(data: TimetableData, plan: Witness) -> bool:
     for members in data.series_members().values():
-        for a, b in zip(members, members[1:]):
+        for a, b in itertools.pairwise(members):
             if plan[a.id][0] + a.duration > plan[b.id][0]:
                 return False
     return True
@@ -270,7 +272,7 @@ def _person_buffer(data: TimetableData, plan: Witness, rng: random.Random) -> di
         mine = sorted(events_of(data, p.id), key=lambda e: plan[e.id][0])
         gaps = [
             plan[b.id][0] - (plan[a.id][0] + a.duration)
-            for a, b in zip(mine, mine[1:])
+            for a, b in itertools.pairwise(mine)
             if data.slots[plan[a.id][0]].day == data.slots[plan[b.id][0]].day
         ]
         if gaps and min(gaps) >= 1:
@@ -357,7 +359,7 @@ class TaskRecipe:
             data = with_availability(data, plan, rng, self.availability_share)
         # base rules (series order only with numbered series), then the sampled kinds;
         # kinds without a builder are structural (e.g. availability)
-        base = [(k, "basic", {}) for k in self.base_rules if k != "series_order" or data.series_members()]
+        base: list[tuple[str, Tier, dict[str, Any]]] = [(k, "basic", {}) for k in self.base_rules if k != "series_order" or data.series_members()]
         kinds = sampled_kinds(spec, self.base_rules)
         structural = [k for k in kinds if k not in RULE_BUILDERS]
         rules = witness_rules(base, kinds, tiers, RULE_BUILDERS, data, plan, rng, structural)

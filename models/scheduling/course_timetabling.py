@@ -4,8 +4,21 @@ from __future__ import annotations
 
 import random
 
+from pydantic import Field, PositiveInt
+
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.models.scheduling.common import SHARED_POOL, STATEFUL_POOL, PEOPLE, WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
+from pbsolve.kit import Settings, SizeTable
+from pbsolve.models.scheduling.common import (
+    PEOPLE,
+    ROOMS,
+    SHARED_POOL,
+    STATEFUL_POOL,
+    WEEKDAYS,
+    Entities,
+    TaskRecipe,
+    period_slots,
+    rooms,
+)
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -14,12 +27,24 @@ COURSES = (
     ("LIT", "Literature"), ("PHY", "Physics"), ("STA", "Statistics"), ("GEO", "Geography"), ("CS", "Computing"),
 )  # fmt: skip
 
-# size -> (days, periods per day, courses, max lectures, teachers, curricula, rooms)
-SIZES = {
-    "tiny": (2, 2, 2, 2, 2, 1, 2),
-    "small": (3, 2, 3, 2, 2, 2, 2),
-    "default": (5, 3, 4, 3, 3, 2, 3),
-}
+
+class CourseSizes(Settings):
+    """How big a course-timetabling instance is."""
+
+    days: PositiveInt = Field(le=len(WEEKDAYS))
+    periods_per_day: PositiveInt
+    courses: PositiveInt = Field(le=len(COURSES))
+    max_lectures: PositiveInt = Field(description="a course has 1 to this many lectures a week")
+    teachers: PositiveInt = Field(le=len(PEOPLE))
+    curricula: PositiveInt = Field(le=26, description="groups A, B, ...")
+    rooms: PositiveInt = Field(le=len(ROOMS))
+
+
+SIZES = SizeTable[CourseSizes](
+    tiny=CourseSizes(days=2, periods_per_day=2, courses=2, max_lectures=2, teachers=2, curricula=1, rooms=2),
+    small=CourseSizes(days=3, periods_per_day=2, courses=3, max_lectures=2, teachers=2, curricula=2, rooms=2),
+    default=CourseSizes(days=5, periods_per_day=3, courses=4, max_lectures=3, teachers=3, curricula=2, rooms=3),
+)
 
 TASK = TaskSpec(
     id="course_timetabling",
@@ -55,20 +80,21 @@ TASK = TaskSpec(
 
 
 def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
-    n_days, per_day, n_courses, max_lect, n_teach, n_curr, n_rooms = SIZES[spec.size]
-    days = list(WEEKDAYS[:n_days])
+    settings = SIZES.of(spec.size)
+    per_day, n_curr = settings.periods_per_day, settings.curricula
+    days = list(WEEKDAYS[: settings.days])
     slots = period_slots(days, per_day)
-    teachers = [Person(id=n, role="teacher") for n in rng.sample(PEOPLE, n_teach)]
+    teachers = [Person(id=n, role="teacher") for n in rng.sample(PEOPLE, settings.teachers)]
     group_word = "Class" if spec.subtask == "school_classes" else "Cohort"
     groups = [Person(id=f"{group_word} {chr(65 + i)}", role="group") for i in range(n_curr)]
     lab = spec.subtask == "lab_sessions"
-    room_list = rooms(rng, n_rooms, (20, 60), ["lab"] if lab else ["projector"], 0.4)
+    room_list = rooms(rng, settings.rooms, (20, 60), ["lab"] if lab else ["projector"], 0.4)
     events = []
-    for code, name in sorted(rng.sample(COURSES, n_courses)):
+    for code, name in sorted(rng.sample(COURSES, settings.courses)):
         teacher = rng.choice(teachers).id
         members = sorted(rng.sample([g.id for g in groups], rng.randint(1, min(2, n_curr))))
         size = rng.randint(15, 55)
-        lectures = rng.randint(1, max_lect)
+        lectures = rng.randint(1, settings.max_lectures)
         is_lab = lab and rng.random() < 0.5
         for i in range(lectures):
             events.append(

@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import random
 
+from pydantic import Field, PositiveInt
+
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.models.scheduling.common import SHARED_POOL, STATEFUL_POOL, WEEKDAYS, Entities, TaskRecipe, period_slots, rooms
+from pbsolve.kit import Settings, SizeTable
+from pbsolve.models.scheduling.common import (
+    ROOMS,
+    SHARED_POOL,
+    STATEFUL_POOL,
+    WEEKDAYS,
+    Entities,
+    TaskRecipe,
+    period_slots,
+    rooms,
+)
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -14,12 +26,22 @@ SUBJECTS = (
     "Mechanics", "Optics", "Philosophy", "Sociology", "Thermodynamics", "Topology",
 )  # fmt: skip
 
-# size -> (days, periods per day, exams, cohorts, rooms)
-SIZES = {
-    "tiny": (2, 2, 3, 2, 2),
-    "small": (3, 2, 4, 2, 2),
-    "default": (3, 3, 6, 3, 3),
-}
+
+class ExamSizes(Settings):
+    """How big an exam-scheduling instance is (a resit week has a day less, at least two, and a cohort more)."""
+
+    days: PositiveInt = Field(le=len(WEEKDAYS))
+    periods_per_day: PositiveInt
+    exams: PositiveInt = Field(le=len(SUBJECTS), description="one subject each")
+    cohorts: PositiveInt
+    rooms: PositiveInt = Field(le=len(ROOMS))
+
+
+SIZES = SizeTable[ExamSizes](
+    tiny=ExamSizes(days=2, periods_per_day=2, exams=3, cohorts=2, rooms=2),
+    small=ExamSizes(days=3, periods_per_day=2, exams=4, cohorts=2, rooms=2),
+    default=ExamSizes(days=3, periods_per_day=3, exams=6, cohorts=3, rooms=3),
+)
 
 TASK = TaskSpec(
     id="exam_scheduling",
@@ -54,7 +76,8 @@ TASK = TaskSpec(
 
 
 def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
-    n_days, per_day, n_exams, n_coh, n_rooms = SIZES[spec.size]
+    settings = SIZES.of(spec.size)
+    n_days, per_day, n_coh = settings.days, settings.periods_per_day, settings.cohorts
     if spec.subtask == "resit_week":
         n_days, n_coh = max(2, n_days - 1), n_coh + 1
     days = list(WEEKDAYS[:n_days])
@@ -62,9 +85,9 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     word = "Year" if spec.subtask == "school_mock_exams" else "Cohort"
     cohorts = [Person(id=f"{word} {i + 1}", role="cohort") for i in range(n_coh)]
     computer = spec.subtask == "certification_sittings"
-    room_list = rooms(rng, n_rooms, (30, 120), ["computers"] if computer else ["accessible"], 0.4)
+    room_list = rooms(rng, settings.rooms, (30, 120), ["computers"] if computer else ["accessible"], 0.4)
     events = []
-    for i, subject in enumerate(sorted(rng.sample(SUBJECTS, n_exams))):
+    for i, subject in enumerate(sorted(rng.sample(SUBJECTS, settings.exams))):
         takers = sorted(rng.sample([c.id for c in cohorts], rng.randint(1, min(2, n_coh))))
         events.append(
             Event(

@@ -12,7 +12,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible
-from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft
 from pbsolve.kit import Uncertain, insert_rule
 from pbsolve.models.scheduling.timetable_model import TimetableModel, build, encoder, post

@@ -4,8 +4,21 @@ from __future__ import annotations
 
 import random
 
+from pydantic import Field, PositiveInt, model_validator
+
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.models.scheduling.common import BATTERY, SHARED_POOL, STATEFUL_POOL, PEOPLE, Entities, TaskRecipe, hour_slots, rooms
+from pbsolve.kit import PositiveRange, Settings, SizeTable
+from pbsolve.models.scheduling.common import (
+    BATTERY,
+    PEOPLE,
+    ROOMS,
+    SHARED_POOL,
+    STATEFUL_POOL,
+    Entities,
+    TaskRecipe,
+    hour_slots,
+    rooms,
+)
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -14,12 +27,30 @@ TOPICS = (
     "Security review", "Launch prep", "Customer debrief", "Data audit", "Sprint planning",
 )  # fmt: skip
 
-# size -> (last start hour, people, rooms, meetings, max duration)
-SIZES = {
-    "tiny": (11, 3, 2, (2, 3), 1),
-    "small": (13, 4, 2, (3, 3), 2),
-    "default": (16, 6, 3, (4, 5), 2),
-}
+FIRST_HOUR = 9
+
+
+class MeetingSizes(Settings):
+    """How big a meeting-planning instance is."""
+
+    last_start: int = Field(ge=FIRST_HOUR, description=f"the last hour a meeting may start (the day starts at {FIRST_HOUR}:00)")
+    people: int = Field(ge=2, le=len(PEOPLE), description="attendees (a meeting has two or three)")
+    rooms: PositiveInt = Field(le=len(ROOMS))
+    meetings: PositiveRange = Field(description="how many meetings")
+    max_duration: PositiveInt = Field(description="the longest meeting, in hours")
+
+    @model_validator(mode="after")
+    def _enough_topics(self) -> MeetingSizes:
+        if self.meetings.hi > len(TOPICS):
+            raise ValueError(f"at most {len(TOPICS)} meetings (one topic each)")
+        return self
+
+
+SIZES = SizeTable[MeetingSizes](
+    tiny=MeetingSizes(last_start=11, people=3, rooms=2, meetings=PositiveRange(lo=2, hi=3), max_duration=1),
+    small=MeetingSizes(last_start=13, people=4, rooms=2, meetings=PositiveRange(lo=3, hi=3), max_duration=2),
+    default=MeetingSizes(last_start=16, people=6, rooms=3, meetings=PositiveRange(lo=4, hi=5), max_duration=2),
+)
 
 TASK = TaskSpec(
     id="meeting_planning",
@@ -53,12 +84,13 @@ TASK = TaskSpec(
 
 
 def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
-    last, n_people, n_rooms, (lo, hi), max_dur = SIZES[spec.size]
-    slots = hour_slots(9, last)
+    settings = SIZES.of(spec.size)
+    n_people = settings.people
+    slots = hour_slots(FIRST_HOUR, settings.last_start)
     names = rng.sample(PEOPLE, n_people)
     people = [Person(id=n, role="attendee") for n in names]
-    room_list = rooms(rng, n_rooms, (3, 8), ["projector", "video"], 0.5)
-    n_meet = rng.randint(lo, hi)
+    room_list = rooms(rng, settings.rooms, (3, 8), ["projector", "video"], 0.5)
+    n_meet = settings.meetings.draw(rng)
     topics = rng.sample(TOPICS, n_meet)
     events = []
     candidate = names[0] if spec.subtask == "interview_panel" else None
@@ -76,7 +108,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
             Event(
                 id=f"M{i + 1}",
                 name=topic,
-                duration=1 if candidate else rng.randint(1, max_dur),
+                duration=1 if candidate else rng.randint(1, settings.max_duration),
                 people=tuple(attendees),
                 size=len(attendees),
                 needs=needs,

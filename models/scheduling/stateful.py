@@ -9,6 +9,7 @@ rule's literal, so the certifier can switch it off like any other rule.
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -122,7 +123,7 @@ def build_room_cooldown(data: TimetableData, witness: Witness, rng: random.Rando
         gaps = [
             witness[b.id][0] - (witness[a.id][0] + a.duration)
             for day in _by_day(data, witness, placed).values()
-            for a, b in zip(day, day[1:])
+            for a, b in itertools.pairwise(day)
         ]
         k = min(min(gaps), 2) if gaps else rng.randint(1, 2)
         if k >= 1:

@@ -7,12 +7,14 @@ structure is built in a fixed order (lists, never sets) so models are reproducib
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import itertools
+from collections.abc import Callable
+from typing import Any
 
 from ortools.sat.python import cp_model
 
-from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve import kit
+from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.family import Draft, SolverModel
 from pbsolve.kit import KindRegistry
 from pbsolve.schema import ObjectiveTerm, Rule
@@ -43,7 +45,7 @@ class TimetableModel:
                 self.m.add_exactly_one(row)
 
     # -- derived expressions -------------------------------------------------------
-    def at(self, e: Event, s: int) -> cp_model.LinearExprT:
+    def at(self, e: Event, s: int) -> cp_model.LinearExpr | int:
         """1 iff event e starts at slot s (in any room)."""
         return sum(self.x[e.id, s, r.id] for r in self.data.rooms)
 
@@ -124,7 +126,7 @@ def _room_no_overlap(tm: TimetableModel, params: dict[str, Any], lit: cp_model.I
 @encoder("series_order")
 def _series_order(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
     for members in tm.data.series_members().values():
-        for a, b in zip(members, members[1:]):
+        for a, b in itertools.pairwise(members):
             post(tm, tm.start_index(a) + a.duration <= tm.start_index(b), lit)
 
 
@@ -181,7 +183,7 @@ def _precedence(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar
 @encoder("priority_order")
 def _priority_order(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
     chain = [tm.data.event_by_id[eid] for eid in params["events"]]
-    for a, b in zip(chain, chain[1:]):
+    for a, b in itertools.pairwise(chain):
         post(tm, tm.start_index(a) <= tm.start_index(b), lit)
 
 
@@ -229,7 +231,7 @@ def _different_days(tm: TimetableModel, params: dict[str, Any], lit: cp_model.In
 @encoder("same_room")
 def _same_room(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
     group = [tm.data.event_by_id[eid] for eid in params["events"]]
-    for a, b in zip(group, group[1:]):
+    for a, b in itertools.pairwise(group):
         for r in tm.data.rooms:
             in_a = sum(tm.x[a.id, s, r.id] for s in tm.starts[a.id])
             in_b = sum(tm.x[b.id, s, r.id] for s in tm.starts[b.id])

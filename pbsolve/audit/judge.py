@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pbsolve.parsing import top_level_objects, fenced_blocks, strip_thinking
+from pbsolve.parsing import fenced_blocks, strip_thinking, top_level_objects
 from pbsolve.schema import Instance
 
 MAX_VERDICT_CHARS = 200_000  # only the tail of a longer judge output is read (the verdict ends it)

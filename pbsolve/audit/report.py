@@ -43,9 +43,9 @@ from typing import Any
 
 import numpy as np
 
+from pbsolve.audit.judge import verdict_from_json
 from pbsolve.grading import grade
 from pbsolve.jsonl import LineError, read_models
-from pbsolve.audit.judge import verdict_from_json
 from pbsolve.sampler import derive_seed
 from pbsolve.schema import Instance, ResponseLine
 
@@ -154,7 +154,7 @@ def length_bins(chars: Sequence[int]) -> tuple[list[str], list[int]]:
     if not chars:
         return [], []
     arr = np.asarray(chars)
-    edges = sorted({int(round(q)) for q in np.quantile(arr, [1 / 3, 2 / 3])})
+    edges = sorted({round(q) for q in np.quantile(arr, [1 / 3, 2 / 3])})
     edges = [e for e in edges if e < arr.max()]
     labels = []
     for c in chars:
@@ -441,7 +441,7 @@ GROUP_TITLES = {
 
 def markdown(audit: dict[str, Any], plots: dict[str, str]) -> str:
     c = audit["counts"]
-    conf = int(round(100 * audit["confidence"]))
+    conf = round(100 * audit["confidence"])
     lines = [
         "# LLM-judge audit",
         "",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -14,14 +14,23 @@ from rich.table import Table
 
 from pbsolve import interrupts
 from pbsolve.cli.common import (
-    LLMOptions, err, exit_interrupted, fail, llm_options, out, preflight_or_fail, progress_bar, read_instances, write_guard,
+    LLMOptions,
+    err,
+    exit_interrupted,
+    fail,
+    llm_options,
+    out,
+    preflight_or_fail,
+    progress_bar,
+    read_instances,
+    write_guard,
 )  # fmt: skip
 from pbsolve.jsonl import atomic_writer
 from pbsolve.llm.client import EndpointConfigError, EndpointDown, LLMClient
 
 JUDGE_PANEL = "LLM judge endpoint (--judge-model)"
 JudgeModelOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--judge-model", help="judge with this model (OpenAI-compatible endpoint) under the rubric protocol",
                  rich_help_panel=JUDGE_PANEL),
 ]  # fmt: skip
@@ -41,7 +50,7 @@ def print_headline(figures: dict[str, Any], out_dir: Path) -> None:
     t = Table(title=escape(f"judge audit: {figures['judge'] or 'judge'} · {c['responses']} responses, {c['items']} items"))
     t.add_column("figure")
     t.add_column("value", justify="right")
-    t.add_column(f"{int(round(100 * figures['confidence']))}% CI (bootstrap over responses)", justify="right")
+    t.add_column(f"{round(100 * figures['confidence'])}% CI (bootstrap over responses)", justify="right")
     for f in FIGURES:
         ci = figures["ci"].get(f)
         t.add_row(f, _fmt(f, figures[f]), "-" if ci is None else f"{_fmt(f, ci[0])} – {_fmt(f, ci[1])}")
@@ -76,7 +85,7 @@ def _judge_run(config: Any, instances: dict, responses: list, out_dir: Path, res
     lines = list(kept)
     with write_guard(path), interrupts.owned_signals():
         out_dir.mkdir(parents=True, exist_ok=True)
-        fh = open(partial, "w", encoding="utf-8")
+        fh = open(partial, "w", encoding="utf-8")  # noqa: SIM115 - closed by hand before the rename or the error
         for line in kept:
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
         try:
@@ -112,8 +121,8 @@ def register(app: typer.Typer) -> None:
         instances: Annotated[Path, typer.Option(help="instances JSONL")],
         out_path: Annotated[Path, typer.Option("--out", help="response lines with kind and known truth")] = Path("perturbed.jsonl"),
         seed: Annotated[int, typer.Option(help="the lines of an instance depend only on (seed, instance id)")] = 0,
-        kinds: Annotated[Optional[str], typer.Option(help="keep only these categories or kinds, comma-separated, "
-                                                     "e.g. break_rule,suboptimal,format")] = None,  # fmt: skip
+        kinds: Annotated[str | None, typer.Option(help="keep only these categories or kinds, comma-separated, "
+                                                     "e.g. break_rule,suboptimal,format")] = None,
         summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
     ) -> None:
         """Near-miss answers with known truth, for auditing judges: one-rule breaks, sub-optimal plans, valid odd formatting, wrong claims."""
@@ -162,9 +171,9 @@ def register(app: typer.Typer) -> None:
         instances: Annotated[Path, typer.Option(help="instances JSONL")],
         responses: Annotated[Path, typer.Option(help="responses JSONL (e.g. from `pbsolve perturb`)")],
         out_dir: Annotated[Path, typer.Option("--out", help="folder for report.md, audit.json, plots")] = Path("audit"),
-        verdicts: Annotated[Optional[Path], typer.Option(help='judge verdicts JSONL: {"id", "response_id", "items": {item: true|false}} per line')] = None,
+        verdicts: Annotated[Path | None, typer.Option(help='judge verdicts JSONL: {"id", "response_id", "items": {item: true|false}} per line')] = None,
         judge_model: JudgeModelOpt = None,
-        judge_name: Annotated[Optional[str], typer.Option(help="name of the judge in the report")] = None,
+        judge_name: Annotated[str | None, typer.Option(help="name of the judge in the report")] = None,
         bootstrap: Annotated[int, typer.Option(min=0, help="bootstrap resamples (of responses) for the intervals")] = 1000,
         confidence: Annotated[float, typer.Option(min=0.5, max=0.999, help="confidence level of the intervals")] = 0.95,
         seed: Annotated[int, typer.Option(help="seed of the bootstrap")] = 0,

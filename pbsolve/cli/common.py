@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Annotated, Any, Literal, Optional, TypeVar
+from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -38,13 +38,13 @@ out = Console(emoji=False)
 err = Console(stderr=True, soft_wrap=True, emoji=False)
 
 
-def fail(message: str, code: int = 1) -> None:
+def fail(message: str, code: int = 1) -> NoReturn:
     """Print ``error: message`` on stderr and end the command with ``code``."""
     err.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(code)
 
 
-def exit_interrupted(message: str) -> None:
+def exit_interrupted(message: str) -> NoReturn:
     """Report an interrupt and end with 128 + the signal (130 for SIGINT, 143 for SIGTERM).
 
     After a real signal the process ends as soon as the message is out (``os._exit``):
@@ -68,7 +68,7 @@ def progress_bar() -> Progress:
     )  # fmt: skip
 
 
-class write_guard:  # noqa: N801 - used like a function: `with write_guard(path):`
+class write_guard:
     """Turn disk errors into one clear message; the .partial file is kept for inspection."""
 
     def __init__(self, path: Path) -> None:
@@ -113,22 +113,22 @@ def _endpoint_options(panel: str, system_prompt_help: str) -> dict[str, Any]:
     """The typer annotation of every endpoint option, shown under ``panel`` in --help."""
     return {
         "base_url": Annotated[
-            Optional[str],
+            str | None,
             typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), "
                          "http://127.0.0.1:11434/v1 (Ollama); default $OPENAI_BASE_URL, else api.openai.com",
                          rich_help_panel=panel),
-        ],  # fmt: skip
-        "model": Annotated[Optional[str], typer.Option("--model", help="model name as the endpoint serves it", rich_help_panel=panel)],
+        ],
+        "model": Annotated[str | None, typer.Option("--model", help="model name as the endpoint serves it", rich_help_panel=panel)],
         "api_key_env": Annotated[
             str,
             typer.Option("--api-key-env", help="environment variable holding the API key (unset: a placeholder, "
                          "fine for local servers)", rich_help_panel=panel),
-        ],  # fmt: skip
+        ],
         "temperature": Annotated[
             float, typer.Option("--temperature", min=0.0, max=2.0, help="sampling temperature", rich_help_panel=panel)
         ],
-        "max_tokens": Annotated[Optional[int], typer.Option("--max-tokens", min=1, help="completion token cap", rich_help_panel=panel)],
-        "system_prompt": Annotated[Optional[str], typer.Option("--system-prompt", help=system_prompt_help, rich_help_panel=panel)],
+        "max_tokens": Annotated[int | None, typer.Option("--max-tokens", min=1, help="completion token cap", rich_help_panel=panel)],
+        "system_prompt": Annotated[str | None, typer.Option("--system-prompt", help=system_prompt_help, rich_help_panel=panel)],
         "timeout": Annotated[float, typer.Option("--timeout", min=0.001, help="seconds per request", rich_help_panel=panel)],
         "max_retries": Annotated[
             int, typer.Option("--max-retries", min=0, help="retries per request on 429/5xx/time-outs", rich_help_panel=panel)

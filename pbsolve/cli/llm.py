@@ -66,7 +66,7 @@ def write_answers(responder: Responder, name: str, instances: Sequence[Instance]
     stats = getattr(getattr(responder, "client", None), "stats", None)
     with write_guard(out_path), interrupts.owned_signals():
         out_path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(partial, "a" if resume else "w", encoding="utf-8")
+        fh = open(partial, "a" if resume else "w", encoding="utf-8")  # noqa: SIM115 - closed by hand on each exit path
         try:
             with progress_bar() as bar:
                 task = bar.add_task(f"answering ({name})", total=len(instances), completed=saved)

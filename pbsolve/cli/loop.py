@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -13,8 +13,18 @@ from rich.table import Table
 
 from pbsolve import interrupts
 from pbsolve.cli.common import (
-    LLMOptions, build_responder, err, exit_interrupted, fail, llm_options, out, preflight_or_fail, progress_bar,
-    read_instances, warn_workers, write_guard,
+    LLMOptions,
+    build_responder,
+    err,
+    exit_interrupted,
+    fail,
+    llm_options,
+    out,
+    preflight_or_fail,
+    progress_bar,
+    read_instances,
+    warn_workers,
+    write_guard,
 )  # fmt: skip
 from pbsolve.jsonl import atomic_writer, dumps
 from pbsolve.llm.client import EndpointConfigError, EndpointDown, LLMClient
@@ -76,8 +86,8 @@ def register(app: typer.Typer) -> None:
         budget: Annotated[int, typer.Option(min=1, help="instances to answer in total (a larger budget extends a run)")],
         out_dir: Annotated[Path, typer.Option("--out", help="run folder (created, or resumed)")],
         seed: Annotated[int, typer.Option(help="run seed; step i's instance depends on (seed, i, its counts)")] = 0,
-        family: Annotated[Optional[str], typer.Option(help="restrict to one family")] = None,
-        task: Annotated[Optional[str], typer.Option(help="restrict to one task type")] = None,
+        family: Annotated[str | None, typer.Option(help="restrict to one family")] = None,
+        task: Annotated[str | None, typer.Option(help="restrict to one task type")] = None,
         size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
         eta: Annotated[float, typer.Option(help="η: step size of the weight update", rich_help_panel=LOOP_PANEL)] = 0.3,
         alpha: Annotated[float, typer.Option(help="α: pressure away from basic rules", rich_help_panel=LOOP_PANEL)] = 1.0,
@@ -89,7 +99,7 @@ def register(app: typer.Typer) -> None:
         time_limit: Annotated[float, typer.Option(help="CP-SAT deterministic time limit per solve")] = 20.0,
         plan_cap: Annotated[int, typer.Option(min=2, help="count optimal plans exactly up to this cap")] = 16,
         renderer: Annotated[str, typer.Option(help="template | llm (reword prompts with --rewriter-model on the same endpoint)")] = "template",
-        rewriter_model: Annotated[Optional[str], typer.Option(help="llm renderer model (default: --model)")] = None,
+        rewriter_model: Annotated[str | None, typer.Option(help="llm renderer model (default: --model)")] = None,
         summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
         *,
         llm: LLMOptions,

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Literal, cast
 
 import typer
 from rich.markup import escape
@@ -20,20 +20,37 @@ from pbsolve.cli import audit as audit_commands
 from pbsolve.cli import loop as loop_commands
 from pbsolve.cli import serve as serve_commands
 from pbsolve.cli.common import (
-    LLMOptions, build_responder, err, fail, llm_options, out, preflight_or_fail, progress_bar, read_instances, warn_workers,
+    LLMOptions,
+    build_responder,
+    err,
+    fail,
+    llm_options,
+    out,
+    preflight_or_fail,
+    progress_bar,
+    read_instances,
+    warn_workers,
     write_guard,
 )  # fmt: skip
 from pbsolve.cli.llm import write_answers
 from pbsolve.family import families
 from pbsolve.generate import (
-    GaveUp, GenerateOptions, ResumeError, RunSummary, generate, load_checkpoint, outcome_record, run_header, sidecar_path,
+    GaveUp,
+    GenerateOptions,
+    ResumeError,
+    RunSummary,
+    generate,
+    load_checkpoint,
+    outcome_record,
+    run_header,
+    sidecar_path,
 )  # fmt: skip
 from pbsolve.grade_report import grade_responses
 from pbsolve.grade_report import summarize as _summarize
 from pbsolve.grading import REWARD_MODES
 from pbsolve.jsonl import LineError, atomic_writer, check_writable, dumps
 from pbsolve.llm.responders import get_responder, responder_names
-from pbsolve.schema import TIERS, Grade
+from pbsolve.schema import TIERS, Grade, Size
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Certified planning problems, graded by code.")
 
@@ -157,11 +174,11 @@ def generate_cmd(
     start: Annotated[int, typer.Option("--start", min=0, help="first index (shards: the summary gives the next shard's --start)")] = 0,
     resume: Annotated[bool, typer.Option("--resume", help="continue the interrupted run in <out>.partial (same options); "
                                          "the result is byte-identical to an uninterrupted run")] = False,
-    family: Annotated[Optional[str], typer.Option(help="restrict to one family")] = None,
-    task: Annotated[Optional[str], typer.Option(help="restrict to one task type")] = None,
+    family: Annotated[str | None, typer.Option(help="restrict to one family")] = None,
+    task: Annotated[str | None, typer.Option(help="restrict to one task type")] = None,
     size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
-    tiers: Annotated[Optional[str], typer.Option(help="force at least one rule of each listed tier, e.g. hard")] = None,
-    include: Annotated[Optional[str], typer.Option(help="constraint ids every instance must carry, comma-separated")] = None,
+    tiers: Annotated[str | None, typer.Option(help="force at least one rule of each listed tier, e.g. hard")] = None,
+    include: Annotated[str | None, typer.Option(help="constraint ids every instance must carry, comma-separated")] = None,
     workers: Annotated[int, typer.Option(min=1, help="worker processes (output is identical for any value)")] = 1,
     time_limit: Annotated[float, typer.Option(help="CP-SAT deterministic time limit per solve")] = 20.0,
     plan_cap: Annotated[int, typer.Option(min=2, help="count optimal plans exactly up to this cap")] = 16,
@@ -176,11 +193,13 @@ def generate_cmd(
         fail(f"unknown renderer {renderer!r}; choose template or llm")
     if size not in ("tiny", "small", "default"):
         fail(f"unknown size {size!r}; choose tiny, small or default")
+    size_name = cast(Size, size)  # checked just above
+    renderer_name = cast(Literal["template", "llm"], renderer)
     try:
         opts = GenerateOptions(
-            family=family, task=task, size=size, force_tiers=_parse_tiers(tiers),
+            family=family, task=task, size=size_name, force_tiers=_parse_tiers(tiers),
             include=[c.strip() for c in (include or "").split(",") if c.strip()],
-            deterministic_time=time_limit, plan_count_cap=plan_cap, renderer=renderer, rewrite_attempts=rewrite_attempts,
+            deterministic_time=time_limit, plan_count_cap=plan_cap, renderer=renderer_name, rewrite_attempts=rewrite_attempts,
             rewriter=None if renderer == "template" else llm.config(needed_by="--renderer llm"),
         )  # fmt: skip
         from pbsolve.sampler import select_tasks
@@ -191,7 +210,7 @@ def generate_cmd(
             raise ValueError(f"unknown constraint id(s) {unknown}; see `pbsolve taxonomy`")
         from pbsolve.sampler import sample_spec
 
-        sample_spec(seed, 0, 0, family, task, size, force_tiers=opts.force_tiers, include=opts.include)
+        sample_spec(seed, 0, 0, family, task, size_name, force_tiers=opts.force_tiers, include=opts.include)
     except (KeyError, ValueError) as exc:
         fail(str(exc).strip("'\""))
     if opts.rewriter is not None:
@@ -216,13 +235,13 @@ SHOW_WHAT = ("prompt", "certificate", "checklist", "reference", "json", "all")
 @app.command()
 def show(
     path: Annotated[Path, typer.Argument(help="instances JSONL")],
-    instance_id: Annotated[Optional[str], typer.Option("--id", help="instance id (default: the first)")] = None,
+    instance_id: Annotated[str | None, typer.Option("--id", help="instance id (default: the first)")] = None,
     what: Annotated[str, typer.Option(help="prompt | certificate | checklist | reference | json | all")] = "all",
 ) -> None:
     """Show one instance: its prompt, certificate, checklist and reference answer."""
     if what not in SHOW_WHAT:
         fail(f"unknown --what {what!r}; choose one of {', '.join(SHOW_WHAT)}")
-    found, errors = read_instances(path)
+    found, _errors = read_instances(path)
     if not found:
         fail(f"{path} holds no valid instance")
     inst = found.get(instance_id) if instance_id else next(iter(found.values()))
@@ -380,7 +399,7 @@ def print_grade_table(runs: dict[str, list[Grade]], instances: dict, missing: di
 
 @app.command()
 def schema(
-    out_path: Annotated[Optional[Path], typer.Option("--out", help="write here instead of stdout")] = None,
+    out_path: Annotated[Path | None, typer.Option("--out", help="write here instead of stdout")] = None,
 ) -> None:
     """Print the JSON Schema of an instance line (docs/instance.schema.json is this output)."""
     from pbsolve.schema import instance_json_schema
@@ -435,7 +454,7 @@ def demo(
         with write_guard(resp_path), atomic_writer(resp_path) as fh:
             for inst in found.values():
                 fh.write(json.dumps({"id": inst.id, "response_id": f"{name}-{inst.id}", "response": fn(inst)}) + "\n")
-        grades, errors = grade_file(found, resp_path, "all_pass")
+        grades, _errors = grade_file(found, resp_path, "all_pass")
         with write_guard(grade_path), atomic_writer(grade_path) as fh:
             for g in grades:
                 fh.write(json.dumps(g.model_dump(mode="json")) + "\n")

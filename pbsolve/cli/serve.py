@@ -11,7 +11,7 @@ import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -40,9 +40,9 @@ def export_cmd(
     out_dir: Annotated[Path, typer.Option("--out", help="output folder: <split>.parquet or <split>.jsonl")] = Path("dataset"),
     eval_fraction: Annotated[float, typer.Option(help="share of instances in the eval split (hash of seed and id)")] = 0.1,
     seed: Annotated[int, typer.Option(help="seed of the train/eval assignment")] = 0,
-    system: Annotated[Optional[str], typer.Option(help="system message put before each prompt")] = None,
+    system: Annotated[str | None, typer.Option(help="system message put before each prompt")] = None,
     prompt_style: Annotated[str, typer.Option(help="chat (message list) | text (jsonl and parquet only)")] = "chat",
-    data_source: Annotated[Optional[str], typer.Option(help="verl data_source (default pbsolve/<task>)")] = None,
+    data_source: Annotated[str | None, typer.Option(help="verl data_source (default pbsolve/<task>)")] = None,
     summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
 ) -> None:
     """Export instances as a training set: verl Parquet, or JSON Lines / Parquet for `datasets`."""
@@ -86,13 +86,13 @@ def export_cmd(
 
 def serve_cmd(
     instances: Annotated[list[Path], typer.Option("--instances", help="instances (JSONL or Parquet, repeatable) or a built store file")],
-    store: Annotated[Optional[Path], typer.Option(help="store file to build or reuse (default <first file>.pbstore)")] = None,
+    store: Annotated[Path | None, typer.Option(help="store file to build or reuse (default <first file>.pbstore)")] = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="rebuild the store even if it is up to date")] = False,
     build_only: Annotated[bool, typer.Option("--build-only", help="build the store, print its summary and exit")] = False,
     host: Annotated[str, typer.Option(help="interface to bind (loopback unless told otherwise)")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
     token: Annotated[
-        Optional[str], typer.Option(envvar="PBSOLVE_TOKEN", help="require this bearer token (prefer the PBSOLVE_TOKEN variable)", show_default=False)
+        str | None, typer.Option(envvar="PBSOLVE_TOKEN", help="require this bearer token (prefer the PBSOLVE_TOKEN variable)", show_default=False)
     ] = None,
     mode: Annotated[str, typer.Option(help="default reward mode: all_pass | avg_pass | feasible")] = "all_pass",
     max_body_mb: Annotated[float, typer.Option(min=0.001, help="largest request body, MiB")] = 64.0,
@@ -146,7 +146,7 @@ def serve_cmd(
         fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
     out.print(escape(f"pbsolve reward server on http://{host}:{port}  (mode {mode}, {workers} worker(s); Ctrl-C stops)"))
     sys.stdout.flush()
-    common = {"host": host, "port": port, "log_level": "warning", "access_log": access_log}
+    common: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "access_log": access_log}
     if workers == 1:
         try:
             with InstanceStore(path, cache_size=cache) as st:

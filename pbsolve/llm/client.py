@@ -335,7 +335,7 @@ class LLMClient:
                 if error is None:
                     try:
                         result = fut.result()
-                    except BaseException as exc:  # noqa: BLE001 - re-raised below, after saving completed work
+                    except BaseException as exc:
                         error = exc
                         self._stop.set()
                         for later in futures[i + 1 :]:
@@ -347,7 +347,7 @@ class LLMClient:
                 elif not fut.cancelled():
                     try:
                         result = fut.result()
-                    except BaseException:  # noqa: BLE001 - the first error is the one reported
+                    except BaseException:
                         continue
                     yield i, result
         finally:

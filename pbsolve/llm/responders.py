@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from pbsolve.family import checker
 from pbsolve.llm.client import LLMClient, LLMConfig, RequestFailed
@@ -117,7 +117,7 @@ def answer_one(responder: Responder, instance: Instance) -> Answer:
     t0 = time.perf_counter()
     try:
         text = responder(instance)
-    except Exception as exc:  # noqa: BLE001 - recorded with the answer
+    except Exception as exc:
         return Answer(text="", seconds=time.perf_counter() - t0, error=f"responder error: {type(exc).__name__}: {exc}"[:300])
     return Answer(text=text, seconds=time.perf_counter() - t0)
 

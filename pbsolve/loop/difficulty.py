@@ -51,7 +51,15 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pbsolve.generate import GenerateOptions, Outcome, build_instance, close_executor, executor_for, run_job, wait_outcome
+from pbsolve.generate import (
+    GenerateOptions,
+    Outcome,
+    build_instance,
+    close_executor,
+    executor_for,
+    run_job,
+    wait_outcome,
+)
 from pbsolve.grading import grade
 from pbsolve.llm.client import LLMConfig
 from pbsolve.llm.responders import Answer, Responder, answer_many
@@ -227,7 +235,7 @@ class LoopStore:
 
     def open(self, settings: LoopSettings) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        self._lock_fh = open(self.path(".lock"), "w")
+        self._lock_fh = open(self.path(".lock"), "w")  # noqa: SIM115 - held for the run (the lock), closed in close()
         try:
             fcntl.flock(self._lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -246,7 +254,7 @@ class LoopStore:
             os.replace(tmp, config)
         self.trajectory = self._recover()
         for name in ("kept.jsonl", "solved.jsonl", "trajectory.jsonl"):
-            self._files[name] = open(self.path(name), "a", encoding="utf-8")
+            self._files[name] = open(self.path(name), "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
 
     def _recover(self) -> list[dict[str, Any]]:
         traj = _read_lines(self.path("trajectory.jsonl"))
@@ -490,12 +498,14 @@ class Loop:
                 """Save the round's steps that are complete, in step order (a prefix)."""
                 nonlocal written, saving
                 saving = True
-                while written < len(planned):
-                    p = planned[written]
+                # flush runs within this iteration of the round loop only, so the names it
+                # reads from the loop (planned, answers) are this round's.
+                while written < len(planned):  # noqa: B023
+                    p = planned[written]  # noqa: B023
                     inst = p.outcome.instance if p.outcome is not None else None
-                    if inst is not None and inst.id not in answers:
+                    if inst is not None and inst.id not in answers:  # noqa: B023
                         break  # not answered yet: later steps wait, so the saved steps stay a prefix
-                    self._save(p, answers.get(inst.id) if inst is not None else None, on_step)
+                    self._save(p, answers.get(inst.id) if inst is not None else None, on_step)  # noqa: B023
                     written += 1
                 saving = False
 

@@ -47,8 +47,9 @@ def _discover() -> tuple[Mechanism, ...]:
 
 MECHANISMS: tuple[Mechanism, ...] = _discover()
 BY_ID: dict[str, Mechanism] = {m.id: m for m in MECHANISMS}
-# The hard kinds in the order certification applies them; the reporting kinds (medium tier).
-HARD_KINDS: tuple[str, ...] = tuple(m.id for m in sorted((m for m in MECHANISMS if m.kind == "hard"), key=lambda m: m.certify_order))
+# The hard mechanisms (and kinds) in the order certification applies them; the reporting kinds (medium tier).
+HARD_MECHANISMS: tuple[Mechanism, ...] = tuple(sorted((m for m in MECHANISMS if m.kind == "hard"), key=lambda m: m.certify_order))
+HARD_KINDS: tuple[str, ...] = tuple(m.id for m in HARD_MECHANISMS)
 REPORTING_KINDS: tuple[str, ...] = tuple(m.id for m in MECHANISMS if m.kind == "reporting")
 # Mechanisms by where their prompt sections stand.
 IN_PROMPT_ORDER: tuple[Mechanism, ...] = tuple(sorted(MECHANISMS, key=lambda m: m.prompt_position))
@@ -62,7 +63,7 @@ def mechanism(mid: str) -> Mechanism:
     return BY_ID[mid]
 
 
-__all__ = ["BY_ID", "HARD_KINDS", "IN_PROMPT_ORDER", "ITEM_OWNERS", "MECHANISMS", "REPORTING_KINDS", "Item", "Mechanism",
+__all__ = ["BY_ID", "HARD_KINDS", "HARD_MECHANISMS", "IN_PROMPT_ORDER", "ITEM_OWNERS", "MECHANISMS", "REPORTING_KINDS", "Item", "Mechanism",
            "PromptContext", "mechanism", "prompt_sections"]
 
 

@@ -20,7 +20,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pbsolve.schema import Certificate, Instance, ObjectiveTerm, Recovery, Rule, Tier
 
 if TYPE_CHECKING:  # the generic grading flow imports this module, not the other way round
+    import random
+
+    from pbsolve.certify import SolverLimits
     from pbsolve.checking import TaskChecker
+    from pbsolve.family import Draft, Family
+    from pbsolve.mechanisms.certification import Certified
 
 Verdict = tuple[bool, str]
 
@@ -101,10 +106,15 @@ class Mechanism:
     """One mechanism; subclasses set the class attributes and override the parts they have.
 
     Three orders are fixed by attributes because the instance bytes depend on them:
-    ``certify_order`` (hard kinds: the order :func:`~pbsolve.mechanisms.certification.certify_spec`
-    applies them in), ``position`` (its checklist items, answer-schema keys and reference
-    keys, after the core's own) and ``prompt_position`` (its prompt section, after the
-    objective)."""
+    ``certify_order`` (hard kinds: :func:`~pbsolve.mechanisms.certification.certify_spec`
+    runs their :meth:`prepare` steps in this order and their :meth:`after` steps in the
+    reverse order, nested: the first to prepare the draft is the last to finish it),
+    ``position`` (its checklist items, answer-schema keys and reference keys, after the
+    core's own) and ``prompt_position`` (its prompt section, after the objective).
+
+    The solver-side steps (:meth:`prepare`, :meth:`after`, :meth:`certify_alone`) import
+    the solver lazily, through :mod:`pbsolve.mechanisms.certification`: grading-only
+    processes load this package without OR-Tools."""
 
     id: ClassVar[str]
     kind: ClassVar[Literal["hard", "reporting"]]
@@ -145,6 +155,21 @@ class Mechanism:
     def verdicts(self, ctx: CheckContext) -> dict[str, Verdict]:
         """Its verdict per item rule for one answer."""
         return {}
+
+    # -- the solver side (generation only) ------------------------------------------------
+    def prepare(self, fam: Family, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft:
+        """The draft turned into its question before the main certification (the
+        family's hook for it; Rejected when the family has no variant)."""
+        return draft
+
+    def after(self, fam: Family, certified: Certified, rng: random.Random, limits: SolverLimits) -> None:
+        """What it certifies on top of the certified draft (certificate fields, a second
+        plan); Rejected when that would be degenerate."""
+
+    def certify_alone(self, fam: Family, draft: Draft, rng: random.Random, limits: SolverLimits) -> Certified:
+        """The whole certification of an instance with no plan: an ``infeasible``
+        mechanism replaces the main certification and every other mechanism's steps."""
+        raise NotImplementedError(f"{self.id} does not make instances infeasible")
 
     def item_rules(self) -> frozenset[str]:
         """The rule keys of every item it can add (whatever the instance)."""

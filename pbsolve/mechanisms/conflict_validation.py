@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbsolve.mechanisms.base import CheckContext, Item, Mechanism, PromptContext, ReferenceContext, SchemaContext, Verdict
+from pbsolve.mechanisms.base import (
+    CheckContext,
+    Item,
+    Mechanism,
+    PromptContext,
+    ReferenceContext,
+    SchemaContext,
+    Verdict,
+)
 
 
 class ConflictValidation(Mechanism):

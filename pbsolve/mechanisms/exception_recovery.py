@@ -6,11 +6,27 @@ from the answer's own main plan."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbsolve.answer_checks import validation_verdict
-from pbsolve.mechanisms.base import CheckContext, Item, Mechanism, PromptContext, Recovery, ReferenceContext, SchemaContext, Verdict
+from pbsolve.mechanisms.base import (
+    CheckContext,
+    Item,
+    Mechanism,
+    PromptContext,
+    Recovery,
+    ReferenceContext,
+    SchemaContext,
+    Verdict,
+)
 from pbsolve.schema import Instance
+
+if TYPE_CHECKING:  # the solver side is imported lazily: grading loads this module without OR-Tools
+    import random
+
+    from pbsolve.certify import SolverLimits
+    from pbsolve.family import Family
+    from pbsolve.mechanisms.certification import Certified
 
 
 class ExceptionRecovery(Mechanism):
@@ -97,6 +113,18 @@ class ExceptionRecovery(Mechanism):
         """No recovery plan to judge (or no main plan to count its changes from): only the
         format item can pass, and only if the recovery plan read."""
         return {it.rule: ((plan_read, why) if it.rule == "recovery:format" else (False, reason)) for it in self.items}
+
+    def after(self, fam: Family, certified: Certified, rng: random.Random, limits: SolverLimits) -> None:
+        """The family's scenario on top of the certified plan, and its certified best plan."""
+        from pbsolve.mechanisms import certification as solver
+
+        draft = certified.draft
+        scenario = solver.need(fam.make_disruption(draft, certified.result.plan, rng, limits, scenario=True), "no_recovery_scenario")
+        rec = solver.certify_feasible(fam, scenario, limits, count_plans=False)
+        extra = [r for r in scenario.rules if r.id not in {x.id for x in draft.rules}]
+        certified.recovery = Recovery(scenario=extra, objective=scenario.objective, certificate=rec.certificate)
+        certified.recovery_plan = rec.plan
+        draft.mechanisms.append(self.id)
 
 
 MECHANISM = ExceptionRecovery()

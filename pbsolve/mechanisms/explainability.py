@@ -3,10 +3,25 @@ whose removal alone would allow a better plan (``Certificate.binding_rules``).""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbsolve.answer_checks import id_set_verdict, ids_schema
-from pbsolve.mechanisms.base import CheckContext, Item, Mechanism, PromptContext, ReferenceContext, SchemaContext, Verdict
+from pbsolve.mechanisms.base import (
+    CheckContext,
+    Item,
+    Mechanism,
+    PromptContext,
+    ReferenceContext,
+    SchemaContext,
+    Verdict,
+)
+
+if TYPE_CHECKING:  # the solver side is imported lazily: grading loads this module without OR-Tools
+    import random
+
+    from pbsolve.certify import SolverLimits
+    from pbsolve.family import Family
+    from pbsolve.mechanisms.certification import Certified
 
 
 class Explainability(Mechanism):
@@ -39,6 +54,17 @@ class Explainability(Mechanism):
         inst = ctx.instance
         expected = inst.certificate.binding_rules or []
         return {"binding": id_set_verdict(ctx.answer.get("binding"), expected, [r.id for r in inst.rules], "binding")}
+
+    def after(self, fam: Family, certified: Certified, rng: random.Random, limits: SolverLimits) -> None:
+        """The binding rules; all or none of them binding would need no reasoning."""
+        from pbsolve.mechanisms import certification as solver
+
+        draft = certified.draft
+        found = solver.binding_rules(fam, draft, limits)
+        certified.result.certificate.binding_rules = found
+        if not 0 < len(found) < len(draft.rules):
+            raise solver.Rejected("explainability_degenerate", f"{len(found)} of {len(draft.rules)} rules bind")
+        draft.mechanisms.append(self.id)
 
 
 MECHANISM = Explainability()

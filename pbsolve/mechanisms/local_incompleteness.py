@@ -6,10 +6,25 @@ prompt; this mechanism owns the question about them."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbsolve.answer_checks import id_set_verdict, ids_schema
-from pbsolve.mechanisms.base import CheckContext, Item, Mechanism, PromptContext, ReferenceContext, SchemaContext, Verdict
+from pbsolve.mechanisms.base import (
+    CheckContext,
+    Item,
+    Mechanism,
+    PromptContext,
+    ReferenceContext,
+    SchemaContext,
+    Verdict,
+)
+
+if TYPE_CHECKING:  # the solver side is imported lazily: grading loads this module without OR-Tools
+    import random
+
+    from pbsolve.certify import SolverLimits
+    from pbsolve.family import Draft, Family
+    from pbsolve.mechanisms.certification import Certified
 
 
 class LocalIncompleteness(Mechanism):
@@ -44,6 +59,22 @@ class LocalIncompleteness(Mechanism):
         expected = ctx.instance.certificate.conservative_inputs or []
         known = ctx.checker.uncertain_ids(ctx.data)
         return {"conservative": id_set_verdict(ctx.answer.get("conservative"), expected, known, "conservative")}
+
+    def prepare(self, fam: Family, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft:
+        """The family turns some inputs into ranges (the data keeps the worst case)."""
+        from pbsolve.mechanisms import certification as solver
+
+        return solver.need(fam.make_uncertain(draft, rng, limits), "no_uncertain_inputs")
+
+    def after(self, fam: Family, certified: Certified, rng: random.Random, limits: SolverLimits) -> None:
+        """The conservative inputs; all or none of them binding would need no reasoning."""
+        from pbsolve.mechanisms import certification as solver
+
+        draft = certified.draft
+        found = solver.conservative_inputs(fam, draft, limits)
+        certified.result.certificate.conservative_inputs = found
+        if not 0 < len(found) < len(fam.uncertain_ids(draft)):
+            raise solver.Rejected("incompleteness_degenerate", f"{len(found)} inputs bind")
 
 
 MECHANISM = LocalIncompleteness()

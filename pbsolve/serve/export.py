@@ -23,6 +23,7 @@ read back.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -83,7 +84,7 @@ def verl_row(inst: Instance, text: str, split: str, index: int, system: str | No
         "extra_info": {
             "split": split, "index": index, "id": inst.id, "family": inst.family, "task": inst.task,
             "subtask": inst.subtask, "tiers": list(inst.tiers),
-        },  # fmt: skip
+        },
     }
 
 
@@ -154,7 +155,7 @@ class _SplitWriter:
         self._fh: IO[str] | None = None
         self._pq: Any = None
         if fmt == "jsonl":
-            self._fh = open(self.partial, "w", encoding="utf-8")
+            self._fh = open(self.partial, "w", encoding="utf-8")  # noqa: SIM115 - the writer owns it; closed in close()
         else:
             import pyarrow.parquet as pq
 
@@ -280,10 +281,8 @@ def export(
             w.close()
     except BaseException:
         for w in writers.values():
-            try:
+            with contextlib.suppress(Exception):
                 w.close()
-            except Exception:
-                pass
         raise
     for s, w in writers.items():
         w.commit()
@@ -291,4 +290,4 @@ def export(
     return report
 
 
-__all__ = ["ExportReport", "FORMATS", "SPLITS", "chat_prompt", "dataset_row", "eval_count", "export", "iter_instances", "split_key", "verl_row"]
+__all__ = ["FORMATS", "SPLITS", "ExportReport", "chat_prompt", "dataset_row", "eval_count", "export", "iter_instances", "split_key", "verl_row"]

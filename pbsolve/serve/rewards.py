@@ -49,8 +49,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pbsolve.grading import ON_ERROR_MODES, REWARD_MODES, GradingError, InvalidGroundTruth, OnError, error_grade, grade
-from pbsolve.grading import validate_instance
+from pbsolve.grading import (
+    ON_ERROR_MODES,
+    REWARD_MODES,
+    GradingError,
+    InvalidGroundTruth,
+    OnError,
+    error_grade,
+    grade,
+    validate_instance,
+)
 from pbsolve.parsing import MAX_CHARS, strip_thinking
 from pbsolve.schema import Grade, Instance, ItemResult, RewardMode
 
@@ -563,17 +571,16 @@ def score_many(
 __all__ = [
     "EXTRA_KEYS",
     "METRIC_KEYS",
+    "ON_ERROR_ENV",
     "DeadlineExceeded",
     "GradingError",
     "InstanceError",
-    "InvalidGroundTruth",
-    "ON_ERROR_ENV",
     "InstanceResolver",
+    "InvalidGroundTruth",
     "UnknownInstance",
-    "check_openrlhf_lengths",
-    "openrlhf_payload",
     "check_mode",
     "check_on_error",
+    "check_openrlhf_lengths",
     "completion_text",
     "compute_score",
     "compute_score_batch",
@@ -582,6 +589,7 @@ __all__ = [
     "grader_errors",
     "make_openrlhf_reward",
     "metrics",
+    "openrlhf_payload",
     "openrlhf_rewards",
     "response_from_query",
     "reward_func",

@@ -50,6 +50,7 @@ from starlette.responses import Response
 from pbsolve import __version__
 from pbsolve.grading import REWARD_MODES, GradingError, InvalidGroundTruth, validate_instance
 from pbsolve.parsing import MAX_CHARS
+from pbsolve.schema import Grade, Instance, RewardMode
 from pbsolve.serve.rewards import (
     DeadlineExceeded,
     InstanceError,
@@ -59,7 +60,6 @@ from pbsolve.serve.rewards import (
     openrlhf_payload,
 )
 from pbsolve.serve.rewards import grade_pairs as _grade_pairs
-from pbsolve.schema import Grade, Instance, RewardMode
 from pbsolve.serve.store import InstanceStore
 
 CONFIG_ENV = "PBSOLVE_SERVE_CONFIG"

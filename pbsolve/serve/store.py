@@ -18,6 +18,7 @@ nothing here loads a whole file into memory:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -209,7 +210,7 @@ class StoreWriter:
     def __enter__(self) -> StoreWriter:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:  # noqa: ANN001
+    def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
             self.close()
         else:
@@ -271,10 +272,8 @@ class StoreWriter:
         self._conn.close()
 
     def abort(self) -> None:
-        try:
+        with contextlib.suppress(sqlite3.Error):
             self._conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
         self._conn.close()
 
 
@@ -456,10 +455,8 @@ class InstanceStore:
         with self._conns_lock:
             conns, self._conns = self._conns, []
         for c in conns:
-            try:
+            with contextlib.suppress(sqlite3.Error):
                 c.close()
-            except sqlite3.Error:
-                pass
         self._local = threading.local()
 
     def __enter__(self) -> InstanceStore:
