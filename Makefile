@@ -1,11 +1,15 @@
-# Two entry points: `make demo` (the main job) and `make test` (the test suite).
+# Entry points: `make demo` (the main job), `make test` (the test suite) and `make lint`
+# (ruff and mypy); CI (.ci/run) runs lint, then test.
 # Both create the virtual environment on first use.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench schema mutation clean
+.PHONY: demo test lint bench schema mutation clean
+
+# What `make lint` checks: the installed package's four folders.
+LINT_PATHS := pbsolve models renderers checkers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +22,14 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2
+
+# Lint, format check and type check; configured in pyproject ([tool.ruff], [tool.mypy]).
+# mypy runs through scripts/typecheck.py, which checks models/, renderers/ and checkers/
+# under their installed names (pbsolve.models etc.).
+lint: $(STAMP)
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/python scripts/typecheck.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/generate.py

@@ -27,8 +27,7 @@ def _example(schema: dict[str, Any], name: str = "") -> Any:
         if first is not None and "enum" in props[first]:
             # one row per value of the key field, other fields left as placeholders
             return [
-                {k: (v if k == first else _example(sub, k)) for k, sub in props.items()}
-                for v in props[first]["enum"]
+                {k: (v if k == first else _example(sub, k)) for k, sub in props.items()} for v in props[first]["enum"]
             ]
         return [_example(items, name), "..."]
     if kind == "integer":
@@ -39,7 +38,7 @@ def _example(schema: dict[str, Any], name: str = "") -> Any:
 def skeleton(form: dict[str, Any]) -> str:
     """Compact JSON skeleton; integer placeholders are shown bare as <int>."""
     text = json.dumps(_example(form), ensure_ascii=False)
-    return text.replace('"<int>"', "<int>").replace('}, {', '},\n  {').replace('[{', '[\n  {')
+    return text.replace('"<int>"', "<int>").replace("}, {", "},\n  {").replace("[{", "[\n  {")
 
 
 def _describe(form: dict[str, Any]) -> list[str]:
@@ -50,7 +49,9 @@ def _describe(form: dict[str, Any]) -> list[str]:
         props = sub.get("items", {}).get("properties", {}) if sub.get("type") == "array" else {}
         for field, spec in props.items():
             if "enum" in spec:
-                lines.append(f"- `{field}`: one of {', '.join(json.dumps(v, ensure_ascii=False) for v in spec['enum'])}.")
+                lines.append(
+                    f"- `{field}`: one of {', '.join(json.dumps(v, ensure_ascii=False) for v in spec['enum'])}."
+                )
         if sub.get("type") == "object" and "properties" in sub:
             props = sub["properties"]
             if all(p.get("type") == "integer" for p in props.values()):

@@ -157,9 +157,7 @@ def _first_difference(best: dict[str, int], other: dict[str, int]) -> tuple[str,
     return None
 
 
-def certify_feasible(
-    family: Builds, draft: Draft, limits: SolverLimits, count_plans: bool = True
-) -> CertResult:
+def certify_feasible(family: Builds, draft: Draft, limits: SolverLimits, count_plans: bool = True) -> CertResult:
     """Prove the optimum and its uniqueness; count optimal plans when it is not unique.
 
     With ``count_plans=False`` a non-unique optimum is rejected at once (``not_unique``):
@@ -312,7 +310,9 @@ def _shrink(sm: SolverModel, unsat: list[str], limits: SolverLimits, stats: Cert
     return current
 
 
-def enumerate_conflict_sets(sm: SolverModel, rule_ids: list[str], limits: SolverLimits, stats: CertStats) -> list[list[str]]:
+def enumerate_conflict_sets(
+    sm: SolverModel, rule_ids: list[str], limits: SolverLimits, stats: CertStats
+) -> list[list[str]]:
     """All minimal infeasible subsets of the numbered rules (MARCO-style enumeration).
 
     A map model over one Boolean per rule proposes a maximal unexplored subset; a
@@ -381,9 +381,7 @@ def certify_infeasible(family: Builds, draft: Draft, limits: SolverLimits) -> Ce
     return CertResult(certificate=cert, plan=None, stats=stats)
 
 
-def optimum(
-    family: Builds, draft: Draft, limits: SolverLimits, without: str | None = None
-) -> tuple[int, ...] | None:
+def optimum(family: Builds, draft: Draft, limits: SolverLimits, without: str | None = None) -> tuple[int, ...] | None:
     """The lexicographic optimum as a tuple of term values, optionally with one rule off.
 
     Tuples compare across drafts whose data differ (their weights may not); None means

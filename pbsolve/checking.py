@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
+
 from pbsolve.answer_checks import conflict_list, format_verdict, objective_schema, stated_int, validation_verdict
 from pbsolve.mechanisms import ITEM_OWNERS, MECHANISMS, Mechanism
 from pbsolve.mechanisms.base import CheckContext, SchemaContext, Verdict
@@ -38,7 +40,7 @@ class TaskChecker:
     task: str = ""
     plan_key: str = ""  # the answer key holding the plan
     plan_text: str = ""  # what a complete plan is, for the format item (what read_plan accepts)
-    data_type: type = object
+    data_type: type[BaseModel] = BaseModel  # the task's data model; each subclass sets its own
     checks: ClassVar[dict[str, Check]] = {}  # kind -> rule check; each subclass sets its own
     objective_kinds: frozenset[str] = frozenset()  # the kinds objective_value knows
 
@@ -108,7 +110,9 @@ def check_answer(tc: TaskChecker, instance: Instance, answer: Any) -> dict[str, 
         plan, why = None, "the answer declares the instance infeasible"
         if conflict_list(answer) is None:
             return {it.id: (False, "'conflict' must be a list of rule ids") for it in items}
-    ctx = CheckContext(instance=instance, checker=tc, data=data, lookups=lk, answer=answer, feasible=feasible, plan=plan, why=why)
+    ctx = CheckContext(
+        instance=instance, checker=tc, data=data, lookups=lk, answer=answer, feasible=feasible, plan=plan, why=why
+    )
     if plan is not None:
         ctx.verdicts, ctx.values = tc.evaluate(data, instance.rules, instance.objective, plan)
     judged: dict[str, dict[str, Verdict]] = {}  # mechanism id -> its verdicts, computed once
@@ -146,7 +150,9 @@ def check_answer(tc: TaskChecker, instance: Instance, answer: Any) -> dict[str, 
     return out
 
 
-def figures_verdict(stated: Any, true: dict[str, dict[str, int]], key: str, name_key: Callable[[str], str] = norm) -> Verdict:
+def figures_verdict(
+    stated: Any, true: dict[str, dict[str, int]], key: str, name_key: Callable[[str], str] = norm
+) -> Verdict:
     """Stated figures (group -> name -> integer) must equal the true ones, names matched by
     ``name_key``; a group naming anything else fails."""
     if not isinstance(stated, dict):
@@ -191,7 +197,9 @@ def answer_schema(
     mechanism's own form (the declaration of infeasibility), as ``oneOf``."""
     mechanisms = mechanisms or []
     plan = tc.plan_schema(data, mechanisms, rules or [])
-    ctx = SchemaContext(checker=tc, data=data, objective=objective, rules=rules or [], recovery=recovery, plan_schema=plan)
+    ctx = SchemaContext(
+        checker=tc, data=data, objective=objective, rules=rules or [], recovery=recovery, plan_schema=plan
+    )
     props: dict[str, Any] = {
         "feasible": {"const": True},
         tc.plan_key: plan,

@@ -270,7 +270,9 @@ def validate_family(fam: object, chk: ModuleType, rend: ModuleType) -> None:
             "check": chk.known_kinds(task.id)[0],
             "sentence": rend.sentence_kinds(task.id),
         }
-        kinds = [c.id for c in task.pool if c.id not in MECHANISM_IDS] + [k for k in task.base_rules if k not in {c.id for c in task.pool}]
+        kinds = [c.id for c in task.pool if c.id not in MECHANISM_IDS] + [
+            k for k in task.base_rules if k not in {c.id for c in task.pool}
+        ]
         for c in task.pool:
             if c.id in MECHANISM_IDS and c.id not in mechanisms:
                 problems.append(f"task {task.id}: mechanism {c.id} is not implemented by pbsolve.mechanisms")
@@ -280,8 +282,6 @@ def validate_family(fam: object, chk: ModuleType, rend: ModuleType) -> None:
                 problems.append(f"task {task.id}: no {what} for {', '.join(missing)}")
     if problems:
         raise FamilyContractError(f"family {fid}: " + "; ".join(problems))
-
-
 
 
 class FamilyNotFound(KeyError):

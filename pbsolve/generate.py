@@ -49,7 +49,8 @@ class GenerateOptions(BaseModel):
         default=None, description="sampled constraints per tier (the difficulty loop sets them); None: the priors"
     )
     renderer: Literal["template", "llm"] = Field(
-        default="template", description="llm: an LLM rewords the narrative under the fidelity guard (pbsolve.llm.rewriter)"
+        default="template",
+        description="llm: an LLM rewords the narrative under the fidelity guard (pbsolve.llm.rewriter)",
     )
     rewriter: LLMConfig | None = Field(default=None, description="the endpoint of the llm renderer")
     rewrite_attempts: int = Field(default=3, ge=1, description="rewrites tried before the template text is kept")
@@ -79,7 +80,10 @@ class Outcome:
 
 
 def checklist_for(
-    rules: list, feasible: bool, mechanisms: list[str], certified_objective: dict[str, int] | None = None,
+    rules: list,
+    feasible: bool,
+    mechanisms: list[str],
+    certified_objective: dict[str, int] | None = None,
     plan_text: str = "a complete plan with valid values",
 ) -> list[ChecklistItem]:
     """The items of an instance: the format, then (when a plan exists) every rule, the
@@ -133,7 +137,9 @@ def _assemble(fam: Family, certified: Certified, instance_id: str) -> Instance:
     objective = term_texts(draft.objective)
     recovery = certified.recovery
     if recovery is not None:
-        recovery = recovery.model_copy(update={"scenario": texts(recovery.scenario), "objective": term_texts(recovery.objective)})
+        recovery = recovery.model_copy(
+            update={"scenario": texts(recovery.scenario), "objective": term_texts(recovery.objective)}
+        )
     cert = result.certificate
     feasible = cert.status == "optimal"
     mechanisms = list(draft.mechanisms)
@@ -145,15 +151,19 @@ def _assemble(fam: Family, certified: Certified, instance_id: str) -> Instance:
     )
     if feasible:
         reference: dict = {"feasible": True, **(result.plan or {}), "objective": cert.objective}
+        optimal_plan = result.plan
+        assert optimal_plan is not None  # an optimal certificate always carries its plan
         ctx = ReferenceContext(certificate=cert, recovery=recovery, recovery_plan=certified.recovery_plan,
-                               report=lambda: fam.report(draft, result.plan))  # fmt: skip
+                               report=lambda: fam.report(draft, optimal_plan))  # fmt: skip
         for m in MECHANISMS:
             if not m.infeasible and m.present(mechanisms, recovery):
                 reference.update(m.reference(ctx))
     else:
         reference = {"feasible": False, "conflict": (cert.conflict_sets or [[]])[0]}
     checklist = checklist_for(rules, feasible, mechanisms, cert.objective, plan_text=chk.format_text(spec.task))
-    tiers = sorted({it.tier for it in checklist} | {r.tier for r in rules}, key=["basic", "medium", "hard", "stateful"].index)
+    tiers = sorted(
+        {it.tier for it in checklist} | {r.tier for r in rules}, key=["basic", "medium", "hard", "stateful"].index
+    )
     return Instance(
         id=instance_id,
         family=spec.family,
@@ -176,7 +186,7 @@ def _assemble(fam: Family, certified: Certified, instance_id: str) -> Instance:
             pbsolve_version=__version__,
             schema_version=SCHEMA_VERSION,
             solver="ortools-cp-sat",
-            solver_version=ortools.__version__,
+            solver_version=ortools.__version__,  # type: ignore[attr-defined]  # ortools' stubs omit __version__
         ),
     )
 
@@ -224,9 +234,13 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
             out.uniqueness_s += certified.result.stats.uniqueness_s
             digest = derive_seed(json.dumps(spec.model_dump(mode="json"), sort_keys=True)) % 16**6
             instance = _assemble(fam, certified, f"{spec.task}-{run_seed}-{index}-{digest:06x}")
-            reference_grade = grade(instance, json.dumps(instance.reference), on_error="zero")  # a grader failure is a disagreement too
+            reference_grade = grade(
+                instance, json.dumps(instance.reference), on_error="zero"
+            )  # a grader failure is a disagreement too
             if not reference_grade.all_pass:  # never re-sampled: it would hide a checker bug
-                raise CheckerDisagreement(instance.id, [f"{i.id}: {i.reason}" for i in reference_grade.items if not i.passed])
+                raise CheckerDisagreement(
+                    instance.id, [f"{i.id}: {i.reason}" for i in reference_grade.items if not i.passed]
+                )
             if options.renderer == "llm" and options.rewriter is not None:
                 from pbsolve.llm.rewriter import client_for, rewrite_instance
 
@@ -406,9 +420,16 @@ class RunSummary:
             "hard_kinds": {
                 k: {
                     "generated": sum(k in i.mechanisms for i in inst),
-                    "rejected": dict(sorted(Counter(
-                        r.split(":", 1)[1] for o in self.outcomes for r in o.hard_rejects if r.startswith(k + ":")
-                    ).items())),
+                    "rejected": dict(
+                        sorted(
+                            Counter(
+                                r.split(":", 1)[1]
+                                for o in self.outcomes
+                                for r in o.hard_rejects
+                                if r.startswith(k + ":")
+                            ).items()
+                        )
+                    ),
                 }
                 for k in HARD_KINDS
             },

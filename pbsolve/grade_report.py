@@ -50,7 +50,9 @@ def grade_responses(instances: dict[str, Instance], responses: Path, mode: Rewar
             run.duplicates += 1
             rid = "" if item.response_id is None else f" and response_id {item.response_id!r}"
             run.errors.append(
-                LineError(str(responses), no, f"duplicate of line {first_line[key]} (same id {item.id!r}{rid}); not counted")
+                LineError(
+                    str(responses), no, f"duplicate of line {first_line[key]} (same id {item.id!r}{rid}); not counted"
+                )
             )
             continue
         first_line[key] = no

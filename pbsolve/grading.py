@@ -89,10 +89,14 @@ def _family_checker(instance: Instance) -> ModuleType:
         module = checker(fid)
     except ModuleNotFoundError as exc:
         if exc.name == f"pbsolve.checkers.{fid}":
-            raise InvalidGroundTruth(f"instance {instance.id}: unknown family {fid!r} (no checker for it)", instance.id) from exc
+            raise InvalidGroundTruth(
+                f"instance {instance.id}: unknown family {fid!r} (no checker for it)", instance.id
+            ) from exc
         raise GradingError(f"the checker of family {fid!r} cannot be imported: {exc}", instance.id) from exc
     except Exception as exc:
-        raise GradingError(f"the checker of family {fid!r} cannot be imported: {type(exc).__name__}: {exc}", instance.id) from exc
+        raise GradingError(
+            f"the checker of family {fid!r} cannot be imported: {type(exc).__name__}: {exc}", instance.id
+        ) from exc
     missing = [h for h in CHECKER_HOOKS if not callable(getattr(module, h, None))]
     if missing:
         raise GradingError(f"the checker of family {fid!r} lacks {', '.join(missing)}", instance.id)
@@ -119,7 +123,9 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
     bad_rules = sorted({f"{r.id}: {r.kind}" for r in [*instance.rules, *scenario] if r.kind not in rule_kinds})
     if bad_rules:
         found.append(f"rule kinds the {instance.family} checker does not know: {', '.join(bad_rules)}")
-    bad_terms = sorted({f"{t.id}: {t.kind}" for t in [*instance.objective, *rec_terms] if t.kind not in objective_kinds})
+    bad_terms = sorted(
+        {f"{t.id}: {t.kind}" for t in [*instance.objective, *rec_terms] if t.kind not in objective_kinds}
+    )
     if bad_terms:
         found.append(f"objective kinds the {instance.family} checker does not know: {', '.join(bad_terms)}")
     term_ids = {t.id for t in instance.objective}
@@ -150,7 +156,8 @@ def _check_reference(instance: Instance, module: ModuleType) -> None:
     failed = [f"{it.id} ({it.rule}): {verdicts[it.id][1]}"[:200] for it in instance.checklist if not verdicts[it.id][0]]
     if failed:
         raise InvalidGroundTruth(
-            f"instance {instance.id}: the certified reference answer fails {len(failed)} item(s): " + "; ".join(failed[:5]),
+            f"instance {instance.id}: the certified reference answer fails {len(failed)} item(s): "
+            + "; ".join(failed[:5]),
             instance.id,
         )
 
@@ -159,7 +166,9 @@ def _validate(instance: Instance) -> tuple[ModuleType, GradingError | None]:
     module = _family_checker(instance)  # import failures are not kept: they may be transient
     problems = _problems(instance, module)
     if problems:
-        return module, InvalidGroundTruth(f"instance {instance.id} is not a valid ground truth: " + "; ".join(problems), instance.id)
+        return module, InvalidGroundTruth(
+            f"instance {instance.id} is not a valid ground truth: " + "; ".join(problems), instance.id
+        )
     try:
         _check_reference(instance, module)
     except GradingError as exc:
@@ -215,7 +224,9 @@ def error_grade(instance: Instance, mode: RewardMode, response_id: str | None, e
     """The grade ``on_error="zero"`` gives when the grader failed: every item failed,
     reward 0, and ``grader_error`` saying why (so it is never mistaken for a wrong answer)."""
     why = f"{type(error).__name__}: {error}"
-    items = [ItemResult(id=it.id, passed=False, reason=f"grader error: {why}"[:REASON_CHARS]) for it in instance.checklist]
+    items = [
+        ItemResult(id=it.id, passed=False, reason=f"grader error: {why}"[:REASON_CHARS]) for it in instance.checklist
+    ]
     return Grade(
         id=instance.id, response_id=response_id, all_pass=0, avg_pass=0.0, reward=0.0, reward_mode=mode,
         items=items, parse_error=None, grader_error=why[:2000],
@@ -246,7 +257,10 @@ def grade(
         if on_error == "raise":
             raise
         return error_grade(instance, mode, response_id, exc)
-    items = [ItemResult(id=it.id, passed=verdicts[it.id][0], reason=verdicts[it.id][1][:REASON_CHARS]) for it in instance.checklist]
+    items = [
+        ItemResult(id=it.id, passed=verdicts[it.id][0], reason=verdicts[it.id][1][:REASON_CHARS])
+        for it in instance.checklist
+    ]
     return Grade(
         id=instance.id,
         response_id=response_id,

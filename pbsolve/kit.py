@@ -159,7 +159,9 @@ def post(m: cp_model.CpModel, ct: Any, lit: cp_model.IntVar) -> None:
     m.add(ct).only_enforce_if(lit)
 
 
-def encode_rules(m: cp_model.CpModel, rules: Sequence[Rule], encoders: Mapping[str, Callable[..., None]], tm: Any) -> dict[str, cp_model.IntVar]:
+def encode_rules(
+    m: cp_model.CpModel, rules: Sequence[Rule], encoders: Mapping[str, Callable[..., None]], tm: Any
+) -> dict[str, cp_model.IntVar]:
     """Post every numbered rule behind its own enforcement literal ``rule[<id>]``, in list
     order, through the encoder of its kind (``encoder(tm, params, lit)``), so the
     certifier can switch rules off one by one. Returns the literals by rule id."""
@@ -219,10 +221,11 @@ def witness_rules(
     rules = [Rule(id=f"R{i}", kind=kind, tier=tier, params=params) for i, (kind, tier, params) in enumerate(base, 1)]
     for cid in sampled:
         if cid in structural:
-            params: dict[str, Any] | None = {}
+            params: dict[str, Any] = {}
         else:
-            params = builders[cid](data, witness, rng)
-            if params is None:
+            built = builders[cid](data, witness, rng)
+            if built is None:
                 raise NoDraft(cid)
+            params = built
         rules.append(Rule(id=f"R{len(rules) + 1}", kind=cid, tier=tiers[cid], params=params))
     return rules

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
 
 SCHEMA_VERSION = "1.0"
 
@@ -119,13 +119,15 @@ class Provenance(_Strict):
     schema_version: str
     solver: str
     solver_version: str
-    renderer: str = Field(default="template", description="'template', or 'llm' when the prompt carries an accepted LLM rewrite")
+    renderer: str = Field(
+        default="template", description="'template', or 'llm' when the prompt carries an accepted LLM rewrite"
+    )
     rewrite: RewriteRecord | None = Field(
         default=None, description="the LLM rewrite attempt (absent for template rendering)"
     )
 
     @model_serializer(mode="wrap")
-    def _omit_absent_rewrite(self, handler):
+    def _omit_absent_rewrite(self, handler: SerializerFunctionWrapHandler) -> Any:
         # template-rendered instances serialise exactly as before the field existed
         data = handler(self)
         if isinstance(data, dict) and data.get("rewrite") is None:

@@ -76,7 +76,13 @@ class FamilySpec:
 
 # The mechanisms every task lists after its own constraints (implemented once in the
 # core: pbsolve.mechanisms); infeasibility detection excludes the others.
-_OTHER_HARD = ("min_change_replanning", "robustness_design", "exception_recovery", "local_incompleteness", "explainability")
+_OTHER_HARD = (
+    "min_change_replanning",
+    "robustness_design",
+    "exception_recovery",
+    "local_incompleteness",
+    "explainability",
+)
 
 
 def mechanism_pool(

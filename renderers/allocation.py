@@ -24,7 +24,7 @@ SENTENCES: dict[str, dict[str, Sentence]] = {
     "educational_resource_planning": {},
     "student_grouping": {},
 }
-DATA_TYPES: dict[str, type[BaseModel]] = {
+DATA_TYPES: dict[str, type[ProcurementData | MaterialData | EducationData | GroupingData]] = {
     "procurement_planning": ProcurementData,
     "material_allocation": MaterialData,
     "educational_resource_planning": EducationData,
@@ -59,7 +59,9 @@ def _disrupted(rules: list[Rule]) -> str:
     """'the disruption in R6' -- the hard-tier rule that is not a robustness rule is the
     disruption of a minimum-change replanning instance; the header names it."""
     ids = [r.id for r in rules if r.tier == "hard" and r.kind not in ROBUST_KINDS]
-    return f"the disruption in {_join(ids)}, which it breaks" if ids else "the disruption among the rules, which it breaks"
+    return (
+        f"the disruption in {_join(ids)}, which it breaks" if ids else "the disruption among the rules, which it breaks"
+    )
 
 
 def _counting(units: list[str], what: str) -> str:
@@ -107,7 +109,10 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
 P = "procurement_planning"
 PROCUREMENT_CONTEXT = {
     "manufacturing_inputs": ("a factory", "The items are raw materials for a production line."),
-    "restaurant_supplies": ("a restaurant kitchen", "The items are ingredients; perishable ones are used oldest first."),
+    "restaurant_supplies": (
+        "a restaurant kitchen",
+        "The items are ingredients; perishable ones are used oldest first.",
+    ),
     "hospital_consumables": ("a hospital", "The items are consumables the wards use every week."),
     "construction_materials": ("a building site", "The items are bulky materials, and storage on site is limited."),
 }
@@ -127,7 +132,9 @@ def _p_inventory(d: ProcurementData, p: dict[str, Any]) -> str:
 
 @sentence(P, "supplier_capacity")
 def _p_capacity(d: ProcurementData, p: dict[str, Any]) -> str:
-    return "In any one week, the units ordered from a supplier (all items together) must not exceed its weekly capacity."
+    return (
+        "In any one week, the units ordered from a supplier (all items together) must not exceed its weekly capacity."
+    )
 
 
 @sentence(P, "period_budget")
@@ -176,7 +183,11 @@ def _p_storage(d: ProcurementData, p: dict[str, Any]) -> str:
 @sentence(P, "shelf_life")
 def _p_shelf(d: ProcurementData, p: dict[str, Any]) -> str:
     k = p["periods"]
-    last = "in the week it is received" if k == 1 else f"by the end of the {_ordinal(k)} week counting the week it is received"
+    last = (
+        "in the week it is received"
+        if k == 1
+        else f"by the end of the {_ordinal(k)} week counting the week it is received"
+    )
     return (
         f"{p['item']} is perishable and is used first in, first out (oldest units first). Each unit must be used "
         f"{last}, and may not still be in stock after that; the initial stock counts as received in {d.periods[0]}."
@@ -262,7 +273,9 @@ def _procurement_body(d: ProcurementData, subtask: str, objective: list[Objectiv
         "**Items:**",
     ]
     for i in d.items:
-        demand = ", ".join(f"{d.periods[t]} {_range(d, 'demand', f'{i.id}/{d.periods[t]}', x)}" for t, x in enumerate(i.demand))
+        demand = ", ".join(
+            f"{d.periods[t]} {_range(d, 'demand', f'{i.id}/{d.periods[t]}', x)}" for t, x in enumerate(i.demand)
+        )
         out.append(
             f"- {i.id} ({i.unit}): initial stock {i.initial_stock}; holding cost {i.holding_cost} per unit in stock at the end "
             f"of a week; demand {demand}"
@@ -294,10 +307,26 @@ def _procurement_verification(d: ProcurementData) -> str:
 # == Material Allocation ===============================================================
 M = "material_allocation"
 MATERIAL_CONTEXT = {
-    "disaster_relief": ("relief supplies", "evacuation centres", "A storm has displaced families; the centres have sent their requests."),
-    "hospital_supplies": ("medical supplies", "hospitals", "Supplies are short during an outbreak; each hospital has sent its request."),
-    "school_devices": ("learning materials", "schools", "A district is equipping its schools; each school has sent its request."),
-    "food_bank": ("food bank stock", "community centres", "The food bank is sharing out this week's stock among its centres."),
+    "disaster_relief": (
+        "relief supplies",
+        "evacuation centres",
+        "A storm has displaced families; the centres have sent their requests.",
+    ),
+    "hospital_supplies": (
+        "medical supplies",
+        "hospitals",
+        "Supplies are short during an outbreak; each hospital has sent its request.",
+    ),
+    "school_devices": (
+        "learning materials",
+        "schools",
+        "A district is equipping its schools; each school has sent its request.",
+    ),
+    "food_bank": (
+        "food bank stock",
+        "community centres",
+        "The food bank is sharing out this week's stock among its centres.",
+    ),
 }
 FILL_RATE = (
     "A site's fill rate is 100 × (units it receives, all materials) ÷ (units it requested, all materials), rounded "
@@ -363,7 +392,9 @@ def _m_gap(d: MaterialData, p: dict[str, Any]) -> str:
 @sentence(M, "priority_order")
 def _m_priority(d: MaterialData, p: dict[str, Any]) -> str:
     chain = p["sites"]
-    return "Priority order: " + ", ".join(f"{a}'s fill rate is at least {b}'s" for a, b in itertools.pairwise(chain)) + "."
+    return (
+        "Priority order: " + ", ".join(f"{a}'s fill rate is at least {b}'s" for a, b in itertools.pairwise(chain)) + "."
+    )
 
 
 @sentence(M, "single_source")
@@ -421,7 +452,10 @@ def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]
         "**Materials** (listed order i = 1, 2, ...): " + ", ".join(f"{m.id} (in {m.unit})" for m in d.materials) + ".",
         "",
         "A shipment line sends a whole number of units of one material from one depot to one site; one line can never "
-        "exceed what the depot holds of that material. " + FILL_RATE + " " + _counting([m.unit for m in d.materials], "materials"),
+        "exceed what the depot holds of that material. "
+        + FILL_RATE
+        + " "
+        + _counting([m.unit for m in d.materials], "materials"),
         "",
         "**Depots** (listed order j = 1, 2, ...):",
     ]
@@ -434,7 +468,9 @@ def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]
         out.append(f"- {s.id}: priority {s.priority}; requests {wants}")
     out += ["", "**Transport cost per unit** (from a depot to each site):"]
     for x in d.depots:
-        out.append(f"- {x.id}: " + ", ".join(f"{s} {_range(d, 'cost', f'{x.id}/{s}', c)}" for s, c in d.cost[x.id].items()))
+        out.append(
+            f"- {x.id}: " + ", ".join(f"{s} {_range(d, 'cost', f'{x.id}/{s}', c)}" for s, c in d.cost[x.id].items())
+        )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few shipment lines as you can):"]
@@ -500,9 +536,7 @@ def _e_load(d: EducationData, p: dict[str, Any]) -> str:
 def _e_kit(d: EducationData, p: dict[str, Any]) -> str:
     n = p["max"]
     if n == 0:
-        return (
-            "There are no laptop trolleys: every lesson that needs laptops must be held in a room with computers."
-        )
+        return "There are no laptop trolleys: every lesson that needs laptops must be held in a room with computers."
     rooms = "a room" if n == 1 else "rooms"
     return (
         f"There {'is' if n == 1 else 'are'} {_plural(n, 'laptop trolley')}: in any slot, at most {n} of the lessons "
@@ -561,7 +595,8 @@ def _e_gap(d: EducationData, p: dict[str, Any]) -> str:
 def _e_backup(d: EducationData, p: dict[str, Any]) -> str:
     free = (
         ", and is available in the lesson's slot (not listed as unavailable then)"
-        if any(t.unavailable for t in d.teachers) else ""
+        if any(t.unavailable for t in d.teachers)
+        else ""
     )
     return (
         f"Every lesson names a backup teacher other than its own teacher, who teaches the lesson's subject{free}. "
@@ -782,12 +817,27 @@ def _grouping_verification(d: GroupingData) -> str:
 OBJECTIVES: dict[str, dict[str, Sentence]] = {
     P: {"total_cost": _p_total_cost, "order_score": _p_order_score, "changes": _p_changes},
     M: {"shortage": _m_shortage, "transport_cost": _m_transport, "route_score": _m_route_score, "changes": _m_changes},
-    E: {"preference": _e_preference, "room_cost": _e_room_cost, "assignment_score": _e_score,
-        "backup_score": _e_backup_score, "changes": _e_changes},
+    E: {
+        "preference": _e_preference,
+        "room_cost": _e_room_cost,
+        "assignment_score": _e_score,
+        "backup_score": _e_backup_score,
+        "changes": _e_changes,
+    },
     G: {"unmet_wishes": _g_unmet, "skill_spread": _g_spread, "grouping_code": _g_code, "changes": _g_changes},
 }
-BODIES: dict[str, Callable[[Any, str, list[ObjectiveTerm], list[Rule]], list[str]]] = {P: _procurement_body, M: _material_body, E: _education_body, G: _grouping_body}
-VERIFICATION: dict[str, Callable[[Any], str]] = {P: _procurement_verification, M: _material_verification, E: _education_verification, G: _grouping_verification}
+BODIES: dict[str, Callable[[Any, str, list[ObjectiveTerm], list[Rule]], list[str]]] = {
+    P: _procurement_body,
+    M: _material_body,
+    E: _education_body,
+    G: _grouping_body,
+}
+VERIFICATION: dict[str, Callable[[Any], str]] = {
+    P: _procurement_verification,
+    M: _material_verification,
+    E: _education_verification,
+    G: _grouping_verification,
+}
 WORST_CASE = {
     P: "figures are computed with the least favourable values (capacities at the low end, demands at the high end)",
     M: "figures are computed with the least favourable values (stocks at the low end, transport costs at the high end)",
@@ -827,14 +877,18 @@ def render_prompt(
             "",
             "**Uncertain inputs:** the values marked as ranges (" + ", ".join(u.id for u in d.uncertain) + ") are not "
             "known exactly yet. Your plan must satisfy every rule for every value in each range; "
-            + WORST_CASE[task] + ".",
+            + WORST_CASE[task]
+            + ".",
         ]
     out += ["", "**Rules** (every plan must satisfy all of them):"]
     out += [f"- {r.id}: {r.text}" for r in rules]
     out += ["", "**Objective:**", *_objective_lines(objective, CURRENT[task])]
-    out += prompt_sections(mechanisms, PromptContext(
-        recovery=recovery,
-        objective_lines=lambda terms, baseline: _objective_lines(terms, CURRENT[task], baseline),
-        verification=lambda: VERIFICATION[task](d),
-    ))
+    out += prompt_sections(
+        mechanisms,
+        PromptContext(
+            recovery=recovery,
+            objective_lines=lambda terms, baseline: _objective_lines(terms, CURRENT[task], baseline),
+            verification=lambda: VERIFICATION[task](d),
+        ),
+    )
     return "\n".join(out)

@@ -21,7 +21,9 @@ from pbsolve.schema import ObjectiveTerm, Recovery, Rule
 
 VOCAB = {
     "meeting_planning": Vocab("meeting", "meetings", "attendee", "You are scheduling {n} meetings on one working day."),
-    "course_timetabling": Vocab("lecture", "lectures", "participant", "You are building a weekly timetable for {n} lectures."),
+    "course_timetabling": Vocab(
+        "lecture", "lectures", "participant", "You are building a weekly timetable for {n} lectures."
+    ),
     "exam_scheduling": Vocab("exam", "exams", "cohort", "You are scheduling {n} exam sittings."),
 }
 
@@ -55,34 +57,34 @@ def _end(d: TimetableData, slot_id: str) -> str:
     return d.slots[d.slot_index[slot_id]].end_label
 
 
-
-
 # the rule kinds a minimum-change replanning disruption takes (always hard-tier)
 DISRUPTION_KINDS = frozenset({"person_absent", "room_closed"})
 
 # The rule kinds render_rule's own chain states (tests/test_family_contract.py holds
 # this list to the chain); add-on modules register theirs in SENTENCES.
-CHAIN_KINDS = frozenset({
-    "availability",
-    "room_fit",
-    "person_no_overlap",
-    "room_no_overlap",
-    "series_order",
-    "window",
-    "deadline",
-    "blocked_slots",
-    "daily_limit",
-    "day_cap",
-    "precedence",
-    "priority_order",
-    "person_buffer",
-    "max_consecutive",
-    "different_days",
-    "same_room",
-    "person_absent",
-    "room_closed",
-    "room_backup",
-})
+CHAIN_KINDS = frozenset(
+    {
+        "availability",
+        "room_fit",
+        "person_no_overlap",
+        "room_no_overlap",
+        "series_order",
+        "window",
+        "deadline",
+        "blocked_slots",
+        "daily_limit",
+        "day_cap",
+        "precedence",
+        "priority_order",
+        "person_buffer",
+        "max_consecutive",
+        "different_days",
+        "same_room",
+        "person_absent",
+        "room_closed",
+        "room_backup",
+    }
+)
 
 
 def sentence_kinds(task: str) -> frozenset[str]:
@@ -129,13 +131,13 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
         return f"{p['before']} ends no later than {p['after']} starts."
     if k == "priority_order":
         chain = p["events"]
-        return "Priority ranking: " + ", ".join(
-            f"{a} starts no later than {b}" for a, b in itertools.pairwise(chain)
-        ) + "."
-    if k == "person_buffer":
         return (
-            f"{p['person']} has at least {_units(d, p['gap'])} free between any two of their {v.events} on the same day."
+            "Priority ranking: "
+            + ", ".join(f"{a} starts no later than {b}" for a, b in itertools.pairwise(chain))
+            + "."
         )
+    if k == "person_buffer":
+        return f"{p['person']} has at least {_units(d, p['gap'])} free between any two of their {v.events} on the same day."
     if k == "max_consecutive":
         return f"{p['person']} is never busy for more than {_units(d, p['max'])} in a row."
     if k == "different_days":
@@ -162,9 +164,7 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
     if term.kind == "weighted_end":
         w = term.params["weights"]
         if d.time_unit == "hour":
-            return (
-                f"the sum over {v.events} of priority × finishing hour (a {v.event} ending at 17:00 counts 17)"
-            )
+            return f"the sum over {v.events} of priority × finishing hour (a {v.event} ending at 17:00 counts 17)"
         weights = "; ".join(f"{eid} {w[eid]}" for eid in w)
         return (
             f"the sum over {v.events} of weight × finishing period number, where {_a(v.event)} that starts in "
@@ -259,7 +259,11 @@ def _availability(d: TimetableData, unavailable: tuple[str, ...]) -> str:
 def _event_line(d: TimetableData, e: Event, task: str) -> str:
     parts = [f"{e.id} {e.name}", ", ".join(e.people)]
     duration = _uncertain(d, "duration", e.id)
-    duration = f"{duration.split(' ', 1)[0]} {_start_word(d)}s {duration.split(' ', 1)[1]}" if duration else _units(d, e.duration)
+    duration = (
+        f"{duration.split(' ', 1)[0]} {_start_word(d)}s {duration.split(' ', 1)[1]}"
+        if duration
+        else _units(d, e.duration)
+    )
     if task == "meeting_planning":
         parts.append(duration)
         if e.needs:
@@ -301,7 +305,12 @@ def render_prompt(
             f"{_a(v.event).capitalize()} lasting k periods occupies k consecutive periods of one day."
         )
     out += ["", f"**{v.person.capitalize()}s:**"]
-    out += [f"- {p.id}" + (f" ({p.role})" if p.role not in ("attendee", "cohort") else "") + f": {_availability(d, p.unavailable)}" for p in d.people]
+    out += [
+        f"- {p.id}"
+        + (f" ({p.role})" if p.role not in ("attendee", "cohort") else "")
+        + f": {_availability(d, p.unavailable)}"
+        for p in d.people
+    ]
     out += ["", "**Rooms:**"]
     for r in d.rooms:
         feats = _join(list(r.features)) if r.features else "no special equipment"
@@ -319,7 +328,11 @@ def render_prompt(
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         hit = [r.id for r in rules if r.tier == "hard" and r.kind in DISRUPTION_KINDS]
-        before = f"the disruption in {_join(hit)}, which it breaks" if hit else "the disruption among the rules, which it breaks"
+        before = (
+            f"the disruption in {_join(hit)}, which it breaks"
+            if hit
+            else "the disruption among the rules, which it breaks"
+        )
         out += ["", f"**Current schedule** (made before {before}; change as few {v.events} as you can):"]
         out += [f"- {eid}: {start}, {room}" for eid, (start, room) in changes.params["existing"].items()]
     out += ["", "**Rules** (every plan must satisfy all of them):"]

@@ -30,7 +30,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # Top-level folders and where the installed package puts them (pyproject package-dir).
-LAYOUT = {"pbsolve": "pbsolve", "checkers": "pbsolve/checkers", "models": "pbsolve/models", "renderers": "pbsolve/renderers"}
+LAYOUT = {
+    "pbsolve": "pbsolve",
+    "checkers": "pbsolve/checkers",
+    "models": "pbsolve/models",
+    "renderers": "pbsolve/renderers",
+}
 
 
 def staged_path(repo_path: str) -> str:
@@ -68,6 +73,7 @@ NOT_GRADING = {
     # grader's parse_response does not use them.
     "fenced_blocks": "used only by pbsolve.audit.judge, not by parse_response: no grade depends on it",
     "top_level_objects": "used only by pbsolve.audit.judge, not by parse_response: no grade depends on it",
+    "format_text": "generation side: the text of a new instance's format checklist item; no grade reads it",
     "plan_json": "serialises the greedy baseline's plan (called only by baseline_answer): builds an answer, never judges one",
     # Called only while the module is imported (parsing builds its answer regex from it): a
     # mutant child forks after the import, so the mutant could never run and would read as
@@ -146,7 +152,7 @@ def stage(stage_dir: Path, only: list[str], keep: bool, src: Path = ROOT) -> Non
         shutil.rmtree(stage_dir)
     stage_dir.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for top, dest in LAYOUT.items():
+    for dest in LAYOUT.values():
         target = stage_dir / dest
         if target.exists():
             shutil.rmtree(target)
@@ -198,7 +204,9 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=[], help="repo paths to mutate (default: [tool.mutmut] only_mutate)")
     ap.add_argument("--max-children", type=int, default=2)
     ap.add_argument("--stage", type=Path, default=ROOT / "build" / "mutation")
-    ap.add_argument("--keep", action="store_true", help="reuse mutmut's results in the stage (only re-run what changed)")
+    ap.add_argument(
+        "--keep", action="store_true", help="reuse mutmut's results in the stage (only re-run what changed)"
+    )
     ap.add_argument("--rev", help="stage this commit's tree instead of the working tree")
     ap.add_argument("--overlay", nargs="*", default=[], help="with --rev: working-tree files copied over it")
     ap.add_argument("--report-only", action="store_true", help="print the report of the last run")

@@ -63,7 +63,9 @@ def scheduling() -> int:
                 expected = {r.id: model_verdict(inst, plan, [r.id], backups)[0] for r in inst.rules}
                 disagree = {rid for rid, ok in expected.items() if ok != got[rid]}
                 if disagree:
-                    raise SystemExit(f"checker and model disagree on {inst.id} rules {sorted(disagree)}: fix the checker first")
+                    raise SystemExit(
+                        f"checker and model disagree on {inst.id} rules {sorted(disagree)}: fix the checker first"
+                    )
                 for k in broken:
                     kept[k] = kept.get(k, 0) + 1
                 passing += not broken
@@ -102,7 +104,9 @@ def main() -> int:
                 expected = {r.id: model_verdict(inst, plan, [r.id])[0] for r in inst.rules}
                 disagree = {rid for rid, ok in expected.items() if ok != verdicts[rid][0]}
                 if disagree:
-                    raise SystemExit(f"checker and model disagree on {inst.id} rules {sorted(disagree)}: fix the checker first")
+                    raise SystemExit(
+                        f"checker and model disagree on {inst.id} rules {sorted(disagree)}: fix the checker first"
+                    )
                 for k in broken:
                     kept[k] = kept.get(k, 0) + 1
                 passing += not broken

@@ -132,11 +132,15 @@ def main() -> int:
     if not results:
         print(f"no mutmut results under {stage}/mutants: run `make mutation` first")
         return 1
-    equivalent: dict[str, str] = tomllib.loads(EQUIVALENTS.read_text()).get("equivalent", {}) if EQUIVALENTS.exists() else {}
+    equivalent: dict[str, str] = (
+        tomllib.loads(EQUIVALENTS.read_text()).get("equivalent", {}) if EQUIVALENTS.exists() else {}
+    )
     mutmut = Path(sys.executable).with_name("mutmut")
     below = False
     survivors: list[tuple[str, str]] = []
-    print(f"{'file':38} {'mutants':>7} {'killed':>6} {'surv':>5} {'equiv':>5} {'message':>7} {'no test':>7} {'not run':>7} {'kill rate':>9}")
+    print(
+        f"{'file':38} {'mutants':>7} {'killed':>6} {'surv':>5} {'equiv':>5} {'message':>7} {'no test':>7} {'not run':>7} {'kill rate':>9}"
+    )
     cache: dict = {}
     totals = Counter()
     for staged, codes in results.items():
@@ -160,21 +164,33 @@ def main() -> int:
         below |= rate is None or rate < args.target
         shown = f"{rate:8.1f}%" if rate is not None else "      n/a"
         totals.update(n, mutants=len(codes))
-        print(f"{repo_path(staged):38} {len(codes):7} {n['killed']:6} {n['survived']:5} {n['equivalent']:5} {n['message']:7} {n['no_tests']:7} {n['not_run']:7} {shown}")
+        print(
+            f"{repo_path(staged):38} {len(codes):7} {n['killed']:6} {n['survived']:5} {n['equivalent']:5} {n['message']:7} {n['no_tests']:7} {n['not_run']:7} {shown}"
+        )
     judged = totals["killed"] + totals["survived"]
     if judged:
-        print(f"{'total':38} {totals['mutants']:7} {totals['killed']:6} {totals['survived']:5} {totals['equivalent']:5} {totals['message']:7} {totals['no_tests']:7} {totals['not_run']:7} {100.0 * totals['killed'] / judged:8.1f}%")
+        print(
+            f"{'total':38} {totals['mutants']:7} {totals['killed']:6} {totals['survived']:5} {totals['equivalent']:5} {totals['message']:7} {totals['no_tests']:7} {totals['not_run']:7} {100.0 * totals['killed'] / judged:8.1f}%"
+        )
     modules = tuple(staged[: -len(".py")].replace("/", ".") + "." for staged in results)
     in_run = {k for k in equivalent if k.startswith(modules)}  # entries for files this run mutated
     stale = sorted(in_run - {k for codes in results.values() for k, c in codes.items() if c in SURVIVED})
     if stale:
         print(f"\nequivalents no longer surviving (or renamed): {stale}")
-    print(f"\n{len(survivors)} surviving mutants (kill each with a test, or argue it equivalent in {EQUIVALENTS.relative_to(ROOT)})")
+    print(
+        f"\n{len(survivors)} surviving mutants (kill each with a test, or argue it equivalent in {EQUIVALENTS.relative_to(ROOT)})"
+    )
     for staged, name in survivors:
         print(f"\n## {repo_path(staged)}: {name}")
         if not args.no_diffs:
             diff = subprocess.run([str(mutmut), "show", name], cwd=stage, capture_output=True, text=True).stdout
-            print("\n".join(line for line in diff.splitlines() if line.startswith(("+", "-", "@@")) and not line.startswith(("+++", "---"))))
+            print(
+                "\n".join(
+                    line
+                    for line in diff.splitlines()
+                    if line.startswith(("+", "-", "@@")) and not line.startswith(("+++", "---"))
+                )
+            )
     return 1 if below else 0
 
 

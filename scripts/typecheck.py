@@ -31,13 +31,13 @@ def layout() -> dict[str, str]:
     return {name.replace(".", "/"): folder for name, folder in package_dir.items()}
 
 
-def stage(mapping: dict[str, str]) -> None:
+def stage(mapping: dict[str, str], into: Path = STAGE) -> None:
     """Symlink the installed tree: each mapped folder's entries, nested folders as one link."""
-    if STAGE.exists():
-        shutil.rmtree(STAGE)
+    if into.exists():
+        shutil.rmtree(into)
     nested = set(mapping)
     for dest, folder in sorted(mapping.items()):  # parents before the folders inside them
-        target = STAGE / dest
+        target = into / dest
         if any(dest.startswith(other + "/") for other in nested):
             target.symlink_to(ROOT / folder, target_is_directory=True)
             continue

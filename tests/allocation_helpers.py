@@ -1,55 +1,28 @@
-"""Helpers for the Allocation & Matching tests: generating instances, reading and writing
-plans, enumerating every plan of tiny instances, single moves, and fixing a plan into
-the CP-SAT model (the allocation counterpart of tests/helpers.py)."""
+"""Helpers for the Allocation & Matching tests: reading and writing plans, the CP-SAT
+variables of a plan, single moves and every plan of tiny instances (reached by the
+registry suite through tests/family_adapters.py)."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cache
 from typing import Any
-
-from ortools.sat.python import cp_model
 
 from pbsolve.checkers.allocation import TASKS as CHECKERS
 from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.education import Plan as EduPlan
 from pbsolve.checkers.allocation.grouping import canonical
-from pbsolve.family import Draft, family
-from pbsolve.generate import GenerateOptions, build_instance
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
+from tests import instances
+from tests.instances import draft_of, instance_at  # noqa: F401 (re-exported)
 
 TASKS = ("procurement_planning", "material_allocation", "educational_resource_planning", "student_grouping")
 MILP_TASKS = ("procurement_planning", "material_allocation")
 
 
-@cache
-def instance_at(
-    task: str, seed: int, index: int, size: str = "small", hard: bool = False, include: tuple[str, ...] = ()
-) -> Instance | None:
-    opts = GenerateOptions(task=task, size=size, force_tiers=["hard"] if hard else [], include=list(include))
-    return build_instance(seed, index, opts).instance
-
-
 def find(task: str, seed: int, size: str = "small", include: tuple[str, ...] = (), status: str = "optimal", tries: int = 12) -> Instance | None:
     """The first instance of this status (and carrying every included mechanism) at this seed."""
-    for index in range(tries):
-        inst = instance_at(task, seed, index, size, False, include)
-        if inst is None or inst.certificate.status != status:
-            continue
-        if all(k in inst.mechanisms or k == "infeasibility_detection" for k in include):
-            return inst
-    return None
-
-
-def draft_of(inst: Instance, data: dict | None = None, rules: list[Rule] | None = None, objective: list[ObjectiveTerm] | None = None) -> Draft:
-    return Draft(
-        spec=inst.spec,
-        data=inst.data if data is None else data,
-        rules=list(inst.rules) if rules is None else rules,
-        objective=list(inst.objective) if objective is None else objective,
-    )
+    return instances.find(task, seed, size, include, status, tries, hard=False, unlisted=("infeasibility_detection",))
 
 
 def tc_of(task: str) -> TaskChecker:
@@ -98,24 +71,6 @@ def assignment(inst: Instance, plan: Any, data: dict | None = None) -> dict[str,
             out[f"b[{lesson},{b}]"] = 1
         return out
     return {f"x[{s},{g}]": 1 for g, grp in enumerate(plan) for s in grp}
-
-
-def model_verdict(inst: Instance, plan: Any, rule_ids: list[str], data: dict | None = None,
-                  rules: list[Rule] | None = None, objective: list[ObjectiveTerm] | None = None) -> tuple[bool, dict[str, int]]:  # fmt: skip
-    """Does the solver model accept this plan with only these rules on? Also its figures."""
-    sm = family("allocation").build_model(draft_of(inst, data, rules, objective))
-    values = assignment(inst, plan)
-    for var in [*sm.answer_literals, *sm.answer_ints]:
-        sm.model.add(var == values.get(var.name, 0))
-    for rid, lit in sm.rule_literals.items():
-        sm.model.add(lit == (1 if rid in rule_ids else 0))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    status = solver.solve(sm.model)
-    assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE), solver.status_name(status)
-    if status == cp_model.INFEASIBLE:
-        return False, {}
-    return True, {tid: int(solver.value(expr)) for tid, expr, _ in sm.objective_terms}
 
 
 # -- single moves ----------------------------------------------------------------------
@@ -231,30 +186,3 @@ def _restricted_growth(n: int, k: int) -> Iterator[tuple[int, ...]]:
             yield from grow([*prefix, g], max(top, g))
 
     yield from grow([0], 0)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One complete plan, judged by the checker alone."""
-
-    key: str
-    plan: Any
-    satisfied: frozenset[str]
-    values: tuple[int, ...]
-
-
-def plan_key(inst: Instance, plan: Any) -> str:
-    return repr(sorted(assignment(inst, plan).items()))
-
-
-def enumerate_outcomes(inst: Instance, rules: list[Rule] | None = None, objective: list[ObjectiveTerm] | None = None, data: dict | None = None) -> list[Outcome]:
-    rules = list(inst.rules) if rules is None else rules
-    objective = list(inst.objective) if objective is None else objective
-    tc = tc_of(inst.task)
-    d = data_of(inst, data)
-    out = []
-    for plan in all_plans(inst, data, rules):
-        verdicts, values = tc.evaluate(d, rules, objective, plan)
-        ok = frozenset(r for r, (passed, _) in verdicts.items() if passed)
-        out.append(Outcome(plan_key(inst, plan), plan, ok, tuple(values[t.id] for t in objective)))
-    return out

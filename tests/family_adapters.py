@@ -14,17 +14,16 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from ortools.sat.python import cp_model
 
 from pbsolve.checking import TaskChecker
-from pbsolve.family import FAMILY_PATH_ENV, Draft, family, find_task, reload_registry
-from pbsolve.generate import GenerateOptions, build_instance
+from pbsolve.family import FAMILY_PATH_ENV, family, find_task, reload_registry
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 from tests import allocation_helpers as alloc
 from tests import helpers as sched
+from tests.instances import draft_of, find, instance_at  # noqa: F401 (re-exported)
 
 TOY_PATH = "toy=tests.toy_family"
 
@@ -54,32 +53,6 @@ def registry_tasks() -> list[str]:
         return [t.id for t in all_tasks()]
 
 
-@cache
-def instance_at(task: str, seed: int, index: int, size: str = "small", hard: bool = False, include: tuple[str, ...] = ()) -> Instance | None:
-    opts = GenerateOptions(task=task, size=size, force_tiers=["hard"] if hard else [], include=list(include))
-    return build_instance(seed, index, opts).instance
-
-
-def find(task: str, seed: int, size: str = "small", include: tuple[str, ...] = (), status: str = "optimal", tries: int = 12) -> Instance | None:
-    """The first instance of this status (carrying every included mechanism) at this seed."""
-    for index in range(tries):
-        inst = instance_at(task, seed, index, size, status == "infeasible", include)
-        if inst is None or inst.certificate.status != status:
-            continue
-        if all(k in inst.mechanisms for k in include):
-            return inst
-    return None
-
-
-def draft_of(inst: Instance, data: dict | None = None, rules: list[Rule] | None = None, objective: list[ObjectiveTerm] | None = None) -> Draft:
-    return Draft(
-        spec=inst.spec,
-        data=inst.data if data is None else data,
-        rules=list(inst.rules) if rules is None else rules,
-        objective=list(inst.objective) if objective is None else objective,
-    )
-
-
 @dataclass(frozen=True)
 class Outcome:
     """One complete plan, judged by the checker alone."""
@@ -99,11 +72,12 @@ class Adapter:
     # floors of found tiny instances: per "task" or summed over the "family"
     found_floor: tuple[str, int, int, int] = ("task", 3, 3, 2)  # (scope, feasible, infeasible, per mechanism)
     conflicts_run_through_rules = False  # every conflict set has >= 2 rules
+    uncertain_range_in_prompt = False  # the prompt states an uncertain input as "low–high" of its data
     moves_sampled = 6  # single moves judged rule by rule per example
     # pool kinds a task's small instances almost never admit (covered by a sibling task)
-    rarely_sampled: dict[str, set[str]] = {}
+    rarely_sampled: ClassVar[dict[str, set[str]]] = {}
     every_check_seen = False  # the fixed sample reaches every kind the checker knows
-    opt_in_kinds: set[str] = set()  # ... but these opt-in ones
+    opt_in_kinds: ClassVar[set[str]] = set()  # ... but these opt-in ones
 
     def tc(self, task: str) -> TaskChecker:
         raise NotImplementedError
@@ -157,6 +131,12 @@ class Adapter:
         _, values = self.evaluate(inst, plan)
         return {**(base or {}), "feasible": True, self.tc(inst.task).plan_key: self.answer_rows(inst, plan), "objective": values}
 
+    def baseline(self, inst: Instance) -> str:
+        """The family checker's baseline answer (a plan, usually wrong)."""
+        from pbsolve.family import checker
+
+        return checker(inst.family).baseline_answer(inst)
+
     def plan_key(self, inst: Instance, plan: Any) -> str:
         return repr(sorted(self.assignment(inst, plan).items()))
 
@@ -198,9 +178,9 @@ class Scheduling(Adapter):
     found_floor = ("family", 24, 20, 6)
     # a buffer needs two same-day events of one person with a gap in the witness: at small
     # size lectures and exams rarely give one (0 of 60 drafts at seed 7); meetings do
-    rarely_sampled = {"course_timetabling": {"person_buffer"}, "exam_scheduling": {"person_buffer"}}
+    rarely_sampled: ClassVar[dict[str, set[str]]] = {"course_timetabling": {"person_buffer"}, "exam_scheduling": {"person_buffer"}}
     every_check_seen = True
-    opt_in_kinds = {"room_cooldown", "fatigue_protocol", "battery_level"}  # tests/test_stateful.py
+    opt_in_kinds: ClassVar[set[str]] = {"room_cooldown", "fatigue_protocol", "battery_level"}  # tests/test_stateful.py
 
     def tc(self, task: str) -> TaskChecker:
         from pbsolve.checkers.scheduling.checks import TIMETABLE
@@ -245,6 +225,7 @@ class Scheduling(Adapter):
 class Allocation(Adapter):
     family = "allocation"
     conflicts_run_through_rules = True
+    uncertain_range_in_prompt = True
     moves_sampled = 5
 
     def tc(self, task: str) -> TaskChecker:

@@ -224,3 +224,18 @@ def test_each_use_of_the_core_lives_in_its_own_subpackage():
     assert not flat & uses, f"move {sorted(flat & uses)} into their subpackage"
     for package in ("llm", "loop", "serve", "audit", "cli"):
         assert (ROOT / "pbsolve" / package / "__init__.py").is_file(), package
+
+
+def test_every_package_folder_is_listed_for_the_wheel():
+    """A package folder missing from pyproject's list is absent from a wheel (the editable
+    install hides it), so every folder with an __init__.py must be listed."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    found = set()
+    for package, folder in config["package-dir"].items():
+        for init in sorted((ROOT / folder).rglob("__init__.py")):
+            rel = init.parent.relative_to(ROOT / folder)
+            found.add(".".join([package, *rel.parts]))
+    assert found - listed == set(), f"add to [tool.setuptools].packages: {sorted(found - listed)}"

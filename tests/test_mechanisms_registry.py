@@ -17,7 +17,7 @@ from pbsolve.grading import SPECIAL_ITEMS, VALIDITY_ITEMS, grade
 from pbsolve.mechanisms import HARD_KINDS, IN_PROMPT_ORDER, ITEM_OWNERS, MECHANISMS, REPORTING_KINDS, Mechanism
 from pbsolve.mechanisms.base import PromptContext, ReferenceContext
 from pbsolve.schema import TIERS, Certificate, Instance
-from tests.test_hard_mechanisms import find
+from tests.instances import find as find_instance
 
 EXPECTED = {
     "conflict_validation", "infeasibility_detection", "min_change_replanning", "robustness_design",
@@ -102,6 +102,15 @@ def _prompt_lines(mech: Mechanism, inst: Instance) -> list[str]:
 
 
 CASES = [(m, task) for m in MECHANISMS for task in FAMILY_TASKS]
+
+
+def find(kind: str, task: str) -> Instance:
+    """The first small instance at seed 11 carrying the mechanism (its status as certified)."""
+    status = "infeasible" if kind == "infeasibility_detection" else "optimal"
+    inst = find_instance(task, 11, "small", (kind,), status, tries=40, hard=False)
+    if inst is None:
+        pytest.skip(f"no {kind} instance for {task}")
+    return inst
 
 
 @pytest.mark.parametrize(("mech", "task"), CASES, ids=[f"{m.id}-{t}" for m, t in CASES])

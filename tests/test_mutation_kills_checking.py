@@ -107,7 +107,10 @@ def test_recovery_changes_are_counted_from_the_answers_own_main_plan(recovering)
     main["start"] = "10:00" if main["start"] != "10:00" else "11:00"
     got = verdicts(recovering, answer)
     stated = answer["recovery"]["objective"]["changes"]
-    assert got["recovery:validation"] == (False, f"'recovery.objective' states changes={stated}; the plan gives {stated + 1}")
+    assert got["recovery:validation"] == (
+        False,
+        f"'recovery.objective' states changes={stated}; the plan gives {stated + 1}",
+    )
     assert not got["recovery:objective"][0]
 
 
@@ -148,7 +151,10 @@ def test_the_certified_declaration_passes_every_item(infeasible):
 def test_a_declaration_naming_ids_that_are_no_rules_fails_format_listing_five(infeasible):
     names = [*infeasible.certificate.conflict_sets[0], "R91", "R92", "R93", "R94", "R95", "R96"]
     got = verdicts(infeasible, {"feasible": False, "conflict": names})
-    assert got["format"] == (False, "'conflict' names ids that are not rules of this instance: ['R91', 'R92', 'R93', 'R94', 'R95']")
+    assert got["format"] == (
+        False,
+        "'conflict' names ids that are not rules of this instance: ['R91', 'R92', 'R93', 'R94', 'R95']",
+    )
     assert got["conflict"] == (False, "unknown rule ids ['R91', 'R92', 'R93', 'R94', 'R95']")
 
 
@@ -175,7 +181,10 @@ def test_a_superset_of_a_conflict_set_is_not_minimal():
         certificate=SimpleNamespace(conflict_sets=[["R1", "R2"]]),
     )
     assert conflict_verdict(inst, {"conflict": ["r1", " R2 "]}) == (True, "names a minimal conflicting set")  # type: ignore[arg-type]
-    assert conflict_verdict(inst, {"conflict": ["R1", "R2", "R3"]}) == (False, "the named rules conflict, but the set is not minimal")  # type: ignore[arg-type]
+    assert conflict_verdict(inst, {"conflict": ["R1", "R2", "R3"]}) == (
+        False,
+        "the named rules conflict, but the set is not minimal",
+    )  # type: ignore[arg-type]
     assert conflict_verdict(inst, {"conflict": ["R1", "R3"]}) == (False, "the named rules can all hold together")  # type: ignore[arg-type]
 
 
@@ -185,20 +194,31 @@ def test_a_superset_of_a_conflict_set_is_not_minimal():
 def test_an_objective_term_item_passes_at_the_certified_figure_and_fails_off_it(recovering):
     inst = with_items(recovering, "objective:weighted_finish")
     want = recovering.certificate.objective["weighted_finish"]
-    assert direct(inst, inst.reference)["objective:weighted_finish"] == (True, f"plan gives weighted_finish={want}; certified {want}")
-    cert = recovering.certificate.model_copy(update={"objective": {**recovering.certificate.objective, "weighted_finish": want + 1}})
+    assert direct(inst, inst.reference)["objective:weighted_finish"] == (
+        True,
+        f"plan gives weighted_finish={want}; certified {want}",
+    )
+    cert = recovering.certificate.model_copy(
+        update={"objective": {**recovering.certificate.objective, "weighted_finish": want + 1}}
+    )
     off = inst.model_copy(update={"certificate": cert})
-    assert direct(off, off.reference)["objective:weighted_finish"] == (False, f"plan gives weighted_finish={want}; certified {want + 1}")
+    assert direct(off, off.reference)["objective:weighted_finish"] == (
+        False,
+        f"plan gives weighted_finish={want}; certified {want + 1}",
+    )
 
 
 def test_an_objective_term_item_names_the_term_after_the_first_colon(recovering):
     term = recovering.objective[0]
     renamed = term.model_copy(update={"id": f"a:{term.id}"})
-    cert = recovering.certificate.model_copy(update={"objective": {f"a:{term.id}": recovering.certificate.objective[term.id]}})
+    cert = recovering.certificate.model_copy(
+        update={"objective": {f"a:{term.id}": recovering.certificate.objective[term.id]}}
+    )
     inst = with_items(recovering, f"objective:a:{term.id}").model_copy(
         update={"objective": [renamed, *recovering.objective[1:]], "certificate": cert}
     )
-    assert direct(inst, inst.reference)[f"objective:a:{term.id}"][0]
+    want = recovering.certificate.objective[term.id]
+    assert direct(inst, inst.reference)[f"objective:a:{term.id}"] == (True, f"plan gives a:{term.id}={want}; certified {want}")
 
 
 def test_an_item_naming_no_rule_fails_as_an_unknown_rule(recovering):
@@ -218,7 +238,10 @@ def test_a_min_change_item_without_a_changes_term_is_refused(recovering):
 def test_an_id_list_naming_unknown_ids_fails_listing_five():
     known = ["A", "B"]
     named = ["a", "X1", "X2", "X3", "X4", "X5", "X6"]
-    assert id_set_verdict(named, ["A"], known, "binding") == (False, "'binding' names unknown ids ['X1', 'X2', 'X3', 'X4', 'X5']")
+    assert id_set_verdict(named, ["A"], known, "binding") == (
+        False,
+        "'binding' names unknown ids ['X1', 'X2', 'X3', 'X4', 'X5']",
+    )
     assert id_set_verdict(["a "], ["A"], known, "binding") == (True, "'binding' is exactly right")
 
 
@@ -247,7 +270,10 @@ def test_a_format_verdict_without_a_rule_list_fails():
     from types import SimpleNamespace
 
     inst = SimpleNamespace(certificate=SimpleNamespace(status="infeasible"), rules=[])
-    assert format_verdict(inst, {"feasible": False}, False, "") == (False, "'conflict' must be a non-empty list of rule ids")  # type: ignore[arg-type]
+    assert format_verdict(inst, {"feasible": False}, False, "") == (
+        False,
+        "'conflict' must be a non-empty list of rule ids",
+    )  # type: ignore[arg-type]
 
 
 def test_a_nan_in_the_answer_is_not_json_and_says_which_constant():

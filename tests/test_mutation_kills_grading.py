@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,9 @@ def all_pass(instance: Instance, answer: Any) -> dict[str, tuple[bool, str]]:
 def stand_in(instance: Instance, **hooks: Callable[..., Any]) -> SimpleNamespace:
     """A checker module that knows every kind of ``instance`` and passes every item,
     with ``hooks`` replacing any of its three hooks."""
-    scenario, recovery_terms = (instance.recovery.scenario, instance.recovery.objective) if instance.recovery else ([], [])
+    scenario, recovery_terms = (
+        (instance.recovery.scenario, instance.recovery.objective) if instance.recovery else ([], [])
+    )
     rules = {r.kind for r in [*instance.rules, *scenario]}
     terms = {t.kind for t in [*instance.objective, *recovery_terms]}
     module: dict[str, Any] = {
@@ -116,12 +119,14 @@ def test_a_checker_lacking_hooks_is_a_grader_failure_listing_them(inst, monkeypa
 def test_an_empty_checklist_is_refused_because_every_answer_would_pass(inst, monkeypatch):
     use_checker(monkeypatch, stand_in(inst))
     err = refusal(inst.model_copy(update={"checklist": []}))
-    assert "the checklist is empty (every answer would pass it)" in str(err)
+    assert str(err).endswith("is not a valid ground truth: the checklist is empty (every answer would pass it)")
 
 
 def test_duplicate_checklist_and_rule_ids_are_refused_naming_only_the_duplicates(inst, monkeypatch):
     use_checker(monkeypatch, stand_in(inst))
-    bad = inst.model_copy(update={"checklist": [*inst.checklist, inst.checklist[1]], "rules": [*inst.rules, inst.rules[0]]})
+    bad = inst.model_copy(
+        update={"checklist": [*inst.checklist, inst.checklist[1]], "rules": [*inst.rules, inst.rules[0]]}
+    )
     err = str(refusal(bad))
     assert f"duplicate checklist item ids {[inst.checklist[1].id]}" in err
     assert f"duplicate rule ids {[inst.rules[0].id]}" in err
@@ -133,8 +138,14 @@ def test_unknown_rule_and_objective_kinds_are_refused_and_listed(inst, monkeypat
     t1, t2 = (t.model_copy(update={"kind": "nope"}) for t in inst.objective[:2])
     bad = inst.model_copy(update={"rules": [r1, r2, *inst.rules[2:]], "objective": [t1, t2, *inst.objective[2:]]})
     err = str(refusal(bad))
-    assert "rule kinds the scheduling checker does not know: " + ", ".join(sorted(f"{r.id}: bogus" for r in (r1, r2))) in err
-    assert "objective kinds the scheduling checker does not know: " + ", ".join(sorted(f"{t.id}: nope" for t in (t1, t2))) in err
+    assert (
+        "rule kinds the scheduling checker does not know: " + ", ".join(sorted(f"{r.id}: bogus" for r in (r1, r2)))
+        in err
+    )
+    assert (
+        "objective kinds the scheduling checker does not know: " + ", ".join(sorted(f"{t.id}: nope" for t in (t1, t2)))
+        in err
+    )
 
 
 def test_unknown_kinds_in_the_recovery_scenario_and_objective_are_refused(inst, monkeypatch):
@@ -227,7 +238,10 @@ def test_a_malformed_item_verdict_is_a_grader_failure_quoting_it(inst, monkeypat
 
     use_checker(monkeypatch, stand_in(inst, check_answer=check))
     err = str(refusal(inst, GradingError))
-    assert f"no verdict (passed, reason) for item {inst.checklist[-1].id} of instance {inst.id} (got {str(verdict)[:80]})" in err
+    assert (
+        f"no verdict (passed, reason) for item {inst.checklist[-1].id} of instance {inst.id} (got {str(verdict)[:80]})"
+        in err
+    )
 
 
 def test_a_malformed_verdict_is_quoted_by_its_first_80_characters(inst, monkeypatch):
@@ -283,13 +297,17 @@ def test_a_zero_grade_for_a_grader_failure_keeps_the_response_id_and_says_why(in
     monkeypatch.setattr(grading, "checker", broken)
     g = grade(inst, json.dumps(inst.reference), mode="avg_pass", response_id="resp-7", on_error="zero")
     assert (g.response_id, g.reward, g.avg_pass, g.all_pass, g.parse_error) == ("resp-7", 0.0, 0.0, 0, None)
-    assert g.grader_error is not None and g.grader_error.startswith("GradingError: the checker of family 'scheduling' cannot be imported: RuntimeError: xxx")
+    assert g.grader_error is not None and g.grader_error.startswith(
+        "GradingError: the checker of family 'scheduling' cannot be imported: RuntimeError: xxx"
+    )
     assert len(g.grader_error) == 2000
     assert all(not r.passed and r.reason.startswith("grader error: GradingError: ") for r in g.items)
 
 
 def test_an_unknown_reward_mode_is_refused_listing_the_modes(inst):
-    with pytest.raises(ValueError, match=re.escape("unknown reward mode 'best'; choose one of all_pass, avg_pass, feasible")):
+    with pytest.raises(
+        ValueError, match=re.escape("unknown reward mode 'best'; choose one of all_pass, avg_pass, feasible")
+    ):
         grade(inst, "{}", mode="best")  # type: ignore[arg-type]
 
 

@@ -61,5 +61,13 @@ def baseline_answer(instance: Instance) -> str:
     return common.baseline_answer(TASKS[instance.task], instance)
 
 
-__all__ = ["TASKS", "answer_schema", "baseline_answer", "check_answer", "format_text", "known_kinds",
-           "read_data", "task_checker"]
+__all__ = [
+    "TASKS",
+    "answer_schema",
+    "baseline_answer",
+    "check_answer",
+    "format_text",
+    "known_kinds",
+    "read_data",
+    "task_checker",
+]

@@ -71,9 +71,7 @@ class ProcurementData(BaseModel):
         item and the delivery arrives within the horizon. Fixed order: suppliers, their
         offers, periods."""
         n = len(self.periods)
-        return [
-            (s.id, o.item, t) for s in self.suppliers for o in s.offers for t in range(n) if t + s.lead_time < n
-        ]
+        return [(s.id, o.item, t) for s in self.suppliers for o in s.offers for t in range(n) if t + s.lead_time < n]
 
     def arrival(self, supplier: str, t: int) -> int:
         return t + self.supplier_by_id[supplier].lead_time

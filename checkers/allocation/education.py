@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ class Plan:
     backup: dict[str, str] | None = None  # lesson -> backup teacher (robustness only)
 
 
-def check(kind: str):
+def check(kind: str) -> Callable[[Check], Check]:
     def register(fn: Check) -> Check:
         CHECKS[kind] = fn
         return fn
@@ -113,7 +114,10 @@ def _kit_pool(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
             if x.slot == slot.id and x.kit and "computers" not in d.room_by_id[plan.assign[x.id][1]].features
         ]  # fmt: skip
         if len(using) > p["max"]:
-            return False, f"{len(using)} laptop trolleys are needed in {slot.id} ({', '.join(using)}); there are {p['max']}"
+            return (
+                False,
+                f"{len(using)} laptop trolleys are needed in {slot.id} ({', '.join(using)}); there are {p['max']}",
+            )
     return OK
 
 
@@ -194,7 +198,9 @@ def _teacher_backup(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
         if x.slot in d.teacher_by_id[b].unavailable:
             return False, f"{x.id}'s backup {b} is unavailable in {x.slot}"
     for ill in d.teachers:
-        after = {x.id: (backup[x.id] if teacher_of(plan, x.id) == ill.id else teacher_of(plan, x.id)) for x in d.lessons}
+        after = {
+            x.id: (backup[x.id] if teacher_of(plan, x.id) == ill.id else teacher_of(plan, x.id)) for x in d.lessons
+        }
         verdict = _clash(d, list(d.lessons), lambda x: after[x.id], f"if {ill.id} fell ill, teacher")  # noqa: B023 - called within this iteration
         if not verdict[0]:
             return verdict
@@ -240,7 +246,9 @@ class EducationalResources(TaskChecker):
             "room": lookup([r.id for r in d.rooms]),
         }
 
-    def read_plan(self, d: EducationData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
+    def read_plan(
+        self, d: EducationData, section: dict[str, Any], lk: Any, rules: list[Rule]
+    ) -> tuple[Plan | None, str]:
         rows = section.get("assignments") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'assignments' is missing or not a list"
@@ -321,11 +329,19 @@ class EducationalResources(TaskChecker):
         assign: dict[str, tuple[str, str]] = {}
         for x in d.lessons:
             t = next(
-                (t.id for t in d.teachers if x.subject in t.subjects and x.slot not in t.unavailable and (t.id, x.slot) not in busy),
+                (
+                    t.id
+                    for t in d.teachers
+                    if x.subject in t.subjects and x.slot not in t.unavailable and (t.id, x.slot) not in busy
+                ),
                 d.teachers[0].id,
             )
             r = next(
-                (r.id for r in d.rooms if r.seats >= x.size and set(x.needs) <= set(r.features) and (r.id, x.slot) not in busy),
+                (
+                    r.id
+                    for r in d.rooms
+                    if r.seats >= x.size and set(x.needs) <= set(r.features) and (r.id, x.slot) not in busy
+                ),
                 d.rooms[0].id,
             )
             busy |= {(t, x.slot), (r, x.slot)}
@@ -333,7 +349,9 @@ class EducationalResources(TaskChecker):
         backup = None
         if any(r.kind == "teacher_backup" for r in instance.rules):
             backup = {
-                x.id: next((t.id for t in d.teachers if t.id != assign[x.id][0] and x.subject in t.subjects), d.teachers[0].id)
+                x.id: next(
+                    (t.id for t in d.teachers if t.id != assign[x.id][0] and x.subject in t.subjects), d.teachers[0].id
+                )
                 for x in d.lessons
             }
         return Plan(assign, backup)

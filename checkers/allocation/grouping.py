@@ -7,6 +7,7 @@ grouping code), groups are numbered in the order of their first-listed student.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
@@ -18,7 +19,7 @@ Plan = tuple[tuple[str, ...], ...]  # canonical: members in list order, groups b
 CHECKS: dict[str, Check] = {}
 
 
-def check(kind: str):
+def check(kind: str) -> Callable[[Check], Check]:
     def register(fn: Check) -> Check:
         CHECKS[kind] = fn
         return fn
@@ -183,7 +184,9 @@ class StudentGrouping(TaskChecker):
     def lookups(self, d: GroupingData) -> dict[str, str]:
         return lookup([s.id for s in d.students])
 
-    def read_plan(self, d: GroupingData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
+    def read_plan(
+        self, d: GroupingData, section: dict[str, Any], lk: Any, rules: list[Rule]
+    ) -> tuple[Plan | None, str]:
         groups = section.get("groups") if isinstance(section, dict) else None
         if not isinstance(groups, list):
             return None, "'groups' is missing or not a list"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 from pbsolve.checkers.allocation.common import (
@@ -23,7 +24,7 @@ Plan = dict[tuple[str, str, str], int]  # (depot, site, material) -> units (> 0)
 CHECKS: dict[str, Check] = {}
 
 
-def check(kind: str):
+def check(kind: str) -> Callable[[Check], Check]:
     def register(fn: Check) -> Check:
         CHECKS[kind] = fn
         return fn
@@ -206,7 +207,9 @@ class MaterialAllocation(TaskChecker):
             "material": lookup([m.id for m in d.materials]),
         }
 
-    def read_plan(self, d: MaterialData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
+    def read_plan(
+        self, d: MaterialData, section: dict[str, Any], lk: Any, rules: list[Rule]
+    ) -> tuple[Plan | None, str]:
         rows = section.get("shipments") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'shipments' is missing or not a list"

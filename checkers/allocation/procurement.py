@@ -8,6 +8,7 @@ what is left is carried into the next period.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from pbsolve.checkers.allocation.common import (
@@ -28,7 +29,7 @@ Plan = dict[tuple[str, str, int], int]  # (supplier, item, order period index) -
 CHECKS: dict[str, Check] = {}
 
 
-def check(kind: str):
+def check(kind: str) -> Callable[[Check], Check]:
     def register(fn: Check) -> Check:
         CHECKS[kind] = fn
         return fn
@@ -174,7 +175,10 @@ def _shelf_life(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
         backlog += need
         for a, units in lots:
             if a + k - 1 <= t:
-                return False, f"{units} units of {item.id} received in {d.periods[a]} are still in stock at the end of {d.periods[t]}"
+                return (
+                    False,
+                    f"{units} units of {item.id} received in {d.periods[a]} are still in stock at the end of {d.periods[t]}",
+                )
     return OK
 
 
@@ -192,7 +196,9 @@ def _supplier_share(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdic
 @check("contract_minimum")
 def _contract_minimum(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
     n = sum(q for (s, _, _), q in plan.items() if s == p["supplier"])
-    return OK if n >= p["min"] else (False, f"{p['supplier']} receives orders for {n} units (contract minimum {p['min']})")
+    return (
+        OK if n >= p["min"] else (False, f"{p['supplier']} receives orders for {n} units (contract minimum {p['min']})")
+    )
 
 
 @check("order_gap")
@@ -244,7 +250,10 @@ def _delay_robust(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
             levels[u] += q
         for u, level in enumerate(levels):
             if level < 0:
-                return False, f"if the {q} {i} from {s} ordered in {d.periods[t]} came a period late, {i} would run {-level} short in {d.periods[u]}"
+                return (
+                    False,
+                    f"if the {q} {i} from {s} ordered in {d.periods[t]} came a period late, {i} would run {-level} short in {d.periods[u]}",
+                )
     return OK
 
 
@@ -283,7 +292,9 @@ class Procurement(TaskChecker):
             "week": lookup(list(d.periods)),
         }
 
-    def read_plan(self, d: ProcurementData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
+    def read_plan(
+        self, d: ProcurementData, section: dict[str, Any], lk: Any, rules: list[Rule]
+    ) -> tuple[Plan | None, str]:
         rows = section.get("orders") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'orders' is missing or not a list"
@@ -307,7 +318,10 @@ class Procurement(TaskChecker):
             if (s, i) not in d.prices:
                 return None, f"{s} does not sell {i}"
             if q > d.supplier_by_id[s].capacity:
-                return None, f"order {k + 1} asks {s} for {q} units, more than it can ever ship in a period ({d.supplier_by_id[s].capacity})"
+                return (
+                    None,
+                    f"order {k + 1} asks {s} for {q} units, more than it can ever ship in a period ({d.supplier_by_id[s].capacity})",
+                )
             if d.arrival(s, t) >= len(d.periods):
                 return None, f"an order with {s} placed in {label} would arrive after {d.periods[-1]}"
             if (s, i, t) in seen:
@@ -357,7 +371,9 @@ class Procurement(TaskChecker):
         })  # fmt: skip
 
     def plan_json(self, d: ProcurementData, plan: Plan) -> list[dict[str, Any]]:
-        return [{"quantity": q, "supplier": s, "item": i, "week": d.periods[t]} for (s, i, t), q in sorted_orders(d, plan)]
+        return [
+            {"quantity": q, "supplier": s, "item": i, "week": d.periods[t]} for (s, i, t), q in sorted_orders(d, plan)
+        ]
 
     def baseline_plan(self, d: ProcurementData, instance: Instance) -> Plan:
         """Just in time, from the cheapest supplier that can still deliver, ignoring every

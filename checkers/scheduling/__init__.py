@@ -11,6 +11,7 @@ from pbsolve.checkers.scheduling.checks import (
 )
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.checkers.scheduling.near_miss import near_misses  # noqa: F401  (the `pbsolve perturb` hook)
+from pbsolve.schema import Instance
 
 
 def known_kinds(task: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -19,7 +20,7 @@ def known_kinds(task: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(CHECKS), OBJECTIVE_KINDS
 
 
-def read_data(instance):
+def read_data(instance: Instance) -> TimetableData:
     """The instance's data as the checker reads it; raises if it is not timetable data."""
     return TimetableData.model_validate(instance.data)
 

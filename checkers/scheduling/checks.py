@@ -328,7 +328,9 @@ def _room_backup(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
         if room.seats < e.size or not set(e.needs) <= set(room.features):
             return False, f"backup {b} cannot hold {e.id}"
     for failed in d.rooms:
-        moved = {e.id: (plan[e.id][0], backups[e.id] if plan[e.id][1] == failed.id else plan[e.id][1]) for e in d.events}
+        moved = {
+            e.id: (plan[e.id][0], backups[e.id] if plan[e.id][1] == failed.id else plan[e.id][1]) for e in d.events
+        }
         for room in d.rooms:
             verdict = _clash(d, moved, [e for e in d.events if moved[e.id][1] == room.id], f"room {room.id}")
             if not verdict[0]:
@@ -379,8 +381,6 @@ def verification_figures(d: TimetableData, plan: Plan) -> dict[str, dict[str, in
     busy = {p.id: sum(e.duration for e in _of(d, p.id)) for p in d.people}
     rooms = {r.id: sum(1 for e in d.events if plan[e.id][1] == r.id) for r in d.rooms}
     return {"busy": busy, "rooms": rooms}
-
-
 
 
 # -- grading one answer --------------------------------------------------------------
@@ -473,7 +473,9 @@ def answer_schema(
     rules: list[Rule] | None = None,
 ) -> dict[str, Any]:
     """The answer schema of a timetable instance (every timetabling task shares its form)."""
-    return generic_answer_schema(TIMETABLE, TimetableData.model_validate(data_dict), objective, mechanisms, recovery, rules)
+    return generic_answer_schema(
+        TIMETABLE, TimetableData.model_validate(data_dict), objective, mechanisms, recovery, rules
+    )
 
 
 def baseline_answer(instance: Instance) -> str:
@@ -494,7 +496,10 @@ def baseline_answer(instance: Instance) -> str:
             for r in d.rooms:
                 trial = {**plan, e.id: (s, r.id)}
                 sub = TimetableData.model_validate(
-                    {**d.model_dump(mode="json"), "events": [x.model_dump(mode="json") for x in d.events if x.id in trial]}
+                    {
+                        **d.model_dump(mode="json"),
+                        "events": [x.model_dump(mode="json") for x in d.events if x.id in trial],
+                    }
                 )
                 basic = ("availability", "room_fit", "person_no_overlap", "room_no_overlap")
                 if all(CHECKS[k](sub, trial, {})[0] for k in basic if k in kinds) and not any(

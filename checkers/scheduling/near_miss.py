@@ -113,7 +113,10 @@ def _nearest(
 
 
 def _repaired(
-    data: TimetableData, scored: list[tuple[Plan, list[str], dict[str, int]]], rule_ids: list[str], judge: Any,
+    data: TimetableData,
+    scored: list[tuple[Plan, list[str], dict[str, int]]],
+    rule_ids: list[str],
+    judge: Any,
     rng: random.Random,
 ) -> list[tuple[Plan, dict[str, int]]]:
     """Two-move rule breaks, for rules no single move breaks alone: take the one-move

@@ -83,12 +83,20 @@ def solver_model(
 
 # -- drafts ----------------------------------------------------------------------------
 def variant(draft: Draft, **changes: Any) -> Draft:
-    fields = {"spec": draft.spec, "data": draft.data, "rules": draft.rules, "objective": draft.objective, "mechanisms": draft.mechanisms}
+    fields: dict[str, Any] = {
+        "spec": draft.spec,
+        "data": draft.data,
+        "rules": draft.rules,
+        "objective": draft.objective,
+        "mechanisms": draft.mechanisms,
+    }
     fields.update(changes)
     return Draft(**fields)
 
 
-def first_infeasible(values: Sequence[Any], trial: Callable[[Any], Draft], feasible: Callable[[Draft], bool]) -> Draft | None:
+def first_infeasible(
+    values: Sequence[Any], trial: Callable[[Any], Draft], feasible: Callable[[Draft], bool]
+) -> Draft | None:
     """``values`` run from loosest to tightest and feasibility only falls along them; the
     draft of the loosest infeasible value, by bisection, or None when all are feasible."""
     lo, hi, best = 0, len(values) - 1, None  # invariant: values[:lo] feasible, values[hi+1:] infeasible
@@ -153,7 +161,9 @@ def make_disruption(
     changes = ObjectiveTerm(id="changes", kind="changes", params={"existing": hooks.existing(draft, plan)})
     for rule in hooks.disruptions(draft, plan, rng)[:4]:
         if scenario:
-            trial = variant(draft, rules=[*draft.rules, rule.model_copy(update={"id": "S1"})], objective=[changes, *draft.objective])
+            trial = variant(
+                draft, rules=[*draft.rules, rule.model_copy(update={"id": "S1"})], objective=[changes, *draft.objective]
+            )
         else:
             trial = variant(
                 draft,

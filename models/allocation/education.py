@@ -79,14 +79,31 @@ PEOPLE = (
 ROOMS = ("Aspen", "Beech", "Cedar", "Dogwood", "Elder", "Fern", "Gorse", "Hazel")
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri")
 CONTEXT = {
-    "secondary_school": (("Maths", "English", "Physics", "Chemistry", "History", "Computing"), ("7A", "7B", "8A", "8B")),
-    "university_labs": (("Organic lab", "Optics lab", "Circuits lab", "Genetics lab", "Statistics"), ("Year 1", "Year 2", "Year 3")),
-    "language_school": (("Spanish", "French", "German", "Italian", "Japanese"), ("Beginners", "Intermediate", "Advanced")),
-    "training_centre": (("Excel", "Python", "Leadership", "Negotiation", "Data privacy"), ("Team North", "Team South", "Team West")),
+    "secondary_school": (
+        ("Maths", "English", "Physics", "Chemistry", "History", "Computing"),
+        ("7A", "7B", "8A", "8B"),
+    ),
+    "university_labs": (
+        ("Organic lab", "Optics lab", "Circuits lab", "Genetics lab", "Statistics"),
+        ("Year 1", "Year 2", "Year 3"),
+    ),
+    "language_school": (
+        ("Spanish", "French", "German", "Italian", "Japanese"),
+        ("Beginners", "Intermediate", "Advanced"),
+    ),
+    "training_centre": (
+        ("Excel", "Python", "Leadership", "Negotiation", "Data privacy"),
+        ("Team North", "Team South", "Team West"),
+    ),
 }
 NEEDS = {
     "secondary_school": {"Physics": ("lab",), "Chemistry": ("lab",), "Computing": ("computers",)},
-    "university_labs": {"Organic lab": ("lab",), "Optics lab": ("lab",), "Circuits lab": ("lab",), "Genetics lab": ("lab",)},
+    "university_labs": {
+        "Organic lab": ("lab",),
+        "Optics lab": ("lab",),
+        "Circuits lab": ("lab",),
+        "Genetics lab": ("lab",),
+    },
     "language_school": {},
     "training_centre": {"Leadership": ("projector",), "Negotiation": ("projector",)},
 }
@@ -105,9 +122,15 @@ class EducationSizes(Settings):
 
 
 SIZES = SizeTable[EducationSizes](
-    tiny=EducationSizes(days=1, slots_per_day=2, lessons=3, teachers=2, rooms=2, group_size=PositiveRange(lo=10, hi=20)),
-    small=EducationSizes(days=2, slots_per_day=2, lessons=5, teachers=3, rooms=3, group_size=PositiveRange(lo=12, hi=28)),
-    default=EducationSizes(days=3, slots_per_day=2, lessons=16, teachers=6, rooms=5, group_size=PositiveRange(lo=12, hi=30)),
+    tiny=EducationSizes(
+        days=1, slots_per_day=2, lessons=3, teachers=2, rooms=2, group_size=PositiveRange(lo=10, hi=20)
+    ),
+    small=EducationSizes(
+        days=2, slots_per_day=2, lessons=5, teachers=3, rooms=3, group_size=PositiveRange(lo=12, hi=28)
+    ),
+    default=EducationSizes(
+        days=3, slots_per_day=2, lessons=16, teachers=6, rooms=5, group_size=PositiveRange(lo=12, hi=30)
+    ),
 )
 PROBE_TIME = 2.0
 
@@ -302,12 +325,16 @@ def _objective(tm: EducationModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
         pen = {(x.id, t.id): t.subjects.get(x.subject, OUTSIDE_SUBJECT) for x in d.lessons for t in d.teachers}
         return sum(pen[k] * v for k, v in tm.t.items()), OUTSIDE_SUBJECT * len(d.lessons)
     if term.kind == "room_cost":
-        return sum(d.room_by_id[r].cost * v for (_, r), v in tm.r.items()), len(d.lessons) * max(r.cost for r in d.rooms)
+        return sum(d.room_by_id[r].cost * v for (_, r), v in tm.r.items()), len(d.lessons) * max(
+            r.cost for r in d.rooms
+        )
     if term.kind == "assignment_score":
         ln = {x.id: k for k, x in enumerate(d.lessons, 1)}
         tn = {t.id: k for k, t in enumerate(d.teachers, 1)}
         rn = {r.id: k for k, r in enumerate(d.rooms, 1)}
-        expr = sum(ln[x] * 10 * tn[t] * v for (x, t), v in tm.t.items()) + sum(ln[x] * rn[r] * v for (x, r), v in tm.r.items())
+        expr = sum(ln[x] * 10 * tn[t] * v for (x, t), v in tm.t.items()) + sum(
+            ln[x] * rn[r] * v for (x, r), v in tm.r.items()
+        )
         ub = sum(ln[x.id] * (10 * len(d.teachers) + len(d.rooms)) for x in d.lessons)
         return expr, ub
     if term.kind == "backup_score":
@@ -349,7 +376,13 @@ def _fits(x: Lesson, r: Room) -> bool:
 
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EducationData, Witness]:
     settings = SIZES.of(spec.size)
-    n_days, per_day, n_lessons, n_teach, n_rooms = settings.days, settings.slots_per_day, settings.lessons, settings.teachers, settings.rooms
+    n_days, per_day, n_lessons, n_teach, n_rooms = (
+        settings.days,
+        settings.slots_per_day,
+        settings.lessons,
+        settings.teachers,
+        settings.rooms,
+    )
     lo, hi = settings.group_size.lo, settings.group_size.hi
     subjects_all, groups_all = CONTEXT[spec.subtask]
     halves = ("AM", "PM") if per_day == 2 else tuple(f"P{k + 1}" for k in range(per_day))
@@ -421,7 +454,11 @@ def _with_availability(d: EducationData, w: Witness, rng: random.Random) -> Educ
     for t in d.teachers:
         mine = {x.slot for x in d.lessons if w[x.id][0] == t.id}
         free = [s.id for s in d.slots if s.id not in mine]
-        off = sorted(rng.sample(free, min(len(free), rng.randint(0, 2))), key=d.slot_index.__getitem__) if rng.random() < 0.7 else []
+        off = (
+            sorted(rng.sample(free, min(len(free), rng.randint(0, 2))), key=d.slot_index.__getitem__)
+            if rng.random() < 0.7
+            else []
+        )
         teachers.append(t.model_copy(update={"unavailable": tuple(off)}))
     return d.model_copy(update={"teachers": tuple(teachers)})
 
@@ -457,7 +494,10 @@ def _b_room_closed(d: EducationData, w: Witness, rng: random.Random) -> dict[str
         return None
     room, _ = rng.choice(options)
     free = [s for r, s in options if r == room]
-    return {"room": room, "slots": sorted(rng.sample(free, min(len(free), rng.randint(1, 2))), key=d.slot_index.__getitem__)}
+    return {
+        "room": room,
+        "slots": sorted(rng.sample(free, min(len(free), rng.randint(1, 2))), key=d.slot_index.__getitem__),
+    }
 
 
 def _b_daily_load(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
@@ -468,13 +508,16 @@ def _b_daily_load(d: EducationData, w: Witness, rng: random.Random) -> dict[str,
         for x in d.lessons:
             if w[x.id][0] == t.id:
                 per[day[x.slot]] = per.get(day[x.slot], 0) + 1
-        possible = max((sum(1 for x in d.lessons if day[x.slot] == dd and x.subject in t.subjects) for dd in set(day.values())), default=0)
+        possible = max(
+            (sum(1 for x in d.lessons if day[x.slot] == dd and x.subject in t.subjects) for dd in set(day.values())),
+            default=0,
+        )
         if per and max(per.values()) < possible:
             options.append((t.id, max(per.values())))
     if not options:
         return None
-    t, most = rng.choice(options)
-    return {"teachers": [t], "max": most}
+    tid, most = rng.choice(options)
+    return {"teachers": [tid], "max": most}
 
 
 def _b_load_balance(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
@@ -513,7 +556,9 @@ def _b_teacher_gap(d: EducationData, w: Witness, rng: random.Random) -> dict[str
     options = []
     for t in d.teachers:
         mine = sorted(idx[x.slot] for x in d.lessons if w[x.id][0] == t.id)
-        if len(mine) >= 2 and not any(b == a + 1 and d.slots[a].day == d.slots[b].day for a, b in itertools.pairwise(mine)):
+        if len(mine) >= 2 and not any(
+            b == a + 1 and d.slots[a].day == d.slots[b].day for a, b in itertools.pairwise(mine)
+        ):
             options.append(t.id)
     return {"teacher": rng.choice(options)} if options else None
 
@@ -592,7 +637,9 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, list[str]]:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    return Rule(id="", kind="teacher_backup", tier="hard", params={}), [ObjectiveTerm(id="backup_score", kind="backup_score")]
+    return Rule(id="", kind="teacher_backup", tier="hard", params={}), [
+        ObjectiveTerm(id="backup_score", kind="backup_score")
+    ]
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:

@@ -65,9 +65,13 @@ TASK = TaskSpec(
         ConstraintSpec("skill_balance", "medium", "fairness: group skill totals within a stated gap"),
         ConstraintSpec("diversity", "medium", "every group mixes at least so many tracks"),
         ConstraintSpec("no_isolation", "medium", "no student is the only one of their track in their group"),
-        ConstraintSpec("wish_guarantee", "medium", "minimum guarantee: named students get at least one of their wishes"),
+        ConstraintSpec(
+            "wish_guarantee", "medium", "minimum guarantee: named students get at least one of their wishes"
+        ),
         ConstraintSpec("mentor", "medium", "every newcomer shares a group with an experienced mentor"),
-        *mechanism_pool("every group keeps a leader if any one student drops out", incompleteness_requires=("leader_floor",)),
+        *mechanism_pool(
+            "every group keeps a leader if any one student drops out", incompleteness_requires=("leader_floor",)
+        ),
     ),
     base_rules=("group_size",),
 )
@@ -139,7 +143,9 @@ class GroupingModel(ModelBase):
         """1 exactly when a and b share a group."""
         i, j = sorted((self.pos[a], self.pos[b]))
         if (i, j) not in self._same:
-            self._same[i, j] = sum(self.both(self.x[i][g], self.x[j][g], f"z[{i},{j},{g}]") for g in range(self.data.groups))
+            self._same[i, j] = sum(
+                self.both(self.x[i][g], self.x[j][g], f"z[{i},{j},{g}]") for g in range(self.data.groups)
+            )
         return self._same[i, j]
 
     def indices(self, pred: Any) -> list[int]:
@@ -267,11 +273,11 @@ def _objective(tm: GroupingModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
         for grp in term.params["existing"]:
             for s in grp:
                 old[s] = tuple(grp)
-        expr: cp_model.LinearExpr | int = 0
+        changes: cp_model.LinearExpr | int = 0
         for a, b in combinations([s.id for s in d.students], 2):
             together = b in old[a]
-            expr = expr + ((1 - tm.same(a, b)) if together else tm.same(a, b))
-        return expr, n * (n - 1) // 2
+            changes = changes + ((1 - tm.same(a, b)) if together else tm.same(a, b))
+        return changes, n * (n - 1) // 2
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
@@ -373,7 +379,9 @@ def _totals(d: GroupingData, w: Witness) -> list[int]:
 def _b_apart(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
     where = {s: g for g, grp in enumerate(w) for s in grp}
     pairs = [(a.id, b.id) for a, b in combinations(d.students, 2) if where[a.id] != where[b.id]]
-    chosen = sorted(rng.sample(pairs, min(len(pairs), rng.randint(1, 2))), key=lambda p: (d.position[p[0]], d.position[p[1]]))
+    chosen = sorted(
+        rng.sample(pairs, min(len(pairs), rng.randint(1, 2))), key=lambda p: (d.position[p[0]], d.position[p[1]])
+    )
     return {"pairs": [list(p) for p in chosen]} if chosen else None
 
 
@@ -390,7 +398,7 @@ def _b_together(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, An
         grp = rng.choice([g for g in w if len(g) >= 2])
         a = rng.choice(grp)
         mates = rng.sample([b for b in grp if b != a], rng.randint(1, len(grp) - 1))
-        chosen = [tuple(sorted((a, b), key=d.position.__getitem__)) for b in mates]
+        chosen = [(a, b) if d.position[a] <= d.position[b] else (b, a) for b in mates]  # each pair in roster order
     chosen = sorted(chosen, key=lambda p: (d.position[p[0]], d.position[p[1]]))
     return {"pairs": [list(p) for p in chosen]}
 
@@ -442,7 +450,9 @@ def _b_mentor(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any]
     levels = []
     for grp in w:
         if any(d.student_by_id[s].newcomer for s in grp):
-            levels.append(max((d.student_by_id[s].leadership for s in grp if not d.student_by_id[s].newcomer), default=0))
+            levels.append(
+                max((d.student_by_id[s].leadership for s in grp if not d.student_by_id[s].newcomer), default=0)
+            )
     level = min(levels)
     return {"level": rng.randint(1, level)} if level >= 1 else None
 
@@ -467,7 +477,9 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     per = len(witness[0])
     base = [("group_size", tiers["group_size"], {"min": per, "max": per})]
     rules = witness_rules(base, sampled_kinds(spec, TASK.base_rules), tiers, BUILDERS, data, witness, rng)
-    first, second = ("skill_spread", "unmet_wishes") if spec.subtask == "sports_teams" else ("unmet_wishes", "skill_spread")
+    first, second = (
+        ("skill_spread", "unmet_wishes") if spec.subtask == "sports_teams" else ("unmet_wishes", "skill_spread")
+    )
     objective = [
         ObjectiveTerm(id=first, kind=first),
         ObjectiveTerm(id=second, kind=second),
@@ -491,7 +503,11 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
         return with_conflict_rule(draft_, kind, params, position)
 
     def ok(found: Draft | None) -> Draft | None:
-        return found if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe) else None
+        return (
+            found
+            if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe)
+            else None
+        )
 
     top = sum(s.skill for s in d.students)
     found = ok(first_infeasible(range(top, -1, -1), lambda g: with_rule("skill_balance", {"max": g}), feasible))
@@ -537,7 +553,9 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     """Leadership levels (worst: low), which only the leader and mentor rules read."""
     d = GroupingData.model_validate(draft_.data)
     out = [
-        Uncertain(id="", kind="leadership", target=s.id, low=s.leadership - rng.randint(1, s.leadership), high=s.leadership)
+        Uncertain(
+            id="", kind="leadership", target=s.id, low=s.leadership - rng.randint(1, s.leadership), high=s.leadership
+        )
         for s in d.students
         if s.leadership >= 1
     ]

@@ -59,7 +59,9 @@ TASK = TaskSpec(
         ConstraintSpec("route_closed", "basic", "a depot cannot serve a site (closed road)"),
         ConstraintSpec("truck_capacity", "basic", "a delivery from a depot to a site fits in one truck"),
         ConstraintSpec("depot_throughput", "basic", "a depot dispatches at most so many units"),
-        ConstraintSpec("min_guarantee", "basic", "minimum guarantee: named sites receive at least so many units of a material"),
+        ConstraintSpec(
+            "min_guarantee", "basic", "minimum guarantee: named sites receive at least so many units of a material"
+        ),
         ConstraintSpec("site_intake", "basic", "a site can take in at most so many units"),
         ConstraintSpec("transport_budget", "basic", "total transport cost within a budget"),
         ConstraintSpec("fill_gap", "medium", "fairness: fill rates of all sites within a stated gap"),
@@ -117,7 +119,9 @@ class MaterialModel(ModelBase):
     def __init__(self, data: MaterialData) -> None:
         super().__init__()
         self.data = d = data
-        self.x = {c: self.m.new_int_var(0, d.depot_by_id[c[0]].stock[c[2]], f"x[{c[0]},{c[1]},{c[2]}]") for c in d.cells}
+        self.x = {
+            c: self.m.new_int_var(0, d.depot_by_id[c[0]].stock[c[2]], f"x[{c[0]},{c[1]},{c[2]}]") for c in d.cells
+        }
         self._fill: dict[str, cp_model.IntVar] = {}
         self._active: dict[tuple[str, str], cp_model.IntVar] = {}
 
@@ -264,7 +268,9 @@ def _objective(tm: MaterialModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
         sn = {s.id: k for k, s in enumerate(d.sites, 1)}
         mn = {m.id: k for k, m in enumerate(d.materials, 1)}
         weight = {c: mn[c[2]] * (10 * dn[c[0]] + sn[c[1]]) for c in tm.x}
-        return sum(weight[c] * v for c, v in tm.x.items()), sum(weight[c] * d.depot_by_id[c[0]].stock[c[2]] for c in tm.x)
+        return sum(weight[c] * v for c, v in tm.x.items()), sum(
+            weight[c] * d.depot_by_id[c[0]].stock[c[2]] for c in tm.x
+        )
     if term.kind == "changes":
         old = {(x, s, m): q for x, s, m, q in term.params["existing"]}
         return sum(tm.differs(v, old.get(c, 0), f"changed[{c}]") for c, v in tm.x.items()), len(tm.x)
@@ -312,7 +318,9 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MaterialData, W
             holders = holders[:supply]
         for x, part in zip(holders, spread(rng, supply, len(holders), low=1)):
             depots_stock[x][m.id] = part
-    depots = [Depot(id=x, stock={m.id: depots_stock[x][m.id] for m in mats if m.id in depots_stock[x]}) for x in depot_ids]
+    depots = [
+        Depot(id=x, stock={m.id: depots_stock[x][m.id] for m in mats if m.id in depots_stock[x]}) for x in depot_ids
+    ]
     cost = {x: {s: rng.randint(1, settings.max_route_cost) for s in site_ids} for x in depot_ids}
     data = MaterialData(materials=tuple(mats), depots=tuple(depots), sites=tuple(sites), cost=cost)
     # the witness: a random allocation within stock and requests; some sites keep to one depot
@@ -321,15 +329,15 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MaterialData, W
     loyal = {s.id: rng.choice(depot_ids) for s in sites if rng.random() < 0.35}
     cells = list(data.cells)
     rng.shuffle(cells)
-    for x, s, m in cells:
+    for x, s, mid in cells:
         if s in loyal and loyal[s] != x:
             continue
-        room = data.site_by_id[s].requests[m] - sum(q for (_, t, k), q in witness.items() if t == s and k == m)
-        most = min(room, left[x, m])
+        room = data.site_by_id[s].requests[mid] - sum(q for (_, t, k), q in witness.items() if t == s and k == mid)
+        most = min(room, left[x, mid])
         if most > 0:
             q = rng.randint((most + 1) // 2, most)
-            witness[x, s, m] = q
-            left[x, m] -= q
+            witness[x, s, mid] = q
+            left[x, mid] -= q
     return data, witness
 
 
@@ -500,9 +508,9 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
         options += [([s], m.id) for s in takers]
         options += [([a, b], m.id) for i, a in enumerate(takers) for b in takers[i + 1 :]]
     rng.shuffle(options)
-    for sites, m in options[:3]:
-        top = max(sum(x.stock.get(m, 0) for x in d.depots), max(d.site_by_id[s].requests[m] for s in sites))
-        found = first_infeasible(range(0, top + 2), lambda g: with_guarantee(sites, m, g), feasible)  # noqa: B023 - called within this iteration
+    for sites, mid in options[:3]:
+        top = max(sum(x.stock.get(mid, 0) for x in d.depots), max(d.site_by_id[s].requests[mid] for s in sites))
+        found = first_infeasible(range(0, top + 2), lambda g: with_guarantee(sites, mid, g), feasible)  # noqa: B023 - called within this iteration
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
     return None
@@ -549,7 +557,10 @@ def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]
     d = MaterialData.model_validate(data)
     a, b = u.target.split("/")
     if u.kind == "cost":
-        return {**data, "cost": {x: {s: (value if (x, s) == (a, b) else c) for s, c in row.items()} for x, row in d.cost.items()}}
+        return {
+            **data,
+            "cost": {x: {s: (value if (x, s) == (a, b) else c) for s, c in row.items()} for x, row in d.cost.items()},
+        }
     depots = tuple(x.model_copy(update={"stock": {**x.stock, b: value}}) if x.id == a else x for x in d.depots)
     return {**data, "depots": [x.model_dump(mode="json") for x in depots]}
 

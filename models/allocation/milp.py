@@ -99,7 +99,9 @@ class _Builder:
         return d
 
 
-def _lexicographic(b: _Builder, terms: list[tuple[str, Any]], time_limit: float, backend: str | None) -> tuple[int, ...] | None:
+def _lexicographic(
+    b: _Builder, terms: list[tuple[str, Any]], time_limit: float, backend: str | None
+) -> tuple[int, ...] | None:
     values: list[int] = []
     for _, expr in terms:
         b.prob.setObjective(pulp.lpSum([expr]) if not isinstance(expr, pulp.LpAffineExpression) else expr)
@@ -118,7 +120,9 @@ def _lexicographic(b: _Builder, terms: list[tuple[str, Any]], time_limit: float,
 
 
 # == Procurement ========================================================================
-def _procurement(draft: Draft, without: str | None) -> tuple[_Builder, list[tuple[str, Any]], Callable[[], dict[str, Any]]]:
+def _procurement(
+    draft: Draft, without: str | None
+) -> tuple[_Builder, list[tuple[str, Any]], Callable[[], dict[str, Any]]]:
     d = ProcurementData.model_validate(draft.data)
     b = _Builder("procurement")
     n = len(d.periods)
@@ -146,7 +150,10 @@ def _procurement(draft: Draft, without: str | None) -> tuple[_Builder, list[tupl
             b.add(pulp.lpSum(cells) >= u)
         return used[s, i]
 
-    arr = {i.id: [pulp.lpSum([v for (s, k, t), v in q.items() if k == i.id and d.arrival(s, t) == a]) for a in range(n)] for i in d.items}
+    arr = {
+        i.id: [pulp.lpSum([v for (s, k, t), v in q.items() if k == i.id and d.arrival(s, t) == a]) for a in range(n)]
+        for i in d.items
+    }
     stock = {}
     for i in d.items:
         levels = []
@@ -171,9 +178,9 @@ def _procurement(draft: Draft, without: str | None) -> tuple[_Builder, list[tupl
                 for (s, i, t), v in q.items():
                     b.add(stock[i][d.arrival(s, t)] - v >= 0)
         elif k == "supplier_capacity":
-            for s in d.suppliers:
+            for sup in d.suppliers:
                 for t in range(n):
-                    b.add(ordered(s.id, t) <= s.capacity)
+                    b.add(ordered(sup.id, t) <= sup.capacity)
         elif k == "period_budget":
             for t in range(n):
                 b.add(spend(t) <= p["max"])
@@ -199,12 +206,14 @@ def _procurement(draft: Draft, without: str | None) -> tuple[_Builder, list[tupl
         elif k == "shelf_life":
             item, span = d.item_by_id[p["item"]], p["periods"]
             for t in range(n):
-                recent = pulp.lpSum(arr[item.id][max(0, t - span + 2) : t + 1]) + (item.initial_stock if t <= span - 2 else 0)
+                recent = pulp.lpSum(arr[item.id][max(0, t - span + 2) : t + 1]) + (
+                    item.initial_stock if t <= span - 2 else 0
+                )
                 b.add(stock[item.id][t] <= recent)
         elif k == "supplier_share":
             total = pulp.lpSum([v for (_, i, _), v in q.items() if i == p["item"]])
-            for s in d.suppliers:
-                mine = [v for (x, i, _), v in q.items() if x == s.id and i == p["item"]]
+            for sup in d.suppliers:
+                mine = [v for (x, i, _), v in q.items() if x == sup.id and i == p["item"]]
                 if mine:
                     b.add(100 * pulp.lpSum(mine) <= p["pct"] * total)
         elif k == "contract_minimum":
@@ -254,7 +263,9 @@ def _procurement(draft: Draft, without: str | None) -> tuple[_Builder, list[tupl
 
 
 # == Material allocation ================================================================
-def _material(draft: Draft, without: str | None) -> tuple[_Builder, list[tuple[str, Any]], Callable[[], dict[str, Any]]]:
+def _material(
+    draft: Draft, without: str | None
+) -> tuple[_Builder, list[tuple[str, Any]], Callable[[], dict[str, Any]]]:
     d = MaterialData.model_validate(draft.data)
     b = _Builder("material")
     x = {c: b.var(0, d.depot_by_id[c[0]].stock[c[2]]) for c in d.cells}
@@ -329,16 +340,16 @@ def _material(draft: Draft, without: str | None) -> tuple[_Builder, list[tuple[s
         elif k == "min_shipment":
             for dp in d.depots:
                 for s in d.sites:
-                    a = on(dp.id, s.id)
-                    if a is not None:
-                        b.add(pulp.lpSum(route(dp.id, s.id)) >= p["min"] * a)
+                    flag = on(dp.id, s.id)
+                    if flag is not None:
+                        b.add(pulp.lpSum(route(dp.id, s.id)) >= p["min"] * flag)
         elif k == "share_cap":
             total = pulp.lpSum([v for (_, _, m), v in x.items() if m == p["material"]])
             for s in d.sites:
                 b.add(100 * recv(s.id, p["material"]) <= p["pct"] * total)
         elif k == "depot_failure":
-            for (_, s, m), v in x.items():
-                b.add(2 * v <= recv(s, m))
+            for (_, site, m), v in x.items():
+                b.add(2 * v <= recv(site, m))
         else:
             raise ValueError(f"no MILP row for rule kind {k!r}")
 
@@ -381,7 +392,9 @@ def _material_of(x: dict[tuple[str, str, str], pulp.LpVariable], v: pulp.LpVaria
 BUILDERS = {"procurement_planning": _procurement, "material_allocation": _material}
 
 
-def optimum(draft: Draft, without: str | None = None, time_limit: float = 60.0, backend: str | None = None) -> MilpResult:
+def optimum(
+    draft: Draft, without: str | None = None, time_limit: float = 60.0, backend: str | None = None
+) -> MilpResult:
     """The lexicographic optimum of a draft by MILP (optionally with one rule off); the
     backend is HiGHS unless ``backend="CBC"`` or HiGHS is missing."""
     t0 = time.perf_counter()

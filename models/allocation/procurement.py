@@ -55,12 +55,24 @@ TASK = TaskSpec(
     summary="order items from suppliers period by period under lead times, capacities, budgets and stock carried over",
     subtasks=(
         SubtaskSpec("manufacturing_inputs", "Manufacturing inputs", "raw materials for a production line"),
-        SubtaskSpec("restaurant_supplies", "Restaurant supplies", "perishable ingredients for a kitchen, used first in first out"),
+        SubtaskSpec(
+            "restaurant_supplies",
+            "Restaurant supplies",
+            "perishable ingredients for a kitchen, used first in first out",
+        ),
         SubtaskSpec("hospital_consumables", "Hospital consumables", "gloves, syringes and dressings for the wards"),
-        SubtaskSpec("construction_materials", "Construction materials", "bulky materials for a building site with little storage"),
+        SubtaskSpec(
+            "construction_materials",
+            "Construction materials",
+            "bulky materials for a building site with little storage",
+        ),
     ),
     pool=(
-        ConstraintSpec("inventory_balance", "stateful", "stock carried over periods with lead times; every period's demand met from stock"),
+        ConstraintSpec(
+            "inventory_balance",
+            "stateful",
+            "stock carried over periods with lead times; every period's demand met from stock",
+        ),
         ConstraintSpec("supplier_capacity", "basic", "a supplier ships at most its capacity per order period"),
         ConstraintSpec("period_budget", "basic", "spending per period within a budget"),
         ConstraintSpec("min_order", "basic", "minimum order quantities of some suppliers"),
@@ -68,13 +80,25 @@ TASK = TaskSpec(
         ConstraintSpec("dock_capacity", "basic", "at most so many units received per period"),
         ConstraintSpec("safety_stock", "basic", "an item never ends a period below its safety stock"),
         ConstraintSpec("storage_cap", "basic", "total stock at the end of each period within the storage space"),
-        ConstraintSpec("stock_target", "basic", "a delivery commitment: at least so many units of an item in stock at the end of a period"),
+        ConstraintSpec(
+            "stock_target",
+            "basic",
+            "a delivery commitment: at least so many units of an item in stock at the end of a period",
+        ),
         ConstraintSpec("lot_cap", "basic", "no single order line exceeds a lot size"),
         ConstraintSpec("supplier_share", "medium", "fairness: no supplier provides more than a share of an item"),
-        ConstraintSpec("contract_minimum", "medium", "minimum guarantee: a contracted supplier receives orders for at least so many units"),
+        ConstraintSpec(
+            "contract_minimum",
+            "medium",
+            "minimum guarantee: a contracted supplier receives orders for at least so many units",
+        ),
         ConstraintSpec("order_gap", "medium", "buffer: no orders with a supplier in two consecutive periods"),
-        ConstraintSpec("single_sourcing", "medium", "an item is bought from one supplier only", excludes=("dual_sourcing",)),
-        ConstraintSpec("dual_sourcing", "medium", "an item is bought from at least two suppliers", excludes=("single_sourcing",)),
+        ConstraintSpec(
+            "single_sourcing", "medium", "an item is bought from one supplier only", excludes=("dual_sourcing",)
+        ),
+        ConstraintSpec(
+            "dual_sourcing", "medium", "an item is bought from at least two suppliers", excludes=("single_sourcing",)
+        ),
         ConstraintSpec("shelf_life", "stateful", "perishable stock is used first in first out within its shelf life"),
         *mechanism_pool("the plan survives any one delivery arriving a period late"),
     ),
@@ -149,7 +173,10 @@ class ProcurementModel(ModelBase):
                         self.m.add(v <= sup.capacity * y)
                     self.m.add(sum(cells) >= y)
                     self.y[sup.id, t] = y
-        self.arr = {i.id: [sum(v for (s, x, t), v in self.q.items() if x == i.id and d.arrival(s, t) == u) for u in range(n)] for i in d.items}
+        self.arr = {
+            i.id: [sum(v for (s, x, t), v in self.q.items() if x == i.id and d.arrival(s, t) == u) for u in range(n)]
+            for i in d.items
+        }
         self.stock = {}
         for item in d.items:
             levels: list[cp_model.LinearExpr | int] = []
@@ -337,7 +364,9 @@ def _objective(tm: ProcurementModel, term: ObjectiveTerm) -> tuple[cp_model.Line
     if term.kind == "order_score":
         number = {s.id: n for n, s in enumerate(d.suppliers, 1)}
         weight = {cell: 10 * number[cell[0]] + cell[2] + 1 for cell in tm.q}
-        return sum(weight[c] * v for c, v in tm.q.items()), sum(weight[c] * d.supplier_by_id[c[0]].capacity for c in tm.q)
+        return sum(weight[c] * v for c, v in tm.q.items()), sum(
+            weight[c] * d.supplier_by_id[c[0]].capacity for c in tm.q
+        )
     if term.kind == "changes":
         old = {(s, i, d.period_index[label]): q for s, i, label, q in term.params["existing"]}
         expr = sum(tm.differs(v, old.get(c, 0), f"changed[{c}]") for c, v in tm.q.items())
@@ -432,10 +461,22 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProcurementData
             raise NoDraft("witness")
         offers = tuple(Offer(item=item, price=prices[s, item]) for item, _ in names if item in sells[s])
         suppliers.append(
-            Supplier(id=s, lead_time=leads[s], capacity=cap, fixed_cost=_round_up(settings.fixed_cost.draw(rng), step) if settings.fixed_cost.hi else 0, offers=offers)
+            Supplier(
+                id=s,
+                lead_time=leads[s],
+                capacity=cap,
+                fixed_cost=_round_up(settings.fixed_cost.draw(rng), step) if settings.fixed_cost.hi else 0,
+                offers=offers,
+            )
         )
     items = tuple(
-        Item(id=item, unit=unit, initial_stock=initial[item], holding_cost=settings.holding_cost.draw(rng), demand=tuple(demand[item]))
+        Item(
+            id=item,
+            unit=unit,
+            initial_stock=initial[item],
+            holding_cost=settings.holding_cost.draw(rng),
+            demand=tuple(demand[item]),
+        )
         for item, unit in names
     )
     return ProcurementData(periods=periods, items=items, suppliers=tuple(suppliers)), witness
@@ -444,7 +485,9 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProcurementData
 def _stock(d: ProcurementData, w: Witness, item: str) -> list[int]:
     level, out = d.item_by_id[item].initial_stock, []
     for t in range(len(d.periods)):
-        level += sum(q for (s, i, u), q in w.items() if i == item and d.arrival(s, u) == t) - d.item_by_id[item].demand[t]
+        level += (
+            sum(q for (s, i, u), q in w.items() if i == item and d.arrival(s, u) == t) - d.item_by_id[item].demand[t]
+        )
         out.append(level)
     return out
 
@@ -487,7 +530,9 @@ def _b_min_order(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str
             options[s.id] = least
     if not options:
         return None
-    chosen = sorted(rng.sample(sorted(options), min(len(options), rng.randint(1, 2))), key=[s.id for s in d.suppliers].index)
+    chosen = sorted(
+        rng.sample(sorted(options), min(len(options), rng.randint(1, 2))), key=[s.id for s in d.suppliers].index
+    )
     return {"min": {s: options[s] for s in chosen}}
 
 
@@ -587,7 +632,11 @@ def _sources(w: Witness, item: str) -> set[str]:
 
 
 def _b_single_sourcing(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
-    options = [i.id for i in d.items if len(_sources(w, i.id)) == 1 and sum(1 for s in d.suppliers if (s.id, i.id) in d.prices) >= 2]
+    options = [
+        i.id
+        for i in d.items
+        if len(_sources(w, i.id)) == 1 and sum(1 for s in d.suppliers if (s.id, i.id) in d.prices) >= 2
+    ]
     return {"item": rng.choice(options)} if options else None
 
 
@@ -651,7 +700,9 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
 
     def with_target(item: str, t: int, least: int) -> Draft:
-        return with_conflict_rule(draft_, "stock_target", {"item": item, "period": d.periods[t], "min": least}, position)
+        return with_conflict_rule(
+            draft_, "stock_target", {"item": item, "period": d.periods[t], "min": least}, position
+        )
 
     n = len(d.periods)
     options = [(i.id, t) for i in d.items for t in range(n - 1)]
@@ -669,9 +720,14 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list[Rule]:
     """A supplier that cannot take an order the plan places with it."""
     d = ProcurementData.model_validate(draft_.data)
-    placed = sorted({(s, t) for (s, _, t) in _plan(d, plan)}, key=lambda x: ([s.id for s in d.suppliers].index(x[0]), x[1]))
+    placed = sorted(
+        {(s, t) for (s, _, t) in _plan(d, plan)}, key=lambda x: ([s.id for s in d.suppliers].index(x[0]), x[1])
+    )
     rng.shuffle(placed)
-    return [Rule(id="", kind="supplier_closed", tier="hard", params={"supplier": s, "periods": [d.periods[t]]}) for s, t in placed]
+    return [
+        Rule(id="", kind="supplier_closed", tier="hard", params={"supplier": s, "periods": [d.periods[t]]})
+        for s, t in placed
+    ]
 
 
 def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:
@@ -689,12 +745,28 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     out = []
     for s in d.suppliers:
         if s.capacity >= 3:
-            out.append(Uncertain(id="", kind="capacity", target=s.id, low=s.capacity - rng.randint(1, max(1, s.capacity // 3)), high=s.capacity))
+            out.append(
+                Uncertain(
+                    id="",
+                    kind="capacity",
+                    target=s.id,
+                    low=s.capacity - rng.randint(1, max(1, s.capacity // 3)),
+                    high=s.capacity,
+                )
+            )
     if not any(r.kind in ("storage_cap", "shelf_life") for r in draft_.rules):
         for i in d.items:
             for t, need in enumerate(i.demand):
                 if need > 0:
-                    out.append(Uncertain(id="", kind="demand", target=f"{i.id}/{d.periods[t]}", low=need, high=need + rng.randint(1, max(1, need // 3))))
+                    out.append(
+                        Uncertain(
+                            id="",
+                            kind="demand",
+                            target=f"{i.id}/{d.periods[t]}",
+                            low=need,
+                            high=need + rng.randint(1, max(1, need // 3)),
+                        )
+                    )
     rng.shuffle(out)
     return out
 
@@ -707,7 +779,9 @@ def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]
     item, period = u.target.split("/")
     t = d.period_index[period]
     items = tuple(
-        i.model_copy(update={"demand": tuple(value if k == t else x for k, x in enumerate(i.demand))}) if i.id == item else i
+        i.model_copy(update={"demand": tuple(value if k == t else x for k, x in enumerate(i.demand))})
+        if i.id == item
+        else i
         for i in d.items
     )
     return {**data, "items": [i.model_dump(mode="json") for i in items]}

@@ -38,7 +38,8 @@ BATTERY = ConstraintSpec("battery_level", "stateful", "a shared device battery d
 
 # The hard pool and the reporting rule every timetable task shares (see pbsolve.mechanisms).
 SHARED_POOL = mechanism_pool(
-    "name backup rooms so any single room failure is survivable", replan="repair a disrupted schedule with the fewest changes"
+    "name backup rooms so any single room failure is survivable",
+    replan="repair a disrupted schedule with the fewest changes",
 )
 
 
@@ -324,17 +325,17 @@ def _same_room(data: TimetableData, plan: Witness, rng: random.Random) -> dict[s
 RULE_BUILDERS: KindRegistry[RuleBuilder] = KindRegistry(
     "rule builder",
     {
-    "window": _window,
-    "deadline": _deadline,
-    "blocked_slots": _blocked_slots,
-    "daily_limit": _daily_limit,
-    "day_cap": _day_cap,
-    "precedence": _precedence,
-    "priority_order": _priority_order,
-    "person_buffer": _person_buffer,
-    "max_consecutive": _max_consecutive,
-    "different_days": _different_days,
-    "same_room": _same_room,
+        "window": _window,
+        "deadline": _deadline,
+        "blocked_slots": _blocked_slots,
+        "daily_limit": _daily_limit,
+        "day_cap": _day_cap,
+        "precedence": _precedence,
+        "priority_order": _priority_order,
+        "person_buffer": _person_buffer,
+        "max_consecutive": _max_consecutive,
+        "different_days": _different_days,
+        "same_room": _same_room,
     },
 )
 
@@ -359,7 +360,9 @@ class TaskRecipe:
             data = with_availability(data, plan, rng, self.availability_share)
         # base rules (series order only with numbered series), then the sampled kinds;
         # kinds without a builder are structural (e.g. availability)
-        base: list[tuple[str, Tier, dict[str, Any]]] = [(k, "basic", {}) for k in self.base_rules if k != "series_order" or data.series_members()]
+        base: list[tuple[str, Tier, dict[str, Any]]] = [
+            (k, "basic", {}) for k in self.base_rules if k != "series_order" or data.series_members()
+        ]
         kinds = sampled_kinds(spec, self.base_rules)
         structural = [k for k in kinds if k not in RULE_BUILDERS]
         rules = witness_rules(base, kinds, tiers, RULE_BUILDERS, data, plan, rng, structural)

@@ -108,7 +108,9 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
                     series=code,
                 )
             )
-    return Entities(time_unit="period", days=days, slots=slots, rooms=room_list, people=teachers + groups, events=events)
+    return Entities(
+        time_unit="period", days=days, slots=slots, rooms=room_list, people=teachers + groups, events=events
+    )
 
 
 def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:

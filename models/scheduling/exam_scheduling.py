@@ -51,7 +51,9 @@ TASK = TaskSpec(
     subtasks=(
         SubtaskSpec("university_finals", "University finals", "end-of-term exams for degree cohorts"),
         SubtaskSpec("school_mock_exams", "School mock exams", "mock exams for year groups"),
-        SubtaskSpec("certification_sittings", "Certification sittings", "long professional exams needing computer rooms"),
+        SubtaskSpec(
+            "certification_sittings", "Certification sittings", "long professional exams needing computer rooms"
+        ),
         SubtaskSpec("resit_week", "Resit week", "a short resit session with many shared candidates"),
     ),
     pool=(
@@ -105,7 +107,9 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
 def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     return [
         ObjectiveTerm(id="same_day_extra", kind="same_day_pairs", params={"people": [p.id for p in data.people]}),
-        ObjectiveTerm(id="weighted_finish", kind="weighted_end", params={"weights": {e.id: e.size for e in data.events}}),
+        ObjectiveTerm(
+            id="weighted_finish", kind="weighted_end", params={"weights": {e.id: e.size for e in data.events}}
+        ),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
 

@@ -68,9 +68,9 @@ def _room_backup(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVa
             if r.id == f.id:
                 continue
             for t in range(len(d.slots)):
-                here = [
-                    tm.x[e.id, s, r.id] for e in d.events for s in tm.starts[e.id] if tm.covers(e, s, t)
-                ] + [moved[e.id, s, f.id, r.id] for e in d.events for s in tm.starts[e.id] if tm.covers(e, s, t)]
+                here = [tm.x[e.id, s, r.id] for e in d.events for s in tm.starts[e.id] if tm.covers(e, s, t)] + [
+                    moved[e.id, s, f.id, r.id] for e in d.events for s in tm.starts[e.id] if tm.covers(e, s, t)
+                ]
                 if len(here) > 1:
                     post(tm, sum(here) <= 1, lit)
 
@@ -107,14 +107,18 @@ def make_disruption(
             Rule(id="", kind="person_absent", tier="hard", params={"person": p, "slots": slots}) for p in e.people
         ]
         rule = rng.choice(options)
-        changes = ObjectiveTerm(id="changes", kind="changes", params={"existing": {k: list(v) for k, v in rows.items()}})
+        changes = ObjectiveTerm(
+            id="changes", kind="changes", params={"existing": {k: list(v) for k, v in rows.items()}}
+        )
         if scenario:
             rules = [*draft.rules, rule.model_copy(update={"id": "S1"})]
             mechanisms = draft.mechanisms
         else:
             rules = insert_rule(draft.rules, rule, base, rng)
             mechanisms = [*draft.mechanisms, "min_change_replanning"]
-        trial = Draft(spec=draft.spec, data=draft.data, rules=rules, objective=[changes, *draft.objective], mechanisms=mechanisms)
+        trial = Draft(
+            spec=draft.spec, data=draft.data, rules=rules, objective=[changes, *draft.objective], mechanisms=mechanisms
+        )
         if is_feasible(build(trial), limits):
             return trial
     return None
@@ -153,7 +157,11 @@ def _candidates(data: TimetableData, rng: random.Random) -> list[Uncertain]:
             out.append(Uncertain(id="", kind="size", target=e.id, low=e.size, high=e.size + rng.randint(5, 20)))
     for r in data.rooms:
         if r.seats > 3:
-            out.append(Uncertain(id="", kind="seats", target=r.id, low=r.seats - rng.randint(1, max(1, r.seats // 3)), high=r.seats))
+            out.append(
+                Uncertain(
+                    id="", kind="seats", target=r.id, low=r.seats - rng.randint(1, max(1, r.seats // 3)), high=r.seats
+                )
+            )
     rng.shuffle(out)
     return out
 
@@ -177,7 +185,9 @@ def make_uncertain(draft: Draft, rng: random.Random, limits: SolverLimits) -> Dr
         trial_data = _with_value(data, u, worst_case(u))
         if u.kind == "duration" and not trial_data.starts(trial_data.event_by_id[u.target]):
             continue
-        trial = Draft(spec=draft.spec, data=trial_data.model_dump(mode="json"), rules=draft.rules, objective=draft.objective)
+        trial = Draft(
+            spec=draft.spec, data=trial_data.model_dump(mode="json"), rules=draft.rules, objective=draft.objective
+        )
         if is_feasible(build(trial), limits):
             data = trial_data
             chosen.append(u.model_copy(update={"id": f"U{len(chosen) + 1}"}))

@@ -33,7 +33,9 @@ FIRST_HOUR = 9
 class MeetingSizes(Settings):
     """How big a meeting-planning instance is."""
 
-    last_start: int = Field(ge=FIRST_HOUR, description=f"the last hour a meeting may start (the day starts at {FIRST_HOUR}:00)")
+    last_start: int = Field(
+        ge=FIRST_HOUR, description=f"the last hour a meeting may start (the day starts at {FIRST_HOUR}:00)"
+    )
     people: int = Field(ge=2, le=len(PEOPLE), description="attendees (a meeting has two or three)")
     rooms: PositiveInt = Field(le=len(ROOMS))
     meetings: PositiveRange = Field(description="how many meetings")
@@ -61,7 +63,9 @@ TASK = TaskSpec(
         SubtaskSpec("cross_team_sync", "Cross-team sync", "meetings drawing people from several teams"),
         SubtaskSpec("interview_panel", "Interview panel", "one candidate meets a series of panels in order"),
         SubtaskSpec("board_meeting_series", "Board meeting series", "numbered board sessions held in order"),
-        SubtaskSpec("multi_time_zone_standups", "Multi-time-zone stand-ups", "remote people with shifted working hours"),
+        SubtaskSpec(
+            "multi_time_zone_standups", "Multi-time-zone stand-ups", "remote people with shifted working hours"
+        ),
     ),
     pool=(
         ConstraintSpec("availability", "basic", "key attendees are available for the whole meeting"),
@@ -77,7 +81,8 @@ TASK = TaskSpec(
         ConstraintSpec("max_consecutive", "medium", "consecutive-meeting control: cap on back-to-back hours"),
         ConstraintSpec("same_room", "medium", "a meeting series keeps one room"),
         *SHARED_POOL,
-        *STATEFUL_POOL, BATTERY,
+        *STATEFUL_POOL,
+        BATTERY,
     ),
     base_rules=("availability", "room_fit", "person_no_overlap", "room_no_overlap", "series_order"),
 )
@@ -97,7 +102,9 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     for i, topic in enumerate(topics):
         k = rng.randint(2, min(3, n_people))
         pool = [n for n in names if n != candidate]
-        attendees = sorted(rng.sample(pool, k - (1 if candidate else 0)) + ([candidate] if candidate else []), key=names.index)
+        attendees = sorted(
+            rng.sample(pool, k - (1 if candidate else 0)) + ([candidate] if candidate else []), key=names.index
+        )
         series = None
         if spec.subtask == "interview_panel":
             topic, series = f"Interview round {i + 1}", "interview"
@@ -121,7 +128,9 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
 
 def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     return [
-        ObjectiveTerm(id="weighted_finish", kind="weighted_end", params={"weights": {e.id: e.priority for e in data.events}}),
+        ObjectiveTerm(
+            id="weighted_finish", kind="weighted_end", params={"weights": {e.id: e.priority for e in data.events}}
+        ),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
 

@@ -134,7 +134,8 @@ def build_room_cooldown(data: TimetableData, witness: Witness, rng: random.Rando
 def build_fatigue_protocol(data: TimetableData, witness: Witness, rng: random.Random) -> dict[str, Any] | None:
     """A person with several events; (threshold, rest) the witness meets, preferring
     pairs under which some witness event actually starts with the protocol on."""
-    triggered, quiet = [], []
+    triggered: list[dict[str, Any]] = []  # candidate params under which some witness event starts with the protocol on
+    quiet: list[dict[str, Any]] = []
     per_day = max(sum(1 for s in data.slots if s.day == d) for d in range(len(data.days)))
     for p in data.people:
         mine = [e for e in data.events if p.id in e.people]

@@ -116,9 +116,7 @@ def _person_no_overlap(tm: TimetableModel, params: dict[str, Any], lit: cp_model
 def _room_no_overlap(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
     for r in tm.data.rooms:
         for t in range(len(tm.data.slots)):
-            using = [
-                tm.x[e.id, s, r.id] for e in tm.data.events for s in tm.starts[e.id] if tm.covers(e, s, t)
-            ]
+            using = [tm.x[e.id, s, r.id] for e in tm.data.events for s in tm.starts[e.id] if tm.covers(e, s, t)]
             if len(using) > 1:
                 post(tm, sum(using) <= 1, lit)
 
@@ -243,9 +241,7 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
     d = tm.data
     if term.kind == "weighted_end":
         w = term.params["weights"]
-        expr = sum(
-            w[e.id] * (d.slots[s].value + e.duration) * tm.at(e, s) for e in d.events for s in tm.starts[e.id]
-        )
+        expr = sum(w[e.id] * (d.slots[s].value + e.duration) * tm.at(e, s) for e in d.events for s in tm.starts[e.id])
         ub = sum(w[e.id] * max(d.slots[s].value + e.duration for s in tm.starts[e.id]) for e in d.events)
         return expr, ub
     if term.kind == "room_cost":
@@ -302,13 +298,19 @@ def build(draft: Draft) -> SolverModel:
                 for r in data.rooms:
                     if solver.value(tm.x[e.id, s, r.id]):
                         row = {"event": e.id, "start": data.slots[s].id, "room": r.id}
-                        backups = [b.id for b in data.rooms if (e.id, b.id) in tm.backup and solver.value(tm.backup[e.id, b.id])]
+                        backups = [
+                            b.id
+                            for b in data.rooms
+                            if (e.id, b.id) in tm.backup and solver.value(tm.backup[e.id, b.id])
+                        ]
                         if backups:
                             row["backup"] = backups[0]
                         schedule.append(row)
         return {"schedule": schedule}
 
-    return SolverModel(model=tm.m, answer_literals=answer, rule_literals=rule_literals, objective_terms=terms, decode=decode)
+    return SolverModel(
+        model=tm.m, answer_literals=answer, rule_literals=rule_literals, objective_terms=terms, decode=decode
+    )
 
 
 def check_rule_kinds(rules: list[Rule]) -> None:

@@ -288,7 +288,9 @@ def _from_lines(body: str, keys: _Keys) -> ParsedVerdict | None:
     sep = r"[\s*_`:=\-–—|>)\]]*"
     # the token must end its phrase ("C3: No cohort ..." restates a rule; it is no verdict)
     ends = r"(?=[\s*_`]*(?:$|[|,;:.!)\]\-—–(]))"
-    direct = re.compile(rf"(?<![A-Za-z0-9])({alt})(?![A-Za-z0-9]){sep}{_LINE_TOKEN}(?![A-Za-z0-9]){ends}", re.IGNORECASE)
+    direct = re.compile(
+        rf"(?<![A-Za-z0-9])({alt})(?![A-Za-z0-9]){sep}{_LINE_TOKEN}(?![A-Za-z0-9]){ends}", re.IGNORECASE
+    )
     at_end = re.compile(rf"(?<![A-Za-z0-9])({alt})(?![A-Za-z0-9]).*?[\s|:]{_LINE_TOKEN}[\s*_`|.!]*$", re.IGNORECASE)
     pairs: list[tuple[str, str]] = []
     for line in body.splitlines()[-5000:]:

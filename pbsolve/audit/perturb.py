@@ -66,8 +66,7 @@ PROSE_PLAN = (
     "objective figures are computed from the plan itself."
 )
 PROSE_INFEASIBLE = (
-    "Not every rule can hold at once: the rules listed below cannot all be satisfied together, so no "
-    "valid plan exists."
+    "Not every rule can hold at once: the rules listed below cannot all be satisfied together, so no valid plan exists."
 )
 STYLES = ("compact", "fenced", "prose")
 
@@ -122,7 +121,9 @@ class PerturbReport:
         for iid, why in sorted(self.hook_errors.items()):
             out.append(f"{iid}: the {HOOK} hook failed ({why}); family-independent kinds only")
         for kind, n in sorted(self.rejected.items()):
-            out.append(f"dropped {n} {kind} candidate(s) whose grade contradicts the kind, e.g. {self.reject_reasons[kind]}")
+            out.append(
+                f"dropped {n} {kind} candidate(s) whose grade contradicts the kind, e.g. {self.reject_reasons[kind]}"
+            )
         return out
 
     def as_dict(self) -> dict[str, Any]:

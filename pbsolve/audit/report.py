@@ -270,7 +270,9 @@ def summarise(
     }
 
 
-def compute(t: AuditTable, resamples: int = 1000, seed: int = 0, confidence: float = 0.95, judge: str = "") -> dict[str, Any]:
+def compute(
+    t: AuditTable, resamples: int = 1000, seed: int = 0, confidence: float = 0.95, judge: str = ""
+) -> dict[str, Any]:
     """Every figure of an audit, as a JSON-ready dict (top level: the headline figures)."""
     R = _counts(t)
     head = summarise(R, resamples, seed, confidence, "all")
@@ -361,7 +363,9 @@ def load_responses(path: str | Path, instances: dict[str, Instance]) -> tuple[li
             item.response_id = f"{item.id}#L{no}"
         key = (item.id, item.response_id)
         if key in seen:
-            errors.append(LineError(str(path), no, f"duplicate response_id {item.response_id!r} for instance {item.id!r}"))
+            errors.append(
+                LineError(str(path), no, f"duplicate response_id {item.response_id!r} for instance {item.id!r}")
+            )
             continue
         seen.add(key)
         lines.append(item)
@@ -396,7 +400,11 @@ def load_verdicts(
             except (ValueError, RecursionError) as exc:
                 errors.append(LineError(p, no, f"not valid JSON: {str(exc)[:120]}"))
                 continue
-            if not isinstance(obj, dict) or not isinstance(obj.get("id"), str) or not isinstance(obj.get("response_id"), str):
+            if (
+                not isinstance(obj, dict)
+                or not isinstance(obj.get("id"), str)
+                or not isinstance(obj.get("response_id"), str)
+            ):
                 errors.append(LineError(p, no, "a verdict line needs string fields 'id' and 'response_id'"))
                 continue
             key = (obj["id"], obj["response_id"])
@@ -456,7 +464,9 @@ def markdown(audit: dict[str, Any], plots: dict[str, str]) -> str:
     ]
     for f in FIGURES:
         ci = audit["ci"].get(f)
-        lines.append(f"| `{f}` | {_fmt(f, audit[f])} | " + ("–" if ci is None else f"{_fmt(f, ci[0])} – {_fmt(f, ci[1])}") + " |")
+        lines.append(
+            f"| `{f}` | {_fmt(f, audit[f])} | " + ("–" if ci is None else f"{_fmt(f, ci[0])} – {_fmt(f, ci[1])}") + " |"
+        )
     lines += [
         "",
         f"Judge output that could not be parsed: {c['parse_failures']:,} responses; responses with no verdict: "
@@ -469,7 +479,9 @@ def markdown(audit: dict[str, Any], plots: dict[str, str]) -> str:
     ]
     for row in ("truth_pass", "truth_fail"):
         r = c["confusion"][row]
-        lines.append(f"| {row.replace('truth_', '')} | {r['judge_pass']:,} | {r['judge_fail']:,} | {r['judge_missing']:,} |")
+        lines.append(
+            f"| {row.replace('truth_', '')} | {r['judge_pass']:,} | {r['judge_fail']:,} | {r['judge_missing']:,} |"
+        )
     if "confusion" in plots:
         lines += ["", f"![confusion matrix]({plots['confusion']})"]
     for group, rows in audit["breakdowns"].items():
@@ -481,13 +493,16 @@ def markdown(audit: dict[str, Any], plots: dict[str, str]) -> str:
         if group == "perturbation" and "false_pass_by_perturbation" in plots:
             lines += [f"![false-pass rate by perturbation]({plots['false_pass_by_perturbation']})", ""]
         response_level = group not in ITEM_GROUPS
-        cols = ["item_accuracy", "false_pass_rate", "false_fail_rate", "kappa"] + (["all_pass_agreement"] if response_level else [])
+        cols = ["item_accuracy", "false_pass_rate", "false_fail_rate", "kappa"] + (
+            ["all_pass_agreement"] if response_level else []
+        )
         lines.append(f"| {group} | responses | items (violated) | " + " | ".join(cols) + " |")
         lines.append("|---|---:|---:|" + "---:|" * len(cols))
         for value, row in rows.items():
             lines.append(
                 f"| {value} | {row['n_responses']:,} | {row['n_items']:,} ({row['truth_fail_items']:,}) | "
-                + " | ".join(_with_ci(f, row) for f in cols) + " |"
+                + " | ".join(_with_ci(f, row) for f in cols)
+                + " |"
             )
     lines += ["", "## Definitions", ""]
     lines += [f"- `{k}`: {v}" for k, v in audit["definitions"].items()]
@@ -618,6 +633,8 @@ def audit(
     return figures
 
 
-def verdicts_from_lines(lines: Iterable[dict[str, Any]], instances: dict[str, Instance]) -> dict[tuple[str, str], Verdict]:
+def verdicts_from_lines(
+    lines: Iterable[dict[str, Any]], instances: dict[str, Instance]
+) -> dict[tuple[str, str], Verdict]:
     """Verdicts from verdict lines in memory (as written by the LLM judge run)."""
     return {(ln["id"], ln["response_id"]): verdict_of(ln, instances[ln["id"]]) for ln in lines}

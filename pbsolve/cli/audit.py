@@ -47,7 +47,9 @@ def print_headline(figures: dict[str, Any], out_dir: Path) -> None:
     from pbsolve.audit.report import FIGURES
 
     c = figures["counts"]
-    t = Table(title=escape(f"judge audit: {figures['judge'] or 'judge'} · {c['responses']} responses, {c['items']} items"))
+    t = Table(
+        title=escape(f"judge audit: {figures['judge'] or 'judge'} · {c['responses']} responses, {c['items']} items")
+    )
     t.add_column("figure")
     t.add_column("value", justify="right")
     t.add_column(f"{round(100 * figures['confidence'])}% CI (bootstrap over responses)", justify="right")
@@ -119,10 +121,16 @@ def register(app: typer.Typer) -> None:
     @app.command("perturb")
     def perturb_cmd(
         instances: Annotated[Path, typer.Option(help="instances JSONL")],
-        out_path: Annotated[Path, typer.Option("--out", help="response lines with kind and known truth")] = Path("perturbed.jsonl"),
+        out_path: Annotated[Path, typer.Option("--out", help="response lines with kind and known truth")] = Path(
+            "perturbed.jsonl"
+        ),
         seed: Annotated[int, typer.Option(help="the lines of an instance depend only on (seed, instance id)")] = 0,
-        kinds: Annotated[str | None, typer.Option(help="keep only these categories or kinds, comma-separated, "
-                                                     "e.g. break_rule,suboptimal,format")] = None,
+        kinds: Annotated[
+            str | None,
+            typer.Option(
+                help="keep only these categories or kinds, comma-separated, e.g. break_rule,suboptimal,format"
+            ),
+        ] = None,
         summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
     ) -> None:
         """Near-miss answers with known truth, for auditing judges: one-rule breaks, sub-optimal plans, valid odd formatting, wrong claims."""
@@ -140,7 +148,12 @@ def register(app: typer.Typer) -> None:
         done = lines = 0
         partial = out_path.with_name(out_path.name + ".partial")
         try:
-            with write_guard(out_path), interrupts.owned_signals(), atomic_writer(out_path) as fh, progress_bar() as bar:
+            with (
+                write_guard(out_path),
+                interrupts.owned_signals(),
+                atomic_writer(out_path) as fh,
+                progress_bar() as bar,
+            ):
                 task = bar.add_task("perturbing", total=len(found))
                 for inst in found.values():
                     for p in perturb_instance(inst, seed, cats, report):
@@ -156,7 +169,11 @@ def register(app: typer.Typer) -> None:
         if summary_json:
             print(json.dumps(report.as_dict()))
         else:
-            t = Table(title=escape(f"{len(report.perturbations)} labelled answers to {report.instances} instances -> {out_path}"))
+            t = Table(
+                title=escape(
+                    f"{len(report.perturbations)} labelled answers to {report.instances} instances -> {out_path}"
+                )
+            )
             t.add_column("kind")
             t.add_column("answers", justify="right")
             for kind, n in sorted(report.kinds.items()):
@@ -171,14 +188,23 @@ def register(app: typer.Typer) -> None:
         instances: Annotated[Path, typer.Option(help="instances JSONL")],
         responses: Annotated[Path, typer.Option(help="responses JSONL (e.g. from `pbsolve perturb`)")],
         out_dir: Annotated[Path, typer.Option("--out", help="folder for report.md, audit.json, plots")] = Path("audit"),
-        verdicts: Annotated[Path | None, typer.Option(help='judge verdicts JSONL: {"id", "response_id", "items": {item: true|false}} per line')] = None,
+        verdicts: Annotated[
+            Path | None,
+            typer.Option(help='judge verdicts JSONL: {"id", "response_id", "items": {item: true|false}} per line'),
+        ] = None,
         judge_model: JudgeModelOpt = None,
         judge_name: Annotated[str | None, typer.Option(help="name of the judge in the report")] = None,
-        bootstrap: Annotated[int, typer.Option(min=0, help="bootstrap resamples (of responses) for the intervals")] = 1000,
+        bootstrap: Annotated[
+            int, typer.Option(min=0, help="bootstrap resamples (of responses) for the intervals")
+        ] = 1000,
         confidence: Annotated[float, typer.Option(min=0.5, max=0.999, help="confidence level of the intervals")] = 0.95,
         seed: Annotated[int, typer.Option(help="seed of the bootstrap")] = 0,
-        resume: Annotated[bool, typer.Option("--resume", help="--judge-model: keep the verdicts of an interrupted run")] = False,
-        summary_json: Annotated[bool, typer.Option("--summary-json", help="print the headline figures as JSON")] = False,
+        resume: Annotated[
+            bool, typer.Option("--resume", help="--judge-model: keep the verdicts of an interrupted run")
+        ] = False,
+        summary_json: Annotated[
+            bool, typer.Option("--summary-json", help="print the headline figures as JSON")
+        ] = False,
         *,
         llm: LLMOptions,
     ) -> None:
@@ -186,7 +212,9 @@ def register(app: typer.Typer) -> None:
         from pbsolve.audit.report import HEADLINE, audit, load_responses, load_verdicts, verdicts_from_lines
 
         if (verdicts is None) == (judge_model is None):
-            fail("give exactly one judge: --verdicts FILE (verdicts of any judge) or --judge-model MODEL (an LLM judge)")
+            fail(
+                "give exactly one judge: --verdicts FILE (verdicts of any judge) or --judge-model MODEL (an LLM judge)"
+            )
         if verdicts is not None and not verdicts.exists():
             fail(f"{verdicts}: no such file")
         if not responses.exists():
@@ -214,7 +242,9 @@ def register(app: typer.Typer) -> None:
         name = judge_name or judge_model or (verdicts.stem if verdicts else "")
         try:
             with interrupts.owned_signals():
-                figures = audit(found, lines, judged, out_dir, judge=name, resamples=bootstrap, seed=seed, confidence=confidence)
+                figures = audit(
+                    found, lines, judged, out_dir, judge=name, resamples=bootstrap, seed=seed, confidence=confidence
+                )
         except OSError as exc:
             fail(f"cannot write the report to {out_dir}: {exc.strerror or exc}")
         except KeyboardInterrupt:

@@ -77,7 +77,9 @@ class write_guard:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> Literal[False]:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> Literal[False]:
         if isinstance(exc, OSError):
             why = "no space left on device" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
             partial = self.path.with_name(self.path.name + ".partial")
@@ -114,29 +116,51 @@ def _endpoint_options(panel: str, system_prompt_help: str) -> dict[str, Any]:
     return {
         "base_url": Annotated[
             str | None,
-            typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), "
-                         "http://127.0.0.1:11434/v1 (Ollama); default $OPENAI_BASE_URL, else api.openai.com",
-                         rich_help_panel=panel),
+            typer.Option(
+                "--base-url",
+                help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), "
+                "http://127.0.0.1:11434/v1 (Ollama); default $OPENAI_BASE_URL, else api.openai.com",
+                rich_help_panel=panel,
+            ),
         ],
-        "model": Annotated[str | None, typer.Option("--model", help="model name as the endpoint serves it", rich_help_panel=panel)],
+        "model": Annotated[
+            str | None, typer.Option("--model", help="model name as the endpoint serves it", rich_help_panel=panel)
+        ],
         "api_key_env": Annotated[
             str,
-            typer.Option("--api-key-env", help="environment variable holding the API key (unset: a placeholder, "
-                         "fine for local servers)", rich_help_panel=panel),
+            typer.Option(
+                "--api-key-env",
+                help="environment variable holding the API key (unset: a placeholder, fine for local servers)",
+                rich_help_panel=panel,
+            ),
         ],
         "temperature": Annotated[
             float, typer.Option("--temperature", min=0.0, max=2.0, help="sampling temperature", rich_help_panel=panel)
         ],
-        "max_tokens": Annotated[int | None, typer.Option("--max-tokens", min=1, help="completion token cap", rich_help_panel=panel)],
-        "system_prompt": Annotated[str | None, typer.Option("--system-prompt", help=system_prompt_help, rich_help_panel=panel)],
-        "timeout": Annotated[float, typer.Option("--timeout", min=0.001, help="seconds per request", rich_help_panel=panel)],
+        "max_tokens": Annotated[
+            int | None, typer.Option("--max-tokens", min=1, help="completion token cap", rich_help_panel=panel)
+        ],
+        "system_prompt": Annotated[
+            str | None, typer.Option("--system-prompt", help=system_prompt_help, rich_help_panel=panel)
+        ],
+        "timeout": Annotated[
+            float, typer.Option("--timeout", min=0.001, help="seconds per request", rich_help_panel=panel)
+        ],
         "max_retries": Annotated[
-            int, typer.Option("--max-retries", min=0, help="retries per request on 429/5xx/time-outs", rich_help_panel=panel)
+            int,
+            typer.Option(
+                "--max-retries", min=0, help="retries per request on 429/5xx/time-outs", rich_help_panel=panel
+            ),
         ],
         "backoff": Annotated[
-            float, typer.Option("--backoff", min=0.0, help="seconds before the first retry (doubles per retry)", rich_help_panel=panel)
+            float,
+            typer.Option(
+                "--backoff", min=0.0, help="seconds before the first retry (doubles per retry)", rich_help_panel=panel
+            ),
         ],
-        "concurrency": Annotated[int, typer.Option("--concurrency", min=1, help="requests in flight at once", rich_help_panel=panel)],
+        "concurrency": Annotated[
+            int, typer.Option("--concurrency", min=1, help="requests in flight at once", rich_help_panel=panel)
+        ],
     }
 
 
@@ -175,7 +199,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def llm_options(
-    *, temperature: float = 0.0, panel: str = PANEL, model: bool = True,
+    *,
+    temperature: float = 0.0,
+    panel: str = PANEL,
+    model: bool = True,
     system_prompt_help: str = "system message; @FILE reads it from a file",
 ) -> Callable[[F], F]:
     """Give a command the endpoint options (``--base-url``, ``--model``, ... ``--concurrency``).
@@ -224,7 +251,11 @@ def preflight(responder_or_config: Any) -> str | None:
     """Reach the endpoint once before a long run (through an LLMClient, a responder's client,
     or a client made from an LLMConfig). Raises EndpointDown/EndpointConfigError; returns a
     warning (model not listed) or None. Responders without a client pass."""
-    client = responder_or_config if isinstance(responder_or_config, LLMClient) else getattr(responder_or_config, "client", None)
+    client = (
+        responder_or_config
+        if isinstance(responder_or_config, LLMClient)
+        else getattr(responder_or_config, "client", None)
+    )
     if client is None and isinstance(responder_or_config, LLMConfig):
         client = LLMClient(responder_or_config)
     return client.preflight() if client is not None else None

@@ -83,22 +83,35 @@ def register(app: typer.Typer) -> None:
     @llm_options(temperature=0.0)
     def loop(
         responder: Annotated[str, typer.Option(help=f"who answers: {', '.join(responder_names())}")],
-        budget: Annotated[int, typer.Option(min=1, help="instances to answer in total (a larger budget extends a run)")],
+        budget: Annotated[
+            int, typer.Option(min=1, help="instances to answer in total (a larger budget extends a run)")
+        ],
         out_dir: Annotated[Path, typer.Option("--out", help="run folder (created, or resumed)")],
         seed: Annotated[int, typer.Option(help="run seed; step i's instance depends on (seed, i, its counts)")] = 0,
         family: Annotated[str | None, typer.Option(help="restrict to one family")] = None,
         task: Annotated[str | None, typer.Option(help="restrict to one task type")] = None,
         size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
         eta: Annotated[float, typer.Option(help="η: step size of the weight update", rich_help_panel=LOOP_PANEL)] = 0.3,
-        alpha: Annotated[float, typer.Option(help="α: pressure away from basic rules", rich_help_panel=LOOP_PANEL)] = 1.0,
+        alpha: Annotated[
+            float, typer.Option(help="α: pressure away from basic rules", rich_help_panel=LOOP_PANEL)
+        ] = 1.0,
         beta: Annotated[float, typer.Option(help="β: pull towards medium rules", rich_help_panel=LOOP_PANEL)] = 0.5,
         gamma: Annotated[float, typer.Option(help="γ: pull towards hard rules", rich_help_panel=LOOP_PANEL)] = 1.0,
-        m_step: Annotated[float, typer.Option(min=0.0, help="growth of the expected rule count M per solved instance (M: 3.25 -> 6)", rich_help_panel=LOOP_PANEL)] = 0.25,
+        m_step: Annotated[
+            float,
+            typer.Option(
+                min=0.0,
+                help="growth of the expected rule count M per solved instance (M: 3.25 -> 6)",
+                rich_help_panel=LOOP_PANEL,
+            ),
+        ] = 0.25,
         window: Annotated[int, typer.Option(min=1, help="rolling window of the solve-rate plot")] = 10,
         workers: Annotated[int, typer.Option(min=1, help="processes certifying a round's instances")] = 1,
         time_limit: Annotated[float, typer.Option(help="CP-SAT deterministic time limit per solve")] = 20.0,
         plan_cap: Annotated[int, typer.Option(min=2, help="count optimal plans exactly up to this cap")] = 16,
-        renderer: Annotated[str, typer.Option(help="template | llm (reword prompts with --rewriter-model on the same endpoint)")] = "template",
+        renderer: Annotated[
+            str, typer.Option(help="template | llm (reword prompts with --rewriter-model on the same endpoint)")
+        ] = "template",
         rewriter_model: Annotated[str | None, typer.Option(help="llm renderer model (default: --model)")] = None,
         summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
         *,
@@ -194,7 +207,9 @@ def register(app: typer.Typer) -> None:
     def rewrite(
         instances: Annotated[Path, typer.Option(help="instances JSONL (template-rendered)")],
         out_path: Annotated[Path, typer.Option("--out", help="instances JSONL with reworded prompts")],
-        rewrite_attempts: Annotated[int, typer.Option(min=1, help="rewrites tried per instance before the template text is kept")] = 3,
+        rewrite_attempts: Annotated[
+            int, typer.Option(min=1, help="rewrites tried per instance before the template text is kept")
+        ] = 3,
         *,
         llm: LLMOptions,
     ) -> None:

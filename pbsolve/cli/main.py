@@ -66,8 +66,14 @@ def _parse_tiers(tiers: str | None) -> list:
 
 
 def run_generate(
-    n: int, seed: int, options: GenerateOptions, workers: int, path: Path, quiet: bool = False,
-    start: int = 0, resume: bool = False,
+    n: int,
+    seed: int,
+    options: GenerateOptions,
+    workers: int,
+    path: Path,
+    quiet: bool = False,
+    start: int = 0,
+    resume: bool = False,
 ) -> RunSummary:
     """Generate exactly ``n`` instances from index ``start`` into ``path``.
 
@@ -87,12 +93,18 @@ def run_generate(
         except ResumeError as exc:
             fail(str(exc))
     elif partial.exists() and sidecar.exists():
-        err.print(f"note: replacing the interrupted run in {partial} (use --resume to continue it instead)", markup=False)
+        err.print(
+            f"note: replacing the interrupted run in {partial} (use --resume to continue it instead)", markup=False
+        )
     kept = len(summary.instances)
     with write_guard(path), interrupts.owned_signals(raise_in_main=False):
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = "a" if resume else "w"
-        with open(partial, mode, encoding="utf-8") as fh, open(sidecar, mode, encoding="utf-8") as log, progress_bar() as bar:
+        with (
+            open(partial, mode, encoding="utf-8") as fh,
+            open(sidecar, mode, encoding="utf-8") as log,
+            progress_bar() as bar,
+        ):
             if not resume:
                 log.write(json.dumps(header) + "\n")
                 log.flush()
@@ -168,23 +180,44 @@ def print_generate_summary(s: dict, path: Path) -> None:
 @llm_options(temperature=0.7)
 def generate_cmd(
     out_path: Annotated[Path, typer.Option("--out", help="output JSONL file")] = Path("instances.jsonl"),
-    n: Annotated[int, typer.Option("--n", min=1, help="number of instances: exactly this many (indices that certify "
-                                   "nothing are skipped and the run goes on)")] = 20,
+    n: Annotated[
+        int,
+        typer.Option(
+            "--n",
+            min=1,
+            help="number of instances: exactly this many (indices that certify "
+            "nothing are skipped and the run goes on)",
+        ),
+    ] = 20,
     seed: Annotated[int, typer.Option(help="run seed; instance i depends only on (seed, i)")] = 0,
-    start: Annotated[int, typer.Option("--start", min=0, help="first index (shards: the summary gives the next shard's --start)")] = 0,
-    resume: Annotated[bool, typer.Option("--resume", help="continue the interrupted run in <out>.partial (same options); "
-                                         "the result is byte-identical to an uninterrupted run")] = False,
+    start: Annotated[
+        int, typer.Option("--start", min=0, help="first index (shards: the summary gives the next shard's --start)")
+    ] = 0,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="continue the interrupted run in <out>.partial (same options); "
+            "the result is byte-identical to an uninterrupted run",
+        ),
+    ] = False,
     family: Annotated[str | None, typer.Option(help="restrict to one family")] = None,
     task: Annotated[str | None, typer.Option(help="restrict to one task type")] = None,
     size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
     tiers: Annotated[str | None, typer.Option(help="force at least one rule of each listed tier, e.g. hard")] = None,
-    include: Annotated[str | None, typer.Option(help="constraint ids every instance must carry, comma-separated")] = None,
+    include: Annotated[
+        str | None, typer.Option(help="constraint ids every instance must carry, comma-separated")
+    ] = None,
     workers: Annotated[int, typer.Option(min=1, help="worker processes (output is identical for any value)")] = 1,
     time_limit: Annotated[float, typer.Option(help="CP-SAT deterministic time limit per solve")] = 20.0,
     plan_cap: Annotated[int, typer.Option(min=2, help="count optimal plans exactly up to this cap")] = 16,
     summary_json: Annotated[bool, typer.Option("--summary-json", help="print the summary as JSON")] = False,
-    renderer: Annotated[str, typer.Option(help="template (deterministic) | llm (an LLM rewords the narrative; fidelity-guarded)")] = "template",
-    rewrite_attempts: Annotated[int, typer.Option(min=1, help="llm renderer: rewrites tried before the template text is kept")] = 3,
+    renderer: Annotated[
+        str, typer.Option(help="template (deterministic) | llm (an LLM rewords the narrative; fidelity-guarded)")
+    ] = "template",
+    rewrite_attempts: Annotated[
+        int, typer.Option(min=1, help="llm renderer: rewrites tried before the template text is kept")
+    ] = 3,
     *,
     llm: LLMOptions,
 ) -> None:
@@ -272,7 +305,9 @@ def answer(
     instances: Annotated[Path, typer.Option(help="instances JSONL")],
     responder: Annotated[str, typer.Option(help=f"one of: {', '.join(responder_names())}")] = "baseline",
     out_path: Annotated[Path, typer.Option("--out", help="responses JSONL")] = Path("responses.jsonl"),
-    resume: Annotated[bool, typer.Option("--resume", help="keep the answers in <out>.partial of an interrupted run; answer the rest")] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="keep the answers in <out>.partial of an interrupted run; answer the rest")
+    ] = False,
     *,
     llm: LLMOptions,
 ) -> None:
@@ -312,10 +347,18 @@ def grade_cmd(
     out_path: Annotated[Path, typer.Option("--out", help="grades JSONL")] = Path("grades.jsonl"),
     mode: Annotated[str, typer.Option(help="reward mode: all_pass | avg_pass | feasible")] = "all_pass",
     allow_missing: Annotated[
-        bool, typer.Option("--allow-missing", help="leave instances without a response out of the means (default: they count as failures)")
+        bool,
+        typer.Option(
+            "--allow-missing",
+            help="leave instances without a response out of the means (default: they count as failures)",
+        ),
     ] = False,
     summary_json: Annotated[
-        bool, typer.Option("--summary-json", help="print the summary (n, all_pass, avg_pass, reward, mode, missing, duplicates, ...) as JSON")
+        bool,
+        typer.Option(
+            "--summary-json",
+            help="print the summary (n, all_pass, avg_pass, reward, mode, missing, duplicates, ...) as JSON",
+        ),
     ] = False,
 ) -> None:
     """Grade responses against certified instances.
@@ -330,7 +373,7 @@ def grade_cmd(
     if not responses.exists():
         fail(f"{responses}: no such file")
     found, inst_errors = read_instances(instances)
-    run = grade_responses(found, responses, mode)  # type: ignore[arg-type]
+    run = grade_responses(found, responses, mode)
     grades, errors = run.grades, run.errors
     for e in errors[:MAX_SHOWN]:
         err.print(f"[yellow]skipped[/yellow] {escape(str(e))}")
@@ -352,13 +395,18 @@ def grade_cmd(
     if run.missing:
         how = "left out (--allow-missing)" if allow_missing else "counted as failures"
         shown = ", ".join(run.missing[:5]) + (" ..." if len(run.missing) > 5 else "")
-        err.print(f"[yellow]warning:[/yellow] {len(run.missing)} of {len(found)} instance(s) have no response, {how}: {escape(shown)}")
+        err.print(
+            f"[yellow]warning:[/yellow] {len(run.missing)} of {len(found)} instance(s) have no response, {how}: {escape(shown)}"
+        )
     if run.duplicates:
         err.print(f"[yellow]warning:[/yellow] {run.duplicates} duplicate response line(s) skipped")
     for g in failed[:MAX_SHOWN]:
         err.print(f"[red]grader error[/red] {escape(g.id)}: {escape(g.grader_error or '')}")
     if failed:
-        fail(f"the grader failed on {len(failed)} of {len(grades)} response(s); their reward 0 says nothing about the answers", code=2)
+        fail(
+            f"the grader failed on {len(failed)} of {len(grades)} response(s); their reward 0 says nothing about the answers",
+            code=2,
+        )
     if found and not grades:
         fail(f"no response in {responses} matched an instance of {instances}")
     if errors or inst_errors:
@@ -377,7 +425,9 @@ def _cell(grades: list[Grade], missing: int) -> str:
     return f"{100 * s['all_pass']:.1f}% / {100 * s['avg_pass']:.1f}% / {s['reward']:.3f}  ({', '.join(notes)})"
 
 
-def print_grade_table(runs: dict[str, list[Grade]], instances: dict, missing: dict[str, list[str]] | None = None) -> None:
+def print_grade_table(
+    runs: dict[str, list[Grade]], instances: dict, missing: dict[str, list[str]] | None = None
+) -> None:
     """One column per run: All-pass / Avg-pass / mean reward per task; ``missing`` (run ->
     instance ids without a response) are counted as failures in their task's row."""
     missing = missing or {}
@@ -386,7 +436,10 @@ def print_grade_table(runs: dict[str, list[Grade]], instances: dict, missing: di
     t.add_column("task")
     for name in runs:
         t.add_column(name, justify="right")
-    tasks = sorted({instances[g.id].task for gs in runs.values() for g in gs} | {instances[i].task for ms in missing.values() for i in ms})
+    tasks = sorted(
+        {instances[g.id].task for gs in runs.values() for g in gs}
+        | {instances[i].task for ms in missing.values() for i in ms}
+    )
     for task in [*tasks, "all"]:
         row = [task]
         for name, gs in runs.items():

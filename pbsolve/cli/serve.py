@@ -35,10 +35,16 @@ def _show_errors(errors: list, total: int | None = None) -> None:
 
 
 def export_cmd(
-    instances: Annotated[list[Path], typer.Option("--instances", help="instances file (JSONL or Parquet); repeat for several")],
+    instances: Annotated[
+        list[Path], typer.Option("--instances", help="instances file (JSONL or Parquet); repeat for several")
+    ],
     fmt: Annotated[str, typer.Option("--format", help="verl | jsonl | parquet")] = "jsonl",
-    out_dir: Annotated[Path, typer.Option("--out", help="output folder: <split>.parquet or <split>.jsonl")] = Path("dataset"),
-    eval_fraction: Annotated[float, typer.Option(help="share of instances in the eval split (hash of seed and id)")] = 0.1,
+    out_dir: Annotated[Path, typer.Option("--out", help="output folder: <split>.parquet or <split>.jsonl")] = Path(
+        "dataset"
+    ),
+    eval_fraction: Annotated[
+        float, typer.Option(help="share of instances in the eval split (hash of seed and id)")
+    ] = 0.1,
     seed: Annotated[int, typer.Option(help="seed of the train/eval assignment")] = 0,
     system: Annotated[str | None, typer.Option(help="system message put before each prompt")] = None,
     prompt_style: Annotated[str, typer.Option(help="chat (message list) | text (jsonl and parquet only)")] = "chat",
@@ -85,18 +91,31 @@ def export_cmd(
 
 
 def serve_cmd(
-    instances: Annotated[list[Path], typer.Option("--instances", help="instances (JSONL or Parquet, repeatable) or a built store file")],
-    store: Annotated[Path | None, typer.Option(help="store file to build or reuse (default <first file>.pbstore)")] = None,
+    instances: Annotated[
+        list[Path], typer.Option("--instances", help="instances (JSONL or Parquet, repeatable) or a built store file")
+    ],
+    store: Annotated[
+        Path | None, typer.Option(help="store file to build or reuse (default <first file>.pbstore)")
+    ] = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="rebuild the store even if it is up to date")] = False,
-    build_only: Annotated[bool, typer.Option("--build-only", help="build the store, print its summary and exit")] = False,
+    build_only: Annotated[
+        bool, typer.Option("--build-only", help="build the store, print its summary and exit")
+    ] = False,
     host: Annotated[str, typer.Option(help="interface to bind (loopback unless told otherwise)")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
     token: Annotated[
-        str | None, typer.Option(envvar="PBSOLVE_TOKEN", help="require this bearer token (prefer the PBSOLVE_TOKEN variable)", show_default=False)
+        str | None,
+        typer.Option(
+            envvar="PBSOLVE_TOKEN",
+            help="require this bearer token (prefer the PBSOLVE_TOKEN variable)",
+            show_default=False,
+        ),
     ] = None,
     mode: Annotated[str, typer.Option(help="default reward mode: all_pass | avg_pass | feasible")] = "all_pass",
     max_body_mb: Annotated[float, typer.Option(min=0.001, help="largest request body, MiB")] = 64.0,
-    max_response_chars: Annotated[int, typer.Option(min=1, help="longest answer graded (characters after </think>)")] = MAX_CHARS,
+    max_response_chars: Annotated[
+        int, typer.Option(min=1, help="longest answer graded (characters after </think>)")
+    ] = MAX_CHARS,
     max_batch: Annotated[int, typer.Option(min=1, help="most responses per request")] = 8192,
     time_limit: Annotated[float, typer.Option(min=0.001, help="seconds per request, then 503")] = 30.0,
     workers: Annotated[int, typer.Option(min=1, help="server processes (each with its own cache)")] = 1,
@@ -126,7 +145,9 @@ def serve_cmd(
     if build_only:
         raise typer.Exit(1 if report.error_count else 0)
     if host not in LOOPBACK and not token:
-        err.print(f"[yellow]warning:[/yellow] serving on {escape(host)} without a token; anyone who can reach it can use it")
+        err.print(
+            f"[yellow]warning:[/yellow] serving on {escape(host)} without a token; anyone who can reach it can use it"
+        )
 
     import uvicorn
 
@@ -144,7 +165,9 @@ def serve_cmd(
             pass
     except OSError as exc:
         fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
-    out.print(escape(f"pbsolve reward server on http://{host}:{port}  (mode {mode}, {workers} worker(s); Ctrl-C stops)"))
+    out.print(
+        escape(f"pbsolve reward server on http://{host}:{port}  (mode {mode}, {workers} worker(s); Ctrl-C stops)")
+    )
     sys.stdout.flush()
     common: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "access_log": access_log}
     if workers == 1:

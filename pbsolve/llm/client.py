@@ -229,17 +229,18 @@ class LLMClient:
         attempts = 0
         while True:
             if self._stop.is_set():
-                raise EndpointDown(f"{self.config.endpoint}: stopped after another request found the endpoint down", attempts)
+                raise EndpointDown(
+                    f"{self.config.endpoint}: stopped after another request found the endpoint down", attempts
+                )
             attempts += 1
             self.stats.add(requests=1)
             try:
                 return fn(), attempts
             except (openai.APIError, _Invalid, json.JSONDecodeError) as exc:  # anything else is a bug: it propagates
                 status = _status_of(exc)
-                retryable = (
-                    isinstance(exc, (openai.APIConnectionError, openai.APIResponseValidationError, _Invalid, json.JSONDecodeError))
-                    or (status is not None and (status in RETRYABLE_STATUS or status >= 500))
-                )
+                retryable = isinstance(
+                    exc, (openai.APIConnectionError, openai.APIResponseValidationError, _Invalid, json.JSONDecodeError)
+                ) or (status is not None and (status in RETRYABLE_STATUS or status >= 500))
                 if not retryable:
                     self.stats.add(failures=1)
                     kind = EndpointConfigError if status in FATAL_STATUS else RequestFailed
@@ -252,7 +253,9 @@ class LLMClient:
                 if attempts > self.config.max_retries:
                     self.stats.add(failures=1)
                     raise EndpointDown(
-                        f"{self.config.endpoint} still failing after {attempts} attempt(s): {describe(exc)}", attempts, status
+                        f"{self.config.endpoint} still failing after {attempts} attempt(s): {describe(exc)}",
+                        attempts,
+                        status,
                     ) from exc
                 self.stats.add(retries=1)
                 self._wait(self._delay(attempts, exc))
@@ -276,7 +279,9 @@ class LLMClient:
         usage = Usage()
         if resp.usage is not None:
             usage = Usage(
-                int(resp.usage.prompt_tokens or 0), int(resp.usage.completion_tokens or 0), int(resp.usage.total_tokens or 0)
+                int(resp.usage.prompt_tokens or 0),
+                int(resp.usage.completion_tokens or 0),
+                int(resp.usage.total_tokens or 0),
             )
         self.stats.add(completions=1)
         self.stats.add_usage(usage)

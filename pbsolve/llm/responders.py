@@ -77,8 +77,12 @@ class OpenAIResponder:
         try:
             c = self.client.ask(instance.prompt)
         except RequestFailed as exc:
-            return Answer(text="", calls=exc.attempts, seconds=time.perf_counter() - t0, model=self.config.model, error=str(exc))
-        return Answer(text=c.text, usage=c.usage.as_dict(), calls=c.attempts, seconds=c.seconds, model=c.model, raw=c.raw)
+            return Answer(
+                text="", calls=exc.attempts, seconds=time.perf_counter() - t0, model=self.config.model, error=str(exc)
+            )
+        return Answer(
+            text=c.text, usage=c.usage.as_dict(), calls=c.attempts, seconds=c.seconds, model=c.model, raw=c.raw
+        )
 
     def answer_many(self, instances: Sequence[Instance]) -> Iterator[tuple[int, Answer]]:
         yield from self.client.map(self.answer, instances)
@@ -118,7 +122,9 @@ def answer_one(responder: Responder, instance: Instance) -> Answer:
     try:
         text = responder(instance)
     except Exception as exc:
-        return Answer(text="", seconds=time.perf_counter() - t0, error=f"responder error: {type(exc).__name__}: {exc}"[:300])
+        return Answer(
+            text="", seconds=time.perf_counter() - t0, error=f"responder error: {type(exc).__name__}: {exc}"[:300]
+        )
     return Answer(text=text, seconds=time.perf_counter() - t0)
 
 

@@ -163,7 +163,9 @@ def fact_lines(template: str, names: list[str]) -> list[FactLine]:
         anchor = next((f"`{k}`" for k in keys if head.startswith(f"`{k}`")), None)
         if anchor is None:
             anchor = next((n for n in by_length if head.startswith(n) and _has(head[: len(n) + 1], n)), None)
-        line_names = frozenset(n for n in names if _has(line, n)) | frozenset(f"`{k}`" for k in keys if f"`{k}`" in line)
+        line_names = frozenset(n for n in names if _has(line, n)) | frozenset(
+            f"`{k}`" for k in keys if f"`{k}`" in line
+        )
         line_numbers = numbers(line, names)
         if anchor is not None or line_names or line_numbers:
             out.append(FactLine(anchor, line_names, line_numbers, line.strip()))
@@ -319,7 +321,11 @@ def rewrite_narrative(narrative: str, names: list[str], client: LLMClient, attem
             record = RewriteRecord(model=client.config.model, accepted=True, attempts=attempt, reasons=reasons,
                                    calls=calls, tokens=usage.total_tokens)  # fmt: skip
             return RewriteResult(candidate, record)
-        reasons.append(f"attempt {attempt}: " + "; ".join(problems[:8]) + (f"; … ({len(problems)} in all)" if len(problems) > 8 else ""))
+        reasons.append(
+            f"attempt {attempt}: "
+            + "; ".join(problems[:8])
+            + (f"; … ({len(problems)} in all)" if len(problems) > 8 else "")
+        )
         messages += [
             {"role": "assistant", "content": completion.text},
             {"role": "user", "content": RETRY_PROMPT.format(reasons="; ".join(problems[:8]))},

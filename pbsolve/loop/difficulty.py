@@ -64,10 +64,10 @@ from pbsolve.grading import grade
 from pbsolve.llm.client import LLMConfig
 from pbsolve.llm.responders import Answer, Responder, answer_many
 from pbsolve.sampler import select_tasks
-from pbsolve.schema import Instance, Size
+from pbsolve.schema import Instance, Size, Tier
 from pbsolve.taxonomy import COUNT_PRIORS
 
-LOOP_TIERS = ("basic", "medium", "hard")
+LOOP_TIERS: tuple[Tier, Tier, Tier] = ("basic", "medium", "hard")
 ADMISSIBLE: dict[str, tuple[int, ...]] = {"basic": (1, 2, 3), "medium": (0, 1, 2), "hard": (0, 1)}
 S_POINTS: tuple[tuple[int, int, int], ...] = tuple(itertools.product(*(ADMISSIBLE[t] for t in LOOP_TIERS)))  # type: ignore[arg-type]
 M_MAX = max(sum(p) for p in S_POINTS)  # 6
@@ -78,7 +78,7 @@ Weights = tuple[float, float, float]
 
 # -- the update rule, M and the projection (pure) ---------------------------------------------
 def prior_expectation() -> Weights:
-    e = [sum(n * p for n, p in COUNT_PRIORS[t].items()) for t in LOOP_TIERS]  # type: ignore[index]
+    e = [sum(n * p for n, p in COUNT_PRIORS[t].items()) for t in LOOP_TIERS]
     return (e[0], e[1], e[2])
 
 
@@ -152,7 +152,9 @@ class TaskState:
     def after(self, u: int, params: LoopParams) -> TaskState:
         """The state after an answered instance: updated when solved (u = 1), kept otherwise."""
         if u:
-            return TaskState(update_weights(self.weights, params), grow_total(self.total, params), self.answered + 1, self.solved + 1)
+            return TaskState(
+                update_weights(self.weights, params), grow_total(self.total, params), self.answered + 1, self.solved + 1
+            )
         return replace(self, answered=self.answered + 1)
 
 
@@ -247,7 +249,9 @@ class LoopStore:
             if saved != mine:
                 diff = sorted(k for k in set(saved) | set(mine) if saved.get(k) != mine.get(k))
                 detail = ", ".join(f"{k}: {saved.get(k)!r} (saved) vs {mine.get(k)!r}" for k in diff)
-                raise LoopError(f"{self.dir} holds a loop run with other settings ({detail}); use a new --out or the same options")
+                raise LoopError(
+                    f"{self.dir} holds a loop run with other settings ({detail}); use a new --out or the same options"
+                )
         else:
             tmp = config.with_name("loop.json.partial")
             tmp.write_text(json.dumps(mine, indent=2) + "\n", encoding="utf-8")
@@ -347,8 +351,14 @@ class Loop:
         saved = self.store.saved_settings()
         if not settings.tasks:
             # a resumed run keeps the task types it started with (families added since are not mixed in)
-            tasks = saved.tasks if saved is not None and (saved.family, saved.task) == (settings.family, settings.task) else []
-            settings = settings.model_copy(update={"tasks": tasks or [t.id for t in select_tasks(settings.family, settings.task)]})
+            tasks = (
+                saved.tasks
+                if saved is not None and (saved.family, saved.task) == (settings.family, settings.task)
+                else []
+            )
+            settings = settings.model_copy(
+                update={"tasks": tasks or [t.id for t in select_tasks(settings.family, settings.task)]}
+            )
         self.settings = settings
         self.tasks = list(settings.tasks)
         self.states: dict[str, TaskState] = {}
@@ -386,7 +396,9 @@ class Loop:
             else:
                 p.outcome = res
 
-    def _record(self, p: _Planned, answer: Answer | None, seconds_grade: float, g: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    def _record(
+        self, p: _Planned, answer: Answer | None, seconds_grade: float, g: Any
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         counts = p.state.counts
         base: dict[str, Any] = {
             "step": p.step,
@@ -473,10 +485,13 @@ class Loop:
                     break
                 rejects += 1
             if rejects >= self.max_consecutive_rejects:
-                raise LoopError(f"{rejects} steps in a row produced no certified instance; see the rejects in trajectory.jsonl")
+                raise LoopError(
+                    f"{rejects} steps in a row produced no certified instance; see the rejects in trajectory.jsonl"
+                )
             step = len(self.trajectory)
             planned = [
-                _Planned(s, self.tasks[s % n_tasks], self.states[self.tasks[s % n_tasks]]) for s in range(step, step + n_tasks)
+                _Planned(s, self.tasks[s % n_tasks], self.states[self.tasks[s % n_tasks]])
+                for s in range(step, step + n_tasks)
             ]
             self._generate(planned, pool)
             remaining = budget - self.answered()
@@ -489,7 +504,9 @@ class Loop:
                         cut = i + 1
                         break
             planned = planned[:cut]
-            instances = [p.outcome.instance for p in planned if p.outcome is not None and p.outcome.instance is not None]
+            instances = [
+                p.outcome.instance for p in planned if p.outcome is not None and p.outcome.instance is not None
+            ]
             answers: dict[str, Answer] = {}
             written = 0
             saving = False
@@ -540,7 +557,9 @@ def _certify(job: tuple[int, int, GenerateOptions]) -> Outcome:
 
 
 # -- summary and plot ---------------------------------------------------------------------
-def summarize(trajectory: Sequence[dict[str, Any]], tasks: Sequence[str] | None = None, params: LoopParams | None = None) -> dict[str, Any]:
+def summarize(
+    trajectory: Sequence[dict[str, Any]], tasks: Sequence[str] | None = None, params: LoopParams | None = None
+) -> dict[str, Any]:
     answered = [r for r in trajectory if r["status"] != "rejected"]
     kept = [r for r in answered if r["status"] == "kept"]
     solved = [r for r in answered if r["status"] == "solved"]
@@ -605,7 +624,9 @@ def rolling(values: Sequence[float], window: int) -> list[float]:
     return out
 
 
-def plot(trajectory: Sequence[dict[str, Any]], path: Path, window: int = 10, tasks: Sequence[str] | None = None) -> Path:
+def plot(
+    trajectory: Sequence[dict[str, Any]], path: Path, window: int = 10, tasks: Sequence[str] | None = None
+) -> Path:
     """Tier weights and the rolling solve rate per task, one row per task (PNG)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

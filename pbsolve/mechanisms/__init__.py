@@ -37,7 +37,9 @@ def _discover() -> tuple[Mechanism, ...]:
         if not isinstance(mech, Mechanism):
             raise TypeError(f"pbsolve.mechanisms.{info.name} exposes no MECHANISM (a Mechanism instance)")
         if mech.id != info.name:
-            raise ValueError(f"pbsolve.mechanisms.{info.name} declares id {mech.id!r}: a mechanism's module is named by its id")
+            raise ValueError(
+                f"pbsolve.mechanisms.{info.name} declares id {mech.id!r}: a mechanism's module is named by its id"
+            )
         found.append(mech)
     positions = [m.position for m in found]
     if len(set(positions)) != len(positions):
@@ -48,7 +50,9 @@ def _discover() -> tuple[Mechanism, ...]:
 MECHANISMS: tuple[Mechanism, ...] = _discover()
 BY_ID: dict[str, Mechanism] = {m.id: m for m in MECHANISMS}
 # The hard mechanisms (and kinds) in the order certification applies them; the reporting kinds (medium tier).
-HARD_MECHANISMS: tuple[Mechanism, ...] = tuple(sorted((m for m in MECHANISMS if m.kind == "hard"), key=lambda m: m.certify_order))
+HARD_MECHANISMS: tuple[Mechanism, ...] = tuple(
+    sorted((m for m in MECHANISMS if m.kind == "hard"), key=lambda m: m.certify_order)
+)
 HARD_KINDS: tuple[str, ...] = tuple(m.id for m in HARD_MECHANISMS)
 REPORTING_KINDS: tuple[str, ...] = tuple(m.id for m in MECHANISMS if m.kind == "reporting")
 # Mechanisms by where their prompt sections stand.
@@ -63,8 +67,20 @@ def mechanism(mid: str) -> Mechanism:
     return BY_ID[mid]
 
 
-__all__ = ["BY_ID", "HARD_KINDS", "HARD_MECHANISMS", "IN_PROMPT_ORDER", "ITEM_OWNERS", "MECHANISMS", "REPORTING_KINDS", "Item", "Mechanism",
-           "PromptContext", "mechanism", "prompt_sections"]
+__all__ = [
+    "BY_ID",
+    "HARD_KINDS",
+    "HARD_MECHANISMS",
+    "IN_PROMPT_ORDER",
+    "ITEM_OWNERS",
+    "MECHANISMS",
+    "REPORTING_KINDS",
+    "Item",
+    "Mechanism",
+    "PromptContext",
+    "mechanism",
+    "prompt_sections",
+]
 
 
 def prompt_sections(mechanisms: list[str], ctx: PromptContext) -> list[str]:

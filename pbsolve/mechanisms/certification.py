@@ -41,9 +41,7 @@ def need(value: Draft | None, reason: str) -> Draft:
     return value
 
 
-def certify_spec(
-    fam: Family, draft: Draft, rng: random.Random, limits: SolverLimits, count_plans: bool
-) -> Certified:
+def certify_spec(fam: Family, draft: Draft, rng: random.Random, limits: SolverLimits, count_plans: bool) -> Certified:
     hard = [m for m in HARD_MECHANISMS if m.id in draft.spec.hard]
     draft.mechanisms = [k for k in REPORTING_KINDS if k in draft.spec.medium]
     alone = next((m for m in hard if m.infeasible), None)

@@ -25,7 +25,9 @@ class ConflictValidation(Mechanism):
     position = 2
     prompt_position = 4
     summary = "the answer reports figures of its own plan (the family's verification figures)"
-    items = (Item("verification", "medium", "The verification figures the answer reports equal those of its own plan."),)
+    items = (
+        Item("verification", "medium", "The verification figures the answer reports equal those of its own plan."),
+    )
     answer_keys = ("verification",)
 
     def schema(self, ctx: SchemaContext) -> dict[str, Any]:

@@ -59,7 +59,10 @@ class ExceptionRecovery(Mechanism):
         return {
             "recovery": {
                 "type": "object",
-                "properties": {key: ctx.plan_schema, "objective": objective_schema(ctx.recovery.objective, "the recovery plan's own figures")},
+                "properties": {
+                    key: ctx.plan_schema,
+                    "objective": objective_schema(ctx.recovery.objective, "the recovery plan's own figures"),
+                },
                 "required": [key, "objective"],
                 "description": "the best plan for the scenario",
             }
@@ -97,7 +100,9 @@ class ExceptionRecovery(Mechanism):
         if plan is None or ctx.plan is None:
             return self._unchecked(plan is not None, why, why if plan is None else "no main plan to recover from")
         existing = tc.existing(ctx.data, ctx.plan)
-        terms = [t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective]
+        terms = [
+            t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective
+        ]
         verdicts, values = tc.evaluate(ctx.data, rules, terms, plan)
         best = rec.certificate.objective or {}
         broken = [f"{rid}: {reason}" for rid, (ok, reason) in verdicts.items() if not ok]
@@ -119,7 +124,10 @@ class ExceptionRecovery(Mechanism):
         from pbsolve.mechanisms import certification as solver
 
         draft = certified.draft
-        scenario = solver.need(fam.make_disruption(draft, certified.result.plan, rng, limits, scenario=True), "no_recovery_scenario")
+        assert certified.result.plan is not None  # a certified draft carries its optimal plan
+        scenario = solver.need(
+            fam.make_disruption(draft, certified.result.plan, rng, limits, scenario=True), "no_recovery_scenario"
+        )
         rec = solver.certify_feasible(fam, scenario, limits, count_plans=False)
         extra = [r for r in scenario.rules if r.id not in {x.id for x in draft.rules}]
         certified.recovery = Recovery(scenario=extra, objective=scenario.objective, certificate=rec.certificate)

@@ -32,13 +32,19 @@ class Explainability(Mechanism):
     position = 3
     prompt_position = 2
     summary = "the answer names exactly the rules whose removal alone would allow a better plan"
-    items = (Item("binding", "hard", "The answer names exactly the rules whose removal alone would allow a better plan."),)
+    items = (
+        Item("binding", "hard", "The answer names exactly the rules whose removal alone would allow a better plan."),
+    )
     certificate_fields = ("binding_rules",)
     answer_keys = ("binding",)
 
     def schema(self, ctx: SchemaContext) -> dict[str, Any]:
         ids = [r.id for r in ctx.rules]
-        return {"binding": ids_schema(ids, "ids of exactly the rules whose removal alone would allow a better plan", "rule id")}
+        return {
+            "binding": ids_schema(
+                ids, "ids of exactly the rules whose removal alone would allow a better plan", "rule id"
+            )
+        }
 
     def prompt(self, ctx: PromptContext) -> list[str]:
         return [

@@ -32,7 +32,12 @@ class InfeasibilityDetection(Mechanism):
     infeasible = True
     items = (
         Item("infeasibility", "hard", "The answer declares that no plan satisfies every rule.", needs_plan=False),
-        Item("conflict", "hard", "The answer names a minimal set of rules that cannot all hold together.", needs_plan=False),
+        Item(
+            "conflict",
+            "hard",
+            "The answer names a minimal set of rules that cannot all hold together.",
+            needs_plan=False,
+        ),
     )
     certificate_fields = ("conflict_sets",)
     answer_keys = ("conflict",)

@@ -36,7 +36,11 @@ class LocalIncompleteness(Mechanism):
     prompt_position = 3
     summary = "the plan holds for every value of ranged inputs; the answer names the inputs whose worst case costs"
     items = (
-        Item("conservative", "hard", "The answer names exactly the uncertain inputs whose best case would allow a better plan."),
+        Item(
+            "conservative",
+            "hard",
+            "The answer names exactly the uncertain inputs whose best case would allow a better plan.",
+        ),
     )
     certificate_fields = ("conservative_inputs",)
     answer_keys = ("conservative",)

@@ -48,6 +48,7 @@ class MinChangeReplanning(Mechanism):
         from pbsolve.mechanisms import certification as solver
 
         before = solver.certify_feasible(fam, draft, limits, count_plans=False)
+        assert before.plan is not None  # certify_feasible returns only with the optimal plan
         return solver.need(fam.make_disruption(draft, before.plan, rng, limits), "no_disruption")
 
 

@@ -75,20 +75,29 @@ def instance_json(inst: Instance) -> str:
     return dumps(inst)
 
 
-def verl_row(inst: Instance, text: str, split: str, index: int, system: str | None = None, data_source: str | None = None) -> dict[str, Any]:
+def verl_row(
+    inst: Instance, text: str, split: str, index: int, system: str | None = None, data_source: str | None = None
+) -> dict[str, Any]:
     return {
         "data_source": data_source or f"pbsolve/{inst.task}",
         "prompt": chat_prompt(inst, system),
         "ability": ABILITY,
         "reward_model": {"style": "rule", "ground_truth": text},
         "extra_info": {
-            "split": split, "index": index, "id": inst.id, "family": inst.family, "task": inst.task,
-            "subtask": inst.subtask, "tiers": list(inst.tiers),
+            "split": split,
+            "index": index,
+            "id": inst.id,
+            "family": inst.family,
+            "task": inst.task,
+            "subtask": inst.subtask,
+            "tiers": list(inst.tiers),
         },
     }
 
 
-def dataset_row(inst: Instance, text: str, split: str, index: int, system: str | None = None, prompt_style: str = "chat") -> dict[str, Any]:
+def dataset_row(
+    inst: Instance, text: str, split: str, index: int, system: str | None = None, prompt_style: str = "chat"
+) -> dict[str, Any]:
     return {
         "id": inst.id,
         "prompt": chat_prompt(inst, system) if prompt_style == "chat" else inst.prompt,
@@ -139,7 +148,13 @@ class ExportReport:
     errors: list[LineError] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"format": self.fmt, "files": self.files, "rows": self.rows, "tasks": self.tasks, "errors": len(self.errors)}
+        return {
+            "format": self.fmt,
+            "files": self.files,
+            "rows": self.rows,
+            "tasks": self.tasks,
+            "errors": len(self.errors),
+        }
 
 
 class _SplitWriter:
@@ -290,4 +305,15 @@ def export(
     return report
 
 
-__all__ = ["FORMATS", "SPLITS", "ExportReport", "chat_prompt", "dataset_row", "eval_count", "export", "iter_instances", "split_key", "verl_row"]
+__all__ = [
+    "FORMATS",
+    "SPLITS",
+    "ExportReport",
+    "chat_prompt",
+    "dataset_row",
+    "eval_count",
+    "export",
+    "iter_instances",
+    "split_key",
+    "verl_row",
+]

@@ -95,7 +95,7 @@ def check_mode(mode: str | None = None) -> RewardMode:
     chosen = mode if mode is not None else (os.environ.get(MODE_ENV) or "all_pass")
     if chosen not in REWARD_MODES:
         raise ValueError(f"unknown reward mode {chosen!r}; choose one of {', '.join(REWARD_MODES)}")
-    return chosen  # type: ignore[return-value]
+    return chosen
 
 
 def check_on_error(on_error: str | None = None) -> OnError:
@@ -104,7 +104,7 @@ def check_on_error(on_error: str | None = None) -> OnError:
     chosen = on_error if on_error is not None else (os.environ.get(ON_ERROR_ENV) or "raise")
     if chosen not in ON_ERROR_MODES:
         raise ValueError(f"unknown on_error {chosen!r}; choose one of {', '.join(ON_ERROR_MODES)}")
-    return chosen  # type: ignore[return-value]
+    return chosen
 
 
 class _ErrorCount:
@@ -195,8 +195,7 @@ class InstanceResolver:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first.get("loc", ())) or "text"
                 raise InstanceError(
-                    f"not a pbsolve instance: {where}: {first.get('msg', 'invalid')} "
-                    f"({exc.error_count()} error(s))"
+                    f"not a pbsolve instance: {where}: {first.get('msg', 'invalid')} ({exc.error_count()} error(s))"
                 ) from None
             except RecursionError:
                 raise InstanceError("not a pbsolve instance: nested too deeply") from None
@@ -397,7 +396,8 @@ def completion_text(completion: Any) -> Any:
     if isinstance(completion, Sequence) and completion:
         messages = [m for m in completion if isinstance(m, Mapping)]
         assistant = [m for m in messages if m.get("role") == "assistant"]
-        chosen = (assistant or messages or [None])[-1]
+        candidates = assistant or messages
+        chosen = candidates[-1] if candidates else None
         return _content_text(chosen.get("content")) if chosen is not None else completion
     return completion  # graded as a parse error ("response is ..., not text")
 
@@ -535,7 +535,9 @@ def make_openrlhf_reward(
     chosen = check_mode(mode) if mode is not None else None
     errors = check_on_error(on_error) if on_error is not None else None
 
-    def reward_func(queries: Sequence[Any], prompts: Sequence[Any], labels: Sequence[Any], **kwargs: Any) -> dict[str, Any]:
+    def reward_func(
+        queries: Sequence[Any], prompts: Sequence[Any], labels: Sequence[Any], **kwargs: Any
+    ) -> dict[str, Any]:
         out = openrlhf_rewards(
             list(queries), prompts, labels, chosen or check_mode(None), _resolver(store), errors or check_on_error(None)
         )

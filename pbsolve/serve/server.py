@@ -262,7 +262,9 @@ class RewardService:
                 note = "" if self.store is not None else " (this server has no instance store; send instances inline)"
                 raise HTTPException(
                     404,
-                    "unknown instance id(s): " + _listing([f"{k[:200]!r} ({where(by_id[k][0])})" for k in missing]) + note,
+                    "unknown instance id(s): "
+                    + _listing([f"{k[:200]!r} ({where(by_id[k][0])})" for k in missing])
+                    + note,
                 )
             for k, idxs in by_id.items():
                 for i in idxs:
@@ -288,14 +290,18 @@ class RewardService:
             except GradingError as exc:
                 raise HTTPException(500, f"grader error: {where(i)}: {exc}") from None
         if stored:
-            raise HTTPException(500, "grader error: stored instance(s) are not valid ground truths: " + _listing(stored))
+            raise HTTPException(
+                500, "grader error: stored instance(s) are not valid ground truths: " + _listing(stored)
+            )
         if inline:
             raise HTTPException(422, "not valid ground truth(s): " + _listing(inline))
 
     @staticmethod
     def ref(item: GradeItem, where: str) -> tuple[str, Any]:
         if (item.id is None) == (item.instance is None):
-            raise HTTPException(422, f"{where}: give exactly one of 'id' (an instance id) and 'instance' (the instance)")
+            raise HTTPException(
+                422, f"{where}: give exactly one of 'id' (an instance id) and 'instance' (the instance)"
+            )
         return ("id", item.id) if item.id is not None else ("inline", item.instance)
 
     # running work in a thread, under the deadline ------------------------------------------------
@@ -315,14 +321,18 @@ class RewardService:
                 headers={"Retry-After": "1"},
             ) from None
 
-    def grade(self, pairs: list[tuple[Instance, Any]], mode: RewardMode, ids: list[str | None] | None, deadline: float) -> list[Grade]:
+    def grade(
+        self, pairs: list[tuple[Instance, Any]], mode: RewardMode, ids: list[str | None] | None, deadline: float
+    ) -> list[Grade]:
         if time.monotonic() > deadline:
             raise DeadlineExceeded(0, len(pairs))
         return _grade_pairs(pairs, mode, ids, deadline=deadline, max_response_chars=self.settings.max_response_chars)
 
     def check_batch(self, n: int) -> None:
         if n > self.settings.max_batch:
-            raise HTTPException(413, f"batch of {n:,} responses; this server's limit is {self.settings.max_batch:,} per request")
+            raise HTTPException(
+                413, f"batch of {n:,} responses; this server's limit is {self.settings.max_batch:,} per request"
+            )
 
 
 def create_app(
@@ -425,7 +435,7 @@ def create_app(
     async def openrlhf(req: OpenRLHFRequest, mode: str | None = Query(default=None)) -> Response:
         if mode is not None and mode not in REWARD_MODES:
             raise HTTPException(422, f"unknown reward mode {mode!r}; choose one of {', '.join(REWARD_MODES)}")
-        chosen: RewardMode = mode or svc.mode  # type: ignore[assignment]
+        chosen: RewardMode = mode or svc.mode
         n = len(req.query)
         svc.check_batch(n)
         if req.labels is None or len(req.labels) != n:
@@ -515,4 +525,13 @@ class ServerThread:
         self.stop()
 
 
-__all__ = ["CONFIG_ENV", "Guard", "RewardService", "ServerSettings", "ServerThread", "app_from_env", "create_app", "settings_env"]
+__all__ = [
+    "CONFIG_ENV",
+    "Guard",
+    "RewardService",
+    "ServerSettings",
+    "ServerThread",
+    "app_from_env",
+    "create_app",
+    "settings_env",
+]

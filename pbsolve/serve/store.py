@@ -29,6 +29,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 from urllib.parse import quote
 
@@ -210,7 +211,9 @@ class StoreWriter:
     def __enter__(self) -> StoreWriter:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if exc_type is None:
             self.close()
         else:
@@ -360,7 +363,9 @@ def ensure_store(
     if len(sources) == 1 and is_store_file(sources[0]):
         path = Path(sources[0])
         with InstanceStore(path) as st:
-            return path, BuildReport(path=str(path), sources=[str(path)], rows=len(st), reused=True, bytes=path.stat().st_size)
+            return path, BuildReport(
+                path=str(path), sources=[str(path)], rows=len(st), reused=True, bytes=path.stat().st_size
+            )
     if any(is_store_file(s) for s in sources):
         raise StoreError("a store file cannot be combined with other instance files")
     path = Path(store_path) if store_path is not None else default_store_path(sources)

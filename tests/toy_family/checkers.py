@@ -68,13 +68,16 @@ def code(d: ToyData, plan: Plan) -> int:
     return value
 
 
+CHECKS: dict[str, checking.Check] = {"table_capacity": _capacity, "apart": _pairs(False), "together": _pairs(True), "avoid": _avoid}
+
+
 class SeatingChecker(checking.TaskChecker):
     family = "toy"
     task = "seating"
     plan_key = "seating"
     plan_text = "every guest at exactly one table"
     data_type = ToyData
-    checks = {"table_capacity": _capacity, "apart": _pairs(False), "together": _pairs(True), "avoid": _avoid}
+    checks = CHECKS
     objective_kinds = frozenset({"cost", "code"})
 
     def read_plan(self, data: ToyData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:

@@ -13,7 +13,17 @@ from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.family import Draft, Family, SolverModel
-from pbsolve.kit import KindRegistry, Settings, SizeTable, encode_rules, insert_at, insert_position, post, sampled_kinds, witness_rules
+from pbsolve.kit import (
+    KindRegistry,
+    Settings,
+    SizeTable,
+    encode_rules,
+    insert_at,
+    insert_position,
+    post,
+    sampled_kinds,
+    witness_rules,
+)
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
 from pbsolve.taxonomy import ConstraintSpec, FamilySpec, SubtaskSpec, TaskSpec
 from tests.toy_family.checkers import Avoid, Capacity, Pairs, ToyData, code
