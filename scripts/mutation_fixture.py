@@ -33,7 +33,7 @@ SCHEDULING_OUT = OUT.with_name("mutation_moves_scheduling.jsonl")
 
 
 def scheduling() -> int:
-    """The same sample for the timetabling tasks (tests/test_mutation_kills_scheduling.py):
+    """The same sample for the timetabling tasks (tests/test_mutation_kills_checkers.py):
     single moves (one event's start or room) away from the certified plan, the backup rooms
     of the reference kept, and the CP-SAT model's verdict on every rule."""
     from pbsolve.grading import grade

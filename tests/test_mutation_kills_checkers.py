@@ -1,11 +1,12 @@
 """Rule checks judged against the solver model on stored answers (mutation campaign, issue 19).
 
-tests/data/mutation_moves_allocation.jsonl holds sample allocation instances and answers
-one move away from the certified plan, each with the CP-SAT model's verdict on every rule
-(written by scripts/mutation_fixture.py, which solved once). Grading them is fast enough to
-run per mutant, and kills the rule-check mutants that the fast suites let through: a check
-made too lax (a violated rule passed) or too strict (a kept rule failed) disagrees with
-the model on some stored answer.
+tests/data/mutation_moves_<family>.jsonl hold sample instances and answers one move away
+from the certified plan (for timetables: one event's start or room), each with the CP-SAT
+model's verdict on every rule (written by ``scripts/mutation_fixture.py <family>``, which
+solved once and refused any answer on which checker and model disagree). Grading them is
+fast enough to run per mutant, and kills the rule-check mutants that the fast suites let
+through: a check made too lax (a violated rule passed) or too strict (a kept rule failed)
+disagrees with the model on some stored answer.
 """
 
 from __future__ import annotations
@@ -20,32 +21,43 @@ import pytest
 from pbsolve.grading import grade
 from pbsolve.schema import Instance
 
-DATA = Path(__file__).parent / "data" / "mutation_moves_allocation.jsonl"
+DATA = Path(__file__).parent / "data"
+FAMILIES = ("allocation", "scheduling")
+# Rule kinds each stored sample must break somewhere (its reach, beyond every task type).
+MUST_BREAK = {
+    "allocation": set(),
+    "scheduling": {"person_buffer", "room_backup", "person_absent", "priority_order"},
+}
 
 
 @cache
-def _lines() -> tuple[str, ...]:
-    return tuple(line for line in DATA.read_text().splitlines() if line.strip())
+def _lines(family: str) -> tuple[str, ...]:
+    text = (DATA / f"mutation_moves_{family}.jsonl").read_text()
+    return tuple(line for line in text.splitlines() if line.strip())
 
 
-def _cases() -> list[tuple[Instance, dict, dict[str, bool]]]:
+def _cases(family: str) -> list[tuple[Instance, dict, dict[str, bool]]]:
     """Fresh instances each call: no validation or parsed data carried over between tests."""
     out = []
-    for line in _lines():
+    for line in _lines(family):
         rec = json.loads(line)
         for a in rec["answers"]:
             out.append((Instance.model_validate(rec["instance"]), a["answer"], a["model_verdicts"]))
     return out
 
 
-TASKS = sorted({json.loads(line)["instance"]["task"] for line in _lines()})
+def _tasks(family: str) -> list[str]:
+    return sorted({json.loads(line)["instance"]["task"] for line in _lines(family)})
 
 
-@pytest.mark.parametrize("task", TASKS)
-def test_every_rule_item_of_a_stored_single_move_answer_gets_the_solver_models_verdict(task: str) -> None:
+FAMILY_TASKS = [(f, t) for f in FAMILIES for t in _tasks(f)]
+
+
+@pytest.mark.parametrize(("family", "task"), FAMILY_TASKS)
+def test_every_rule_item_of_a_stored_single_move_answer_gets_the_solver_models_verdict(family: str, task: str) -> None:
     """Each rule's item passes exactly when the CP-SAT model accepts the plan with that rule on."""
     wrong = []
-    for inst, answer, model in _cases():
+    for inst, answer, model in _cases(family):
         if inst.task != task:
             continue
         g = grade(inst, json.dumps(answer))
@@ -56,20 +68,25 @@ def test_every_rule_item_of_a_stored_single_move_answer_gets_the_solver_models_v
     assert not wrong
 
 
-@pytest.mark.parametrize("task", TASKS)
-def test_a_stored_answer_that_breaks_a_rule_gets_no_all_pass_reward(task: str) -> None:
+@pytest.mark.parametrize(("family", "task"), FAMILY_TASKS)
+def test_a_stored_answer_that_breaks_a_rule_gets_no_all_pass_reward(family: str, task: str) -> None:
     """A plan the model rejects under some rule must never earn the all_pass reward."""
-    for inst, answer, model in _cases():
+    for inst, answer, model in _cases(family):
         if inst.task == task and not all(model.values()):
             assert grade(inst, json.dumps(answer)).reward == 0.0, inst.id
 
 
-def test_the_stored_sample_breaks_many_rule_kinds_of_every_task() -> None:
-    """The sample is only as strong as its reach: every task has answers breaking rules, and
-    answers breaking nothing (so a too-strict check is caught too)."""
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_stored_sample_breaks_rules_of_every_task_and_some_answers_break_none(family: str) -> None:
+    """The sample is only as strong as its reach: every task has answers breaking rules (a
+    too-lax check is caught) and answers breaking nothing (a too-strict one is caught)."""
     broken: Counter[str] = Counter()
     clean: Counter[str] = Counter()
-    for inst, _, model in _cases():
+    kinds: set[str] = set()
+    for inst, _, model in _cases(family):
         (clean if all(model.values()) else broken)[inst.task] += 1
-    assert set(broken) == set(TASKS) == set(clean)
-    assert len(TASKS) == 4
+        kinds |= {r.kind for r in inst.rules if not model[r.id]}
+    from pbsolve.family import families
+
+    assert set(broken) == set(clean) == {t.id for t in families()[family].spec.tasks}
+    assert MUST_BREAK[family] <= kinds
