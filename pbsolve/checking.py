@@ -19,9 +19,10 @@ from pydantic import BaseModel
 from pbsolve.answer_checks import conflict_list, format_verdict, objective_schema, stated_int, validation_verdict
 from pbsolve.mechanisms import ITEM_OWNERS, MECHANISMS, Mechanism
 from pbsolve.mechanisms.base import CheckContext, SchemaContext, Verdict
+from pbsolve.params import Params, ParamsTable, TypedParams
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
-Check = Callable[[Any, Any, dict[str, Any]], Verdict]
+Check = Callable[[Any, Any, Any], Verdict]  # (data, plan, the rule's Params model) -> verdict
 _SPACES = re.compile(r"\s+")
 
 
@@ -34,7 +35,9 @@ class TaskChecker:
     """What a task type contributes to grading; subclasses fill every method that raises.
 
     ``family`` names the memo keys of the instance caches (``<family>.data``,
-    ``<family>.lookups``)."""
+    ``<family>.lookups``, ``<family>.params``). Every rule kind with a check has a
+    parameter model in ``rule_params`` and every objective kind one in ``term_params``
+    (:mod:`pbsolve.params`): checks and objective figures receive the parsed model."""
 
     family: str = ""
     task: str = ""
@@ -42,7 +45,8 @@ class TaskChecker:
     plan_text: str = ""  # what a complete plan is, for the format item (what read_plan accepts)
     data_type: type[BaseModel] = BaseModel  # the task's data model; each subclass sets its own
     checks: ClassVar[dict[str, Check]] = {}  # kind -> rule check; each subclass sets its own
-    objective_kinds: frozenset[str] = frozenset()  # the kinds objective_value knows
+    rule_params: ClassVar[ParamsTable] = {}  # kind -> parameter model, for every kind in checks
+    term_params: ClassVar[ParamsTable] = {}  # objective kind -> parameter model, every kind objective_value knows
 
     # -- reading -------------------------------------------------------------------
     def data(self, instance: Instance) -> Any:
@@ -50,6 +54,26 @@ class TaskChecker:
 
     def lookups(self, data: Any) -> Any:
         return None
+
+    def typed(self, instance: Instance) -> TypedParams:
+        """The instance's rules and objective terms with parsed parameters, parsed once."""
+        rec = instance.recovery
+        owned: list[Rule | ObjectiveTerm] = [
+            *instance.rules,
+            *instance.objective,
+            *(rec.scenario if rec else []),
+            *(rec.objective if rec else []),
+        ]
+        return instance.memo(f"{self.family}.params", lambda: TypedParams(self.rule_params, self.term_params, owned))
+
+    def known_kinds(self) -> tuple[ParamsTable, ParamsTable]:
+        """(rule kind -> parameter model, objective kind -> parameter model) of what this
+        task type judges; a rule kind with a check but no model, or the reverse, is a
+        contract error (the check would receive parameters nobody validated)."""
+        odd = sorted(set(self.checks) ^ set(self.rule_params))
+        if odd:
+            raise TypeError(f"task {self.task}: rule kinds without both a check and a parameter model: {odd}")
+        return self.rule_params, self.term_params
 
     def read_plan(self, data: Any, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Any | None, str]:
         raise NotImplementedError
@@ -65,7 +89,8 @@ class TaskChecker:
         return norm(text)
 
     # -- judging -------------------------------------------------------------------
-    def objective_value(self, data: Any, plan: Any, term: ObjectiveTerm) -> int:
+    def objective_value(self, data: Any, plan: Any, term: ObjectiveTerm, params: Params) -> int:
+        """The plan's figure for one objective term (``params``: the term's parsed parameters)."""
         raise NotImplementedError
 
     def verification(self, data: Any, plan: Any) -> dict[str, dict[str, int]]:
@@ -80,10 +105,13 @@ class TaskChecker:
         return [u.id for u in data.uncertain]
 
     def evaluate(
-        self, data: Any, rules: list[Rule], objective: list[ObjectiveTerm], plan: Any
+        self, data: Any, rules: list[Rule], objective: list[ObjectiveTerm], plan: Any, typed: TypedParams | None = None
     ) -> tuple[dict[str, Verdict], dict[str, int]]:
-        verdicts = {r.id: self.checks[r.kind](data, plan, r.params) for r in rules}
-        return verdicts, {t.id: self.objective_value(data, plan, t) for t in objective}
+        """Verdict per rule and figure per objective term (``typed``: the instance's parsed
+        parameters; without it every item is parsed here)."""
+        typed = typed or TypedParams(self.rule_params, self.term_params)
+        verdicts = {r.id: self.checks[r.kind](data, plan, typed.rule(r)) for r in rules}
+        return verdicts, {t.id: self.objective_value(data, plan, t, typed.term(t)) for t in objective}
 
     # -- writing -------------------------------------------------------------------
     def plan_schema(self, data: Any, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
@@ -114,7 +142,7 @@ def check_answer(tc: TaskChecker, instance: Instance, answer: Any) -> dict[str, 
         instance=instance, checker=tc, data=data, lookups=lk, answer=answer, feasible=feasible, plan=plan, why=why
     )
     if plan is not None:
-        ctx.verdicts, ctx.values = tc.evaluate(data, instance.rules, instance.objective, plan)
+        ctx.verdicts, ctx.values = tc.evaluate(data, instance.rules, instance.objective, plan, tc.typed(instance))
     judged: dict[str, dict[str, Verdict]] = {}  # mechanism id -> its verdicts, computed once
 
     def by(mech: Mechanism, rule: str) -> Verdict:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:  # grading-only processes (reward servers) never load the solver
     from ortools.sat.python import cp_model
 
+from pbsolve.params import ParamsTable
 from pbsolve.schema import GenerationSpec, Instance, ObjectiveTerm, Recovery, Rule
 from pbsolve.taxonomy import MECHANISM_IDS, FamilySpec, TaskSpec
 
@@ -200,9 +201,10 @@ class Checker(Protocol):
         """What a complete plan of ``task`` is, for the format checklist item."""
         ...
 
-    def known_kinds(self, task: str) -> tuple[frozenset[str], frozenset[str]]:
-        """The (rule kinds, objective kinds) the task's checker can judge; KeyError for a
-        task the family does not have."""
+    def known_kinds(self, task: str) -> tuple[ParamsTable, ParamsTable]:
+        """(rule kind -> parameter model, objective kind -> parameter model) of what the
+        task's checker can judge (:mod:`pbsolve.params`); KeyError for a task the family
+        does not have. The grader refuses other kinds and parameters that do not fit."""
         ...
 
     def read_data(self, instance: Instance) -> Any:

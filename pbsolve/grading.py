@@ -19,6 +19,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Literal
 
+from pbsolve import params
 from pbsolve.family import checker
 from pbsolve.mechanisms import ITEM_OWNERS, MECHANISMS
 from pbsolve.parsing import parse_response
@@ -128,6 +129,8 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
     )
     if bad_terms:
         found.append(f"objective kinds the {instance.family} checker does not know: {', '.join(bad_terms)}")
+    found += params.problems(rule_kinds, [*instance.rules, *scenario])
+    found += params.problems(objective_kinds, [*instance.objective, *rec_terms])
     term_ids = {t.id for t in instance.objective}
     known_rules = set(rule_ids)
     for it in instance.checklist:

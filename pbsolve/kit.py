@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
+from pbsolve import params
 from pbsolve.family import NoDraft
+from pbsolve.params import NoParams, Params, ParamsTable
 from pbsolve.schema import GenerationSpec, Rule, Size, Tier
 
 if TYPE_CHECKING:
@@ -160,15 +162,20 @@ def post(m: cp_model.CpModel, ct: Any, lit: cp_model.IntVar) -> None:
 
 
 def encode_rules(
-    m: cp_model.CpModel, rules: Sequence[Rule], encoders: Mapping[str, Callable[..., None]], tm: Any
+    m: cp_model.CpModel,
+    rules: Sequence[Rule],
+    encoders: Mapping[str, Callable[..., None]],
+    tm: Any,
+    table: ParamsTable,
 ) -> dict[str, cp_model.IntVar]:
     """Post every numbered rule behind its own enforcement literal ``rule[<id>]``, in list
-    order, through the encoder of its kind (``encoder(tm, params, lit)``), so the
-    certifier can switch rules off one by one. Returns the literals by rule id."""
+    order, through the encoder of its kind (``encoder(tm, params, lit)``, ``params`` the
+    rule's parsed :class:`~pbsolve.params.Params` model from ``table``), so the certifier
+    can switch rules off one by one. Returns the literals by rule id."""
     literals: dict[str, cp_model.IntVar] = {}
     for rule in rules:
         lit = m.new_bool_var(f"rule[{rule.id}]")
-        encoders[rule.kind](tm, rule.params, lit)
+        encoders[rule.kind](tm, params.parse(table, rule), lit)
         literals[rule.id] = lit
     return literals
 
@@ -201,11 +208,11 @@ def sampled_kinds(spec: GenerationSpec, base_rules: Container[str]) -> list[str]
     return [c for c in spec.basic + spec.medium + spec.stateful if c not in base_rules and c not in REPORTING]
 
 
-Builder = Callable[[Any, Any, random.Random], "dict[str, Any] | None"]
+Builder = Callable[[Any, Any, random.Random], "Params | None"]
 
 
 def witness_rules(
-    base: Sequence[tuple[str, Tier, dict[str, Any]]],
+    base: Sequence[tuple[str, Tier, Params]],
     sampled: Sequence[str],
     tiers: Mapping[str, Tier],
     builders: Mapping[str, Builder],
@@ -218,14 +225,10 @@ def witness_rules(
     then one rule per sampled kind whose parameters its builder draws so that the planted
     ``witness`` satisfies them; ``structural`` kinds take no parameters. A builder that
     finds no parameters the witness satisfies raises :class:`NoDraft` (re-sampled)."""
-    rules = [Rule(id=f"R{i}", kind=kind, tier=tier, params=params) for i, (kind, tier, params) in enumerate(base, 1)]
+    rules = [params.make_rule(kind, tier, p, f"R{i}") for i, (kind, tier, p) in enumerate(base, 1)]
     for cid in sampled:
-        if cid in structural:
-            params: dict[str, Any] = {}
-        else:
-            built = builders[cid](data, witness, rng)
-            if built is None:
-                raise NoDraft(cid)
-            params = built
-        rules.append(Rule(id=f"R{len(rules) + 1}", kind=cid, tier=tiers[cid], params=params))
+        built = NoParams() if cid in structural else builders[cid](data, witness, rng)
+        if built is None:
+            raise NoDraft(cid)
+        rules.append(params.make_rule(cid, tiers[cid], built, f"R{len(rules) + 1}"))
     return rules

@@ -14,10 +14,67 @@ from collections.abc import Callable
 from typing import Any
 
 from pbsolve.checkers.allocation.data import EducationData, GroupingData, MaterialData, ProcurementData
+from pbsolve.checkers.allocation.rule_params import (
+    RULE_PARAMS,
+    TERM_PARAMS,
+    Apart,
+    Continuity,
+    ContractMinimum,
+    CurrentGroups,
+    CurrentLessons,
+    CurrentOrders,
+    CurrentShipments,
+    DailyLoad,
+    DepotThroughput,
+    Diversity,
+    DockCapacity,
+    DropoutRobust,
+    DualSourcing,
+    FillGap,
+    GroupSize,
+    KitPool,
+    LeaderFloor,
+    LoadBalance,
+    LotCap,
+    Mentor,
+    MinGuarantee,
+    MinLoad,
+    MinOrder,
+    MinShipment,
+    NoParams,
+    OrderGap,
+    PeriodBudget,
+    PriorityOrder,
+    RoomClosed,
+    RouteClosed,
+    SafetyStock,
+    SameRoom,
+    ShareCap,
+    ShelfLife,
+    SingleSource,
+    SingleSourcing,
+    SiteIntake,
+    SkillBalance,
+    SkillFloor,
+    StockTarget,
+    StorageCap,
+    SupplierClosed,
+    SupplierShare,
+    TeacherAbsent,
+    TeacherGap,
+    TeacherLoad,
+    Together,
+    TrackCap,
+    TransportBudget,
+    TruckCapacity,
+    WishGuarantee,
+    current_plan,
+)
 from pbsolve.mechanisms import PromptContext, prompt_sections
+from pbsolve.params import parse
 from pbsolve.schema import ObjectiveTerm, Recovery, Rule
 
-Sentence = Callable[[Any, dict[str, Any]], str]
+Sentence = Callable[[Any, Any], str]  # (task data, the item's Params model) -> text
 SENTENCES: dict[str, dict[str, Sentence]] = {
     "procurement_planning": {},
     "material_allocation": {},
@@ -94,7 +151,7 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     fn = SENTENCES[task].get(rule.kind)
     if fn is None:
         raise ValueError(f"no sentence for rule kind {rule.kind!r} in {task}")
-    return fn(d, rule.params)
+    return fn(d, parse(RULE_PARAMS[task], rule))
 
 
 def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> str:
@@ -102,7 +159,7 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
     fn = OBJECTIVES[task].get(term.kind)
     if fn is None:
         raise ValueError(f"no sentence for objective kind {term.kind!r} in {task}")
-    return fn(d, term.params)
+    return fn(d, parse(TERM_PARAMS[task], term))
 
 
 # == Procurement Planning ==============================================================
@@ -123,7 +180,7 @@ def _unit_of(d: ProcurementData, item: str) -> str:
 
 
 @sentence(P, "inventory_balance")
-def _p_inventory(d: ProcurementData, p: dict[str, Any]) -> str:
+def _p_inventory(d: ProcurementData, p: NoParams) -> str:
     return (
         "Stock is carried from week to week, and every week's demand must be met from the stock on hand that week "
         "(deliveries arriving that week included): no item may ever run short."
@@ -131,23 +188,23 @@ def _p_inventory(d: ProcurementData, p: dict[str, Any]) -> str:
 
 
 @sentence(P, "supplier_capacity")
-def _p_capacity(d: ProcurementData, p: dict[str, Any]) -> str:
+def _p_capacity(d: ProcurementData, p: NoParams) -> str:
     return (
         "In any one week, the units ordered from a supplier (all items together) must not exceed its weekly capacity."
     )
 
 
 @sentence(P, "period_budget")
-def _p_budget(d: ProcurementData, p: dict[str, Any]) -> str:
+def _p_budget(d: ProcurementData, p: PeriodBudget) -> str:
     return (
-        f"At most {p['max']} may be spent in any one week: the unit prices of the orders placed that week plus the "
+        f"At most {p.max} may be spent in any one week: the unit prices of the orders placed that week plus the "
         f"order charges of the suppliers ordered from that week."
     )
 
 
 @sentence(P, "min_order")
-def _p_min_order(d: ProcurementData, p: dict[str, Any]) -> str:
-    parts = [f"{s} {_plural(m, 'unit')}" for s, m in p["min"].items()]
+def _p_min_order(d: ProcurementData, p: MinOrder) -> str:
+    parts = [f"{s} {_plural(m, 'unit')}" for s, m in p.min.items()]
     return (
         "Minimum order sizes, counting all items together: in any week in which anything is ordered from one of "
         "these suppliers, that week's order from it totals at least " + _join(parts) + "; ordering nothing from it "
@@ -156,40 +213,40 @@ def _p_min_order(d: ProcurementData, p: dict[str, Any]) -> str:
 
 
 @sentence(P, "supplier_closed")
-def _p_closed(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"{p['supplier']} takes no orders in {_join(p['periods'])}."
+def _p_closed(d: ProcurementData, p: SupplierClosed) -> str:
+    return f"{p.supplier} takes no orders in {_join(p.periods)}."
 
 
 @sentence(P, "dock_capacity")
-def _p_dock(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"At most {_plural(p['max'], 'unit')} (all items together) can be received in any one week."
+def _p_dock(d: ProcurementData, p: DockCapacity) -> str:
+    return f"At most {_plural(p.max, 'unit')} (all items together) can be received in any one week."
 
 
 @sentence(P, "safety_stock")
-def _p_safety(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"{p['item']} never ends a week with fewer than {p['min']} {_unit_of(d, p['item'])} in stock."
+def _p_safety(d: ProcurementData, p: SafetyStock) -> str:
+    return f"{p.item} never ends a week with fewer than {p.min} {_unit_of(d, p.item)} in stock."
 
 
 @sentence(P, "stock_target")
-def _p_target(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"At the end of {p['period']}, at least {p['min']} {_unit_of(d, p['item'])} of {p['item']} must be in stock (a delivery commitment)."
+def _p_target(d: ProcurementData, p: StockTarget) -> str:
+    return f"At the end of {p.period}, at least {p.min} {_unit_of(d, p.item)} of {p.item} must be in stock (a delivery commitment)."
 
 
 @sentence(P, "storage_cap")
-def _p_storage(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"At the end of every week, at most {_plural(p['max'], 'unit')} (all items together) may be in storage."
+def _p_storage(d: ProcurementData, p: StorageCap) -> str:
+    return f"At the end of every week, at most {_plural(p.max, 'unit')} (all items together) may be in storage."
 
 
 @sentence(P, "shelf_life")
-def _p_shelf(d: ProcurementData, p: dict[str, Any]) -> str:
-    k = p["periods"]
+def _p_shelf(d: ProcurementData, p: ShelfLife) -> str:
+    k = p.periods
     last = (
         "in the week it is received"
         if k == 1
         else f"by the end of the {_ordinal(k)} week counting the week it is received"
     )
     return (
-        f"{p['item']} is perishable and is used first in, first out (oldest units first). Each unit must be used "
+        f"{p.item} is perishable and is used first in, first out (oldest units first). Each unit must be used "
         f"{last}, and may not still be in stock after that; the initial stock counts as received in {d.periods[0]}."
     )
 
@@ -199,37 +256,37 @@ def _ordinal(n: int) -> str:
 
 
 @sentence(P, "supplier_share")
-def _p_share(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"No single supplier provides more than {p['pct']}% of all the {p['item']} ordered over the plan."
+def _p_share(d: ProcurementData, p: SupplierShare) -> str:
+    return f"No single supplier provides more than {p.pct}% of all the {p.item} ordered over the plan."
 
 
 @sentence(P, "contract_minimum")
-def _p_contract(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"Under its contract, {p['supplier']} receives orders for at least {p['min']} units in total over the plan (all items and weeks together)."
+def _p_contract(d: ProcurementData, p: ContractMinimum) -> str:
+    return f"Under its contract, {p.supplier} receives orders for at least {p.min} units in total over the plan (all items and weeks together)."
 
 
 @sentence(P, "order_gap")
-def _p_gap(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"Orders are never placed with {p['supplier']} in two consecutive weeks."
+def _p_gap(d: ProcurementData, p: OrderGap) -> str:
+    return f"Orders are never placed with {p.supplier} in two consecutive weeks."
 
 
 @sentence(P, "single_sourcing")
-def _p_single(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"All the {p['item']} is bought from one supplier only."
+def _p_single(d: ProcurementData, p: SingleSourcing) -> str:
+    return f"All the {p.item} is bought from one supplier only."
 
 
 @sentence(P, "dual_sourcing")
-def _p_dual(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"{p['item']} is bought from at least two different suppliers over the plan."
+def _p_dual(d: ProcurementData, p: DualSourcing) -> str:
+    return f"{p.item} is bought from at least two different suppliers over the plan."
 
 
 @sentence(P, "lot_cap")
-def _p_lot(d: ProcurementData, p: dict[str, Any]) -> str:
-    return f"No single order line (one item from one supplier in one week) may exceed {p['max']} units."
+def _p_lot(d: ProcurementData, p: LotCap) -> str:
+    return f"No single order line (one item from one supplier in one week) may exceed {p.max} units."
 
 
 @sentence(P, "delay_robust")
-def _p_delay(d: ProcurementData, p: dict[str, Any]) -> str:
+def _p_delay(d: ProcurementData, p: NoParams) -> str:
     return (
         "Every week's demand must be met from stock, and must still be met if any one order (one supplier, item and "
         "week) arrived one week late while every other order came on time; an order due in the last week would then "
@@ -237,21 +294,21 @@ def _p_delay(d: ProcurementData, p: dict[str, Any]) -> str:
     )
 
 
-def _p_total_cost(d: ProcurementData, p: dict[str, Any]) -> str:
+def _p_total_cost(d: ProcurementData, p: NoParams) -> str:
     return (
         "the total cost: the unit prices of everything ordered, plus each supplier's order charge for every week in "
         "which an order is placed with it, plus each item's holding cost for every unit in stock at the end of each week"
     )
 
 
-def _p_order_score(d: ProcurementData, p: dict[str, Any]) -> str:
+def _p_order_score(d: ProcurementData, p: NoParams) -> str:
     return (
         "the order score: each unit ordered from the supplier listed k-th (first = 1) in week Wt scores 10 × k + t; "
         "sum over all units ordered"
     )
 
 
-def _p_changes(d: ProcurementData, p: dict[str, Any]) -> str:
+def _p_changes(d: ProcurementData, p: CurrentOrders) -> str:
     return (
         "the number of order lines (supplier, item and week) whose quantity differs from the current plan "
         "(a line found in only one of the two plans counts as well)"
@@ -292,7 +349,7 @@ def _procurement_body(d: ProcurementData, subtask: str, objective: list[Objectiv
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few order lines as you can):"]
-        lines = [f"- {q} {i} from {s} in {label}" for s, i, label, q in changes.params["existing"]]
+        lines = [f"- {q} {i} from {s} in {label}" for s, i, label, q in current_plan(P, changes)]
         out += lines or ["- (no orders)"]
     return out
 
@@ -339,104 +396,104 @@ def _m_unit(d: MaterialData, m: str) -> str:
 
 
 @sentence(M, "depot_stock")
-def _m_stock(d: MaterialData, p: dict[str, Any]) -> str:
+def _m_stock(d: MaterialData, p: NoParams) -> str:
     return "No depot sends out more of a material than it holds (all sites together)."
 
 
 @sentence(M, "request_cap")
-def _m_request(d: MaterialData, p: dict[str, Any]) -> str:
+def _m_request(d: MaterialData, p: NoParams) -> str:
     return "No site receives more of a material than it requested (all depots together)."
 
 
 @sentence(M, "route_closed")
-def _m_closed(d: MaterialData, p: dict[str, Any]) -> str:
-    return f"The road from {p['depot']} to {p['site']} is closed: nothing can be sent from {p['depot']} to {p['site']}."
+def _m_closed(d: MaterialData, p: RouteClosed) -> str:
+    return f"The road from {p.depot} to {p.site} is closed: nothing can be sent from {p.depot} to {p.site}."
 
 
 @sentence(M, "truck_capacity")
-def _m_truck(d: MaterialData, p: dict[str, Any]) -> str:
+def _m_truck(d: MaterialData, p: TruckCapacity) -> str:
     return (
-        f"Everything sent from one depot to one site travels in a single truck, which carries at most {p['max']} "
+        f"Everything sent from one depot to one site travels in a single truck, which carries at most {p.max} "
         f"units (all materials together)."
     )
 
 
 @sentence(M, "depot_throughput")
-def _m_throughput(d: MaterialData, p: dict[str, Any]) -> str:
-    return f"{p['depot']} can dispatch at most {p['max']} units in total (all materials and sites together)."
+def _m_throughput(d: MaterialData, p: DepotThroughput) -> str:
+    return f"{p.depot} can dispatch at most {p.max} units in total (all materials and sites together)."
 
 
 @sentence(M, "min_guarantee")
-def _m_guarantee(d: MaterialData, p: dict[str, Any]) -> str:
-    who = _join(p["sites"]) + (" are each" if len(p["sites"]) > 1 else " is")
-    return f"{who} guaranteed at least {p['min']} {_m_unit(d, p['material'])} of {p['material']}."
+def _m_guarantee(d: MaterialData, p: MinGuarantee) -> str:
+    who = _join(p.sites) + (" are each" if len(p.sites) > 1 else " is")
+    return f"{who} guaranteed at least {p.min} {_m_unit(d, p.material)} of {p.material}."
 
 
 @sentence(M, "site_intake")
-def _m_intake(d: MaterialData, p: dict[str, Any]) -> str:
-    return f"{p['site']} can take in at most {p['max']} units in total (all materials together)."
+def _m_intake(d: MaterialData, p: SiteIntake) -> str:
+    return f"{p.site} can take in at most {p.max} units in total (all materials together)."
 
 
 @sentence(M, "transport_budget")
-def _m_budget(d: MaterialData, p: dict[str, Any]) -> str:
-    return f"The total transport cost may not exceed {p['max']}."
+def _m_budget(d: MaterialData, p: TransportBudget) -> str:
+    return f"The total transport cost may not exceed {p.max}."
 
 
 @sentence(M, "fill_gap")
-def _m_gap(d: MaterialData, p: dict[str, Any]) -> str:
-    if not p["max"]:
+def _m_gap(d: MaterialData, p: FillGap) -> str:
+    if not p.max:
         return "Fairness: every site has the same fill rate."
-    return f"Fairness: the fill rates of all sites lie within {_plural(p['max'], 'percentage point')} of each other."
+    return f"Fairness: the fill rates of all sites lie within {_plural(p.max, 'percentage point')} of each other."
 
 
 @sentence(M, "priority_order")
-def _m_priority(d: MaterialData, p: dict[str, Any]) -> str:
-    chain = p["sites"]
+def _m_priority(d: MaterialData, p: PriorityOrder) -> str:
+    chain = p.sites
     return (
         "Priority order: " + ", ".join(f"{a}'s fill rate is at least {b}'s" for a, b in itertools.pairwise(chain)) + "."
     )
 
 
 @sentence(M, "single_source")
-def _m_single(d: MaterialData, p: dict[str, Any]) -> str:
-    who = _join(p["sites"]) + (" each receive" if len(p["sites"]) > 1 else " receives")
+def _m_single(d: MaterialData, p: SingleSource) -> str:
+    who = _join(p.sites) + (" each receive" if len(p.sites) > 1 else " receives")
     return f"{who} everything from one depot only."
 
 
 @sentence(M, "min_shipment")
-def _m_min_shipment(d: MaterialData, p: dict[str, Any]) -> str:
-    return f"A delivery from a depot to a site (all materials together) is either nothing or at least {p['min']} units."
+def _m_min_shipment(d: MaterialData, p: MinShipment) -> str:
+    return f"A delivery from a depot to a site (all materials together) is either nothing or at least {p.min} units."
 
 
 @sentence(M, "share_cap")
-def _m_share(d: MaterialData, p: dict[str, Any]) -> str:
-    return f"No site receives more than {p['pct']}% of all the {p['material']} sent out."
+def _m_share(d: MaterialData, p: ShareCap) -> str:
+    return f"No site receives more than {p.pct}% of all the {p.material} sent out."
 
 
 @sentence(M, "depot_failure")
-def _m_failure(d: MaterialData, p: dict[str, Any]) -> str:
+def _m_failure(d: MaterialData, p: NoParams) -> str:
     return (
         "If any one depot failed and sent nothing (every other shipment unchanged), every site must still receive "
         "at least half of each material your plan sends it. This must hold for each depot failing on its own."
     )
 
 
-def _m_shortage(d: MaterialData, p: dict[str, Any]) -> str:
+def _m_shortage(d: MaterialData, p: NoParams) -> str:
     return "the weighted shortage: for every site and material, (units requested − units received) × the site's priority, summed"
 
 
-def _m_transport(d: MaterialData, p: dict[str, Any]) -> str:
+def _m_transport(d: MaterialData, p: NoParams) -> str:
     return "the transport cost: every unit sent costs its route's cost per unit (depot to site), summed"
 
 
-def _m_route_score(d: MaterialData, p: dict[str, Any]) -> str:
+def _m_route_score(d: MaterialData, p: NoParams) -> str:
     return (
         "the route score: each unit of the material listed i-th sent from the depot listed j-th to the site listed "
         "k-th scores i × (10 × j + k); summed over all units sent"
     )
 
 
-def _m_changes(d: MaterialData, p: dict[str, Any]) -> str:
+def _m_changes(d: MaterialData, p: CurrentShipments) -> str:
     return (
         "the number of shipment lines (depot, site and material) whose units differ from the current plan "
         "(a line found in only one of the two plans counts as well)"
@@ -474,7 +531,7 @@ def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few shipment lines as you can):"]
-        lines = [f"- {q} {_m_unit(d, m)} of {m} from {x} to {s}" for x, s, m, q in changes.params["existing"]]
+        lines = [f"- {q} {_m_unit(d, m)} of {m} from {x} to {s}" for x, s, m, q in current_plan(M, changes)]
         out += lines or ["- (no shipments)"]
     return out
 
@@ -497,44 +554,44 @@ EDUCATION_CONTEXT = {
 
 
 @sentence(E, "qualified")
-def _e_qualified(d: EducationData, p: dict[str, Any]) -> str:
+def _e_qualified(d: EducationData, p: NoParams) -> str:
     return "Every lesson is taught by a teacher who teaches its subject."
 
 
 @sentence(E, "room_fit")
-def _e_room_fit(d: EducationData, p: dict[str, Any]) -> str:
+def _e_room_fit(d: EducationData, p: NoParams) -> str:
     return "A lesson's room must seat its whole group and have all the equipment the lesson needs."
 
 
 @sentence(E, "teacher_no_clash")
-def _e_teacher_clash(d: EducationData, p: dict[str, Any]) -> str:
+def _e_teacher_clash(d: EducationData, p: NoParams) -> str:
     return "No teacher teaches two lessons in the same slot."
 
 
 @sentence(E, "room_no_clash")
-def _e_room_clash(d: EducationData, p: dict[str, Any]) -> str:
+def _e_room_clash(d: EducationData, p: NoParams) -> str:
     return "A room holds at most one lesson per slot."
 
 
 @sentence(E, "availability")
-def _e_availability(d: EducationData, p: dict[str, Any]) -> str:
+def _e_availability(d: EducationData, p: NoParams) -> str:
     return "No teacher teaches in a slot in which they are unavailable."
 
 
 @sentence(E, "teacher_absent")
-def _e_absent(d: EducationData, p: dict[str, Any]) -> str:
-    return f"{p['teacher']} is absent in {_join(p['slots'])} and teaches no lesson then."
+def _e_absent(d: EducationData, p: TeacherAbsent) -> str:
+    return f"{p.teacher} is absent in {_join(p.slots)} and teaches no lesson then."
 
 
 @sentence(E, "teacher_load")
-def _e_load(d: EducationData, p: dict[str, Any]) -> str:
-    who = _join(p["teachers"]) + (" each teach" if len(p["teachers"]) > 1 else " teaches")
-    return f"{who} at most {_plural(p['max'], 'lesson')}." if p["max"] else f"{who} no lessons."
+def _e_load(d: EducationData, p: TeacherLoad) -> str:
+    who = _join(p.teachers) + (" each teach" if len(p.teachers) > 1 else " teaches")
+    return f"{who} at most {_plural(p.max, 'lesson')}." if p.max else f"{who} no lessons."
 
 
 @sentence(E, "kit_pool")
-def _e_kit(d: EducationData, p: dict[str, Any]) -> str:
-    n = p["max"]
+def _e_kit(d: EducationData, p: KitPool) -> str:
+    n = p.max
     if n == 0:
         return "There are no laptop trolleys: every lesson that needs laptops must be held in a room with computers."
     rooms = "a room" if n == 1 else "rooms"
@@ -546,21 +603,21 @@ def _e_kit(d: EducationData, p: dict[str, Any]) -> str:
 
 
 @sentence(E, "room_closed")
-def _e_closed(d: EducationData, p: dict[str, Any]) -> str:
-    return f"Room {p['room']} is closed in {_join(p['slots'])}."
+def _e_closed(d: EducationData, p: RoomClosed) -> str:
+    return f"Room {p.room} is closed in {_join(p.slots)}."
 
 
 @sentence(E, "daily_load")
-def _e_daily(d: EducationData, p: dict[str, Any]) -> str:
-    who = _join(p["teachers"]) + (" each teach" if len(p["teachers"]) > 1 else " teaches")
-    if not p["max"]:
+def _e_daily(d: EducationData, p: DailyLoad) -> str:
+    who = _join(p.teachers) + (" each teach" if len(p.teachers) > 1 else " teaches")
+    if not p.max:
         return f"{who} no lessons on any day."
-    return f"{who} at most {_plural(p['max'], 'lesson')} on any one day."
+    return f"{who} at most {_plural(p.max, 'lesson')} on any one day."
 
 
 @sentence(E, "load_balance")
-def _e_balance(d: EducationData, p: dict[str, Any]) -> str:
-    spread = f"differ by at most {p['max']} between any two teachers" if p["max"] else "are all equal"
+def _e_balance(d: EducationData, p: LoadBalance) -> str:
+    spread = f"differ by at most {p.max} between any two teachers" if p.max else "are all equal"
     return (
         f"Fairness: the teaching loads (lessons per teacher, counting every teacher listed, also those who teach "
         f"none) {spread}."
@@ -568,31 +625,31 @@ def _e_balance(d: EducationData, p: dict[str, Any]) -> str:
 
 
 @sentence(E, "min_load")
-def _e_min_load(d: EducationData, p: dict[str, Any]) -> str:
-    who = _join(p["teachers"]) + (" each teach" if len(p["teachers"]) > 1 else " teaches")
-    return f"{who} at least {_plural(p['min'], 'lesson')}."
+def _e_min_load(d: EducationData, p: MinLoad) -> str:
+    who = _join(p.teachers) + (" each teach" if len(p.teachers) > 1 else " teaches")
+    return f"{who} at least {_plural(p.min, 'lesson')}."
 
 
 @sentence(E, "continuity")
-def _e_continuity(d: EducationData, p: dict[str, Any]) -> str:
-    return f"{_join(p['lessons'])} are taught by the same teacher."
+def _e_continuity(d: EducationData, p: Continuity) -> str:
+    return f"{_join(p.lessons)} are taught by the same teacher."
 
 
 @sentence(E, "same_room")
-def _e_same_room(d: EducationData, p: dict[str, Any]) -> str:
-    return f"{_join(p['lessons'])} are held in the same room."
+def _e_same_room(d: EducationData, p: SameRoom) -> str:
+    return f"{_join(p.lessons)} are held in the same room."
 
 
 @sentence(E, "teacher_gap")
-def _e_gap(d: EducationData, p: dict[str, Any]) -> str:
+def _e_gap(d: EducationData, p: TeacherGap) -> str:
     return (
-        f"{p['teacher']} never teaches in two consecutive slots of the same day (slots are consecutive when they "
+        f"{p.teacher} never teaches in two consecutive slots of the same day (slots are consecutive when they "
         f"follow each other in the slot list on one day)."
     )
 
 
 @sentence(E, "teacher_backup")
-def _e_backup(d: EducationData, p: dict[str, Any]) -> str:
+def _e_backup(d: EducationData, p: NoParams) -> str:
     free = (
         ", and is available in the lesson's slot (not listed as unavailable then)"
         if any(t.unavailable for t in d.teachers)
@@ -605,29 +662,29 @@ def _e_backup(d: EducationData, p: dict[str, Any]) -> str:
     )
 
 
-def _e_preference(d: EducationData, p: dict[str, Any]) -> str:
+def _e_preference(d: EducationData, p: NoParams) -> str:
     return (
         "the preference total: each lesson counts its teacher's preference for the lesson's subject (0 = first "
         "choice; a teacher outside their subjects would count 3)"
     )
 
 
-def _e_room_cost(d: EducationData, p: dict[str, Any]) -> str:
+def _e_room_cost(d: EducationData, p: NoParams) -> str:
     return "the room cost: each lesson pays its room's cost"
 
 
-def _e_score(d: EducationData, p: dict[str, Any]) -> str:
+def _e_score(d: EducationData, p: NoParams) -> str:
     return (
         "the assignment score: lesson number n taught by the teacher listed k-th in the room listed j-th scores "
         "n × (10 × k + j); summed over lessons"
     )
 
 
-def _e_backup_score(d: EducationData, p: dict[str, Any]) -> str:
+def _e_backup_score(d: EducationData, p: NoParams) -> str:
     return "the backup score: each lesson counts the listed number k of its backup teacher; summed over lessons"
 
 
-def _e_changes(d: EducationData, p: dict[str, Any]) -> str:
+def _e_changes(d: EducationData, p: CurrentLessons) -> str:
     return "the number of lessons whose teacher or room differs from the current plan (each changed lesson counts 1)"
 
 
@@ -658,7 +715,7 @@ def _education_body(d: EducationData, subtask: str, objective: list[ObjectiveTer
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few lessons as you can):"]
-        out += [f"- {lid}: {t}, {r}" for lid, (t, r) in changes.params["existing"].items()]
+        out += [f"- {lid}: {t}, {r}" for lid, (t, r) in current_plan(E, changes).items()]
     return out
 
 
@@ -679,99 +736,99 @@ GROUPING_CONTEXT = {
 }
 
 
-def _pairs(pairs: list[list[str]], how: str) -> str:
+def _pairs(pairs: list[tuple[str, str]], how: str) -> str:
     return "; ".join(f"{a} and {b} are {how}" for a, b in pairs) + "."
 
 
 @sentence(G, "group_size")
-def _g_size(d: GroupingData, p: dict[str, Any]) -> str:
-    if p["min"] == p["max"]:
-        return f"Every group has exactly {_plural(p['min'], 'student')}."
-    return f"Every group has between {p['min']} and {p['max']} students."
+def _g_size(d: GroupingData, p: GroupSize) -> str:
+    if p.min == p.max:
+        return f"Every group has exactly {_plural(p.min, 'student')}."
+    return f"Every group has between {p.min} and {p.max} students."
 
 
 @sentence(G, "apart")
-def _g_apart(d: GroupingData, p: dict[str, Any]) -> str:
-    return _pairs(p["pairs"], "in different groups")
+def _g_apart(d: GroupingData, p: Apart) -> str:
+    return _pairs(p.pairs, "in different groups")
 
 
 @sentence(G, "together")
-def _g_together(d: GroupingData, p: dict[str, Any]) -> str:
-    return _pairs(p["pairs"], "in the same group")
+def _g_together(d: GroupingData, p: Together) -> str:
+    return _pairs(p.pairs, "in the same group")
 
 
 @sentence(G, "leader_floor")
-def _g_leader(d: GroupingData, p: dict[str, Any]) -> str:
-    return f"Every group has at least one student with leadership {p['level']} or more."
+def _g_leader(d: GroupingData, p: LeaderFloor) -> str:
+    return f"Every group has at least one student with leadership {p.level} or more."
 
 
 @sentence(G, "track_cap")
-def _g_track_cap(d: GroupingData, p: dict[str, Any]) -> str:
-    return f"No group has more than {_plural(p['max'], 'student')} of the same track."
+def _g_track_cap(d: GroupingData, p: TrackCap) -> str:
+    return f"No group has more than {_plural(p.max, 'student')} of the same track."
 
 
 @sentence(G, "skill_floor")
-def _g_skill_floor(d: GroupingData, p: dict[str, Any]) -> str:
-    return f"Every group's skill total (the sum of its students' skills) is at least {p['min']}."
+def _g_skill_floor(d: GroupingData, p: SkillFloor) -> str:
+    return f"Every group's skill total (the sum of its students' skills) is at least {p.min}."
 
 
 @sentence(G, "skill_balance")
-def _g_balance(d: GroupingData, p: dict[str, Any]) -> str:
-    if not p["max"]:
+def _g_balance(d: GroupingData, p: SkillBalance) -> str:
+    if not p.max:
         return "Fairness: every group has the same skill total."
-    return f"Fairness: the skill totals of any two groups differ by at most {p['max']}."
+    return f"Fairness: the skill totals of any two groups differ by at most {p.max}."
 
 
 @sentence(G, "diversity")
-def _g_diversity(d: GroupingData, p: dict[str, Any]) -> str:
-    if p["min"] <= 1:
-        return f"Every group has students of at least {p['min']} track."
-    return f"Every group has students of at least {p['min']} different tracks."
+def _g_diversity(d: GroupingData, p: Diversity) -> str:
+    if p.min <= 1:
+        return f"Every group has students of at least {p.min} track."
+    return f"Every group has students of at least {p.min} different tracks."
 
 
 @sentence(G, "no_isolation")
-def _g_isolation(d: GroupingData, p: dict[str, Any]) -> str:
+def _g_isolation(d: GroupingData, p: NoParams) -> str:
     return "No student is the only one of their track in their group."
 
 
 @sentence(G, "wish_guarantee")
-def _g_wishes(d: GroupingData, p: dict[str, Any]) -> str:
-    who = _join(p["students"]) + (" each share" if len(p["students"]) > 1 else " shares")
+def _g_wishes(d: GroupingData, p: WishGuarantee) -> str:
+    who = _join(p.students) + (" each share" if len(p.students) > 1 else " shares")
     return f"{who} a group with at least one of the classmates they wished for."
 
 
 @sentence(G, "mentor")
-def _g_mentor(d: GroupingData, p: dict[str, Any]) -> str:
+def _g_mentor(d: GroupingData, p: Mentor) -> str:
     return (
         f"Every newcomer shares a group with a mentor: a student who is not a newcomer and has leadership "
-        f"{p['level']} or more."
+        f"{p.level} or more."
     )
 
 
 @sentence(G, "dropout_robust")
-def _g_dropout(d: GroupingData, p: dict[str, Any]) -> str:
+def _g_dropout(d: GroupingData, p: DropoutRobust) -> str:
     return (
-        f"If any one student dropped out, every group would still have a student with leadership {p['level']} or "
+        f"If any one student dropped out, every group would still have a student with leadership {p.level} or "
         f"more. This must hold for each student dropping out on their own."
     )
 
 
-def _g_unmet(d: GroupingData, p: dict[str, Any]) -> str:
+def _g_unmet(d: GroupingData, p: NoParams) -> str:
     return "the number of unmet wishes: each wish (a student wishing to work with a classmate) whose two students are in different groups counts 1"
 
 
-def _g_spread(d: GroupingData, p: dict[str, Any]) -> str:
+def _g_spread(d: GroupingData, p: NoParams) -> str:
     return "the skill spread: the highest group skill total minus the lowest"
 
 
-def _g_code(d: GroupingData, p: dict[str, Any]) -> str:
+def _g_code(d: GroupingData, p: NoParams) -> str:
     return (
         "the grouping code: write each student's group number (numbered as above) in list order and read the "
         "digits as one whole number; a smaller code is an earlier grouping"
     )
 
 
-def _g_changes(d: GroupingData, p: dict[str, Any]) -> str:
+def _g_changes(d: GroupingData, p: CurrentGroups) -> str:
     return (
         "the number of pairs of students whose pairing differs from the current grouping: together before and "
         "apart now, or apart before and together now"
@@ -802,7 +859,7 @@ def _grouping_body(d: GroupingData, subtask: str, objective: list[ObjectiveTerm]
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current grouping** (made before {_disrupted(rules)}; change as few pairings as you can):"]
-        out += [f"- {', '.join(g)}" for g in changes.params["existing"]]
+        out += [f"- {', '.join(g)}" for g in current_plan(G, changes)]
     return out
 
 

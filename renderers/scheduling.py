@@ -11,9 +11,31 @@ import itertools
 from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.checkers.scheduling.rule_params import (
+    RULE_PARAMS,
+    TERM_PARAMS,
+    BlockedSlots,
+    CurrentSchedule,
+    DailyLimit,
+    DayCap,
+    Deadline,
+    DifferentDays,
+    MaxConsecutive,
+    NoParams,
+    PersonAbsent,
+    PersonBuffer,
+    Precedence,
+    PriorityOrder,
+    RoomClosed,
+    SameRoom,
+    SlotPenalty,
+    WeightedEnd,
+    Window,
+)
 from pbsolve.mechanisms import PromptContext, prompt_sections
+from pbsolve.params import as_model, parse
 from pbsolve.renderers import scheduling_stateful  # noqa: F401  (registers the stateful sentences)
-from pbsolve.renderers.scheduling_words import SENTENCES, Vocab
+from pbsolve.renderers.scheduling_words import SENTENCES, Vocab, sentence
 from pbsolve.renderers.scheduling_words import a as _a
 from pbsolve.renderers.scheduling_words import unit as _start_word
 from pbsolve.renderers.scheduling_words import units as _units
@@ -60,109 +82,134 @@ def _end(d: TimetableData, slot_id: str) -> str:
 # the rule kinds a minimum-change replanning disruption takes (always hard-tier)
 DISRUPTION_KINDS = frozenset({"person_absent", "room_closed"})
 
-# The rule kinds render_rule's own chain states (tests/test_family_contract.py holds
-# this list to the chain); add-on modules register theirs in SENTENCES.
-CHAIN_KINDS = frozenset(
-    {
-        "availability",
-        "room_fit",
-        "person_no_overlap",
-        "room_no_overlap",
-        "series_order",
-        "window",
-        "deadline",
-        "blocked_slots",
-        "daily_limit",
-        "day_cap",
-        "precedence",
-        "priority_order",
-        "person_buffer",
-        "max_consecutive",
-        "different_days",
-        "same_room",
-        "person_absent",
-        "room_closed",
-        "room_backup",
-    }
-)
-
 
 def sentence_kinds(task: str) -> frozenset[str]:
     """The rule kinds ``render_rule`` has a sentence for in ``task`` (the family contract)."""
     VOCAB[task]  # KeyError for a task this family does not have
-    return CHAIN_KINDS | frozenset(SENTENCES)
+    return frozenset(SENTENCES)
 
 
 def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
-    d = TimetableData.model_validate(data)
-    v = VOCAB[task]
-    p = rule.params
-    k = rule.kind
-    if k in SENTENCES:
-        return SENTENCES[k](d, p, v)
-    if k == "availability":
-        return f"Every {v.person} is available for the whole of each {v.event} they take part in."
-    if k == "room_fit":
-        return f"A room must seat everyone in the {v.event} and have all the equipment the {v.event} needs."
-    if k == "person_no_overlap":
-        return f"No {v.person} takes part in two {v.events} at the same time."
-    if k == "room_no_overlap":
-        return f"A room holds at most one {v.event} at a time."
-    if k == "series_order":
-        return _series_order(d, v)
-    if k == "window":
-        return f"{p['event']} must start at or after {p['from']} and finish by {_end(d, p['to'])}."
-    if k == "deadline":
-        return f"{_join(p['events'])} must {_all(len(p['events']))}finish by {_end(d, p['to'])}."
-    if k == "blocked_slots":
-        return f"No {v.event} may take place, even in part, during {_join(_runs(d, p['slots']), 'or')}."
-    if k == "daily_limit":
-        per = "that day" if len(d.days) == 1 else "per day"
-        who = _join(p["people"]) + (" each take" if len(p["people"]) > 1 else " takes")
-        noun = v.event if p["max"] == 1 else v.events
-        if not p["max"]:
-            return f"{who} part in no {v.events} at all."
-        return f"{who} part in at most {p['max']} {noun} {per}."
-    if k == "day_cap":
-        if p["max"] == 1:
-            return f"At most one {v.event} takes place on any one day."
-        return f"At most {p['max']} {v.events} take place on any one day."
-    if k == "precedence":
-        return f"{p['before']} ends no later than {p['after']} starts."
-    if k == "priority_order":
-        chain = p["events"]
-        return (
-            "Priority ranking: "
-            + ", ".join(f"{a} starts no later than {b}" for a, b in itertools.pairwise(chain))
-            + "."
-        )
-    if k == "person_buffer":
-        return f"{p['person']} has at least {_units(d, p['gap'])} free between any two of their {v.events} on the same day."
-    if k == "max_consecutive":
-        return f"{p['person']} is never busy for more than {_units(d, p['max'])} in a row."
-    if k == "different_days":
-        return f"{_join(p['events'])} {_all(len(p['events']))}take place on different days."
-    if k == "same_room":
-        return f"{_join(p['events'])} {_all(len(p['events']))}use the same room."
-    if k == "person_absent":
-        return f"{p['person']} cannot take part in any {v.event} during {_span(d, p['slots'])}."
-    if k == "room_closed":
-        return f"Room {p['room']} is closed during {_span(d, p['slots'])}."
-    if k == "room_backup":
-        return (
-            f"Every {v.event} names a backup room other than its own room. If any one room became unusable, "
-            f"each {v.event} in it would move to its backup room at the same time; the backup must seat everyone "
-            f"and have the equipment the {v.event} needs, and after the move no room may hold two {v.events} at "
-            f"once. This must work for each room failing on its own."
-        )
-    raise ValueError(f"no sentence for rule kind {k!r}")
+    fn = SENTENCES.get(rule.kind)
+    if fn is None:
+        raise ValueError(f"no sentence for rule kind {rule.kind!r}")
+    return fn(TimetableData.model_validate(data), parse(RULE_PARAMS, rule), VOCAB[task])
+
+
+# -- one sentence per rule kind ----------------------------------------------------------
+@sentence("availability")
+def _s_availability(d: TimetableData, p: NoParams, v: Vocab) -> str:
+    return f"Every {v.person} is available for the whole of each {v.event} they take part in."
+
+
+@sentence("room_fit")
+def _s_room_fit(d: TimetableData, p: NoParams, v: Vocab) -> str:
+    return f"A room must seat everyone in the {v.event} and have all the equipment the {v.event} needs."
+
+
+@sentence("person_no_overlap")
+def _s_person_no_overlap(d: TimetableData, p: NoParams, v: Vocab) -> str:
+    return f"No {v.person} takes part in two {v.events} at the same time."
+
+
+@sentence("room_no_overlap")
+def _s_room_no_overlap(d: TimetableData, p: NoParams, v: Vocab) -> str:
+    return f"A room holds at most one {v.event} at a time."
+
+
+@sentence("series_order")
+def _s_series_order(d: TimetableData, p: NoParams, v: Vocab) -> str:
+    return _series_order(d, v)
+
+
+@sentence("window")
+def _s_window(d: TimetableData, p: Window, v: Vocab) -> str:
+    return f"{p.event} must start at or after {p.from_} and finish by {_end(d, p.to)}."
+
+
+@sentence("deadline")
+def _s_deadline(d: TimetableData, p: Deadline, v: Vocab) -> str:
+    return f"{_join(p.events)} must {_all(len(p.events))}finish by {_end(d, p.to)}."
+
+
+@sentence("blocked_slots")
+def _s_blocked_slots(d: TimetableData, p: BlockedSlots, v: Vocab) -> str:
+    return f"No {v.event} may take place, even in part, during {_join(_runs(d, p.slots), 'or')}."
+
+
+@sentence("daily_limit")
+def _s_daily_limit(d: TimetableData, p: DailyLimit, v: Vocab) -> str:
+    per = "that day" if len(d.days) == 1 else "per day"
+    who = _join(p.people) + (" each take" if len(p.people) > 1 else " takes")
+    noun = v.event if p.max == 1 else v.events
+    if not p.max:
+        return f"{who} part in no {v.events} at all."
+    return f"{who} part in at most {p.max} {noun} {per}."
+
+
+@sentence("day_cap")
+def _s_day_cap(d: TimetableData, p: DayCap, v: Vocab) -> str:
+    if p.max == 1:
+        return f"At most one {v.event} takes place on any one day."
+    return f"At most {p.max} {v.events} take place on any one day."
+
+
+@sentence("precedence")
+def _s_precedence(d: TimetableData, p: Precedence, v: Vocab) -> str:
+    return f"{p.before} ends no later than {p.after} starts."
+
+
+@sentence("priority_order")
+def _s_priority_order(d: TimetableData, p: PriorityOrder, v: Vocab) -> str:
+    chain = p.events
+    return "Priority ranking: " + ", ".join(f"{a} starts no later than {b}" for a, b in itertools.pairwise(chain)) + "."
+
+
+@sentence("person_buffer")
+def _s_person_buffer(d: TimetableData, p: PersonBuffer, v: Vocab) -> str:
+    return f"{p.person} has at least {_units(d, p.gap)} free between any two of their {v.events} on the same day."
+
+
+@sentence("max_consecutive")
+def _s_max_consecutive(d: TimetableData, p: MaxConsecutive, v: Vocab) -> str:
+    return f"{p.person} is never busy for more than {_units(d, p.max)} in a row."
+
+
+@sentence("different_days")
+def _s_different_days(d: TimetableData, p: DifferentDays, v: Vocab) -> str:
+    return f"{_join(p.events)} {_all(len(p.events))}take place on different days."
+
+
+@sentence("same_room")
+def _s_same_room(d: TimetableData, p: SameRoom, v: Vocab) -> str:
+    return f"{_join(p.events)} {_all(len(p.events))}use the same room."
+
+
+@sentence("person_absent")
+def _s_person_absent(d: TimetableData, p: PersonAbsent, v: Vocab) -> str:
+    return f"{p.person} cannot take part in any {v.event} during {_span(d, p.slots)}."
+
+
+@sentence("room_closed")
+def _s_room_closed(d: TimetableData, p: RoomClosed, v: Vocab) -> str:
+    return f"Room {p.room} is closed during {_span(d, p.slots)}."
+
+
+@sentence("room_backup")
+def _s_room_backup(d: TimetableData, p: NoParams, v: Vocab) -> str:
+    return (
+        f"Every {v.event} names a backup room other than its own room. If any one room became unusable, "
+        f"each {v.event} in it would move to its backup room at the same time; the backup must seat everyone "
+        f"and have the equipment the {v.event} needs, and after the move no room may hold two {v.events} at "
+        f"once. This must work for each room failing on its own."
+    )
 
 
 def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> str:
     d = TimetableData.model_validate(data)
-    v = VOCAB[task]
+    v, tp = VOCAB[task], parse(TERM_PARAMS, term)
     if term.kind == "weighted_end":
-        w = term.params["weights"]
+        w = as_model(tp, WeightedEnd).weights
         if d.time_unit == "hour":
             return f"the sum over {v.events} of priority × finishing hour (a {v.event} ending at 17:00 counts 17)"
         weights = "; ".join(f"{eid} {w[eid]}" for eid in w)
@@ -173,7 +220,7 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
     if term.kind == "room_cost":
         return f"the total room cost: each {v.event} pays the cost of its room"
     if term.kind == "slot_penalty":
-        pen = term.params["penalty"]
+        pen = as_model(tp, SlotPenalty).penalty
         groups: dict[int, list[str]] = {}
         for sid, value in pen.items():
             groups.setdefault(value, []).append(sid)
@@ -334,7 +381,10 @@ def render_prompt(
             else "the disruption among the rules, which it breaks"
         )
         out += ["", f"**Current schedule** (made before {before}; change as few {v.events} as you can):"]
-        out += [f"- {eid}: {start}, {room}" for eid, (start, room) in changes.params["existing"].items()]
+        out += [
+            f"- {eid}: {start}, {room}"
+            for eid, (start, room) in as_model(parse(TERM_PARAMS, changes), CurrentSchedule).existing.items()
+        ]
     out += ["", "**Rules** (every plan must satisfy all of them):"]
     out += [f"- {r.id}: {r.text}" for r in rules]
     out += ["", "**Objective:**", *_objective_lines(objective)]

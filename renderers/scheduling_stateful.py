@@ -6,9 +6,8 @@ every number, so that the checker's slot-by-slot simulation is the only reading.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checkers.scheduling.rule_params import BatteryLevel, FatigueProtocol, RoomCooldown
 from pbsolve.renderers.scheduling_words import Sentence, Vocab, a, sentence, units
 from pbsolve.renderers.scheduling_words import unit as _unit
 
@@ -19,8 +18,8 @@ def _day(d: TimetableData) -> str:
 
 
 @sentence("room_cooldown")
-def _room_cooldown(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
-    room, k = p["room"], p["gap"]
+def _room_cooldown(d: TimetableData, p: RoomCooldown, v: Vocab) -> str:
+    room, k = p.room, p.gap
     text = (
         f"Room {room} needs a reset after use: once {a(v.event)} held in {room} ends, {room} holds no {v.event} "
         f"during the next {units(d, k)} of the same day"
@@ -38,8 +37,8 @@ def _room_cooldown(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
 
 
 @sentence("fatigue_protocol")
-def _fatigue_protocol(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
-    who, h, g = p["person"], p["threshold"], p["rest"]
+def _fatigue_protocol(d: TimetableData, p: FatigueProtocol, v: Vocab) -> str:
+    who, h, g = p.person, p.threshold, p.rest
     return (
         f"Fatigue protocol for {who}: count the {_unit(d)}s {who} spends in {v.events}, starting from 0 at the "
         f"start of {_day(d)}. {a(v.event).capitalize()} of {who} that starts when this count has already "
@@ -49,12 +48,12 @@ def _fatigue_protocol(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
 
 
 @sentence("battery_level")
-def _battery_level(d: TimetableData, p: dict[str, Any], v: Vocab) -> str:
-    f, cap, unit = p["feature"], p["capacity"], _unit(d)
+def _battery_level(d: TimetableData, p: BatteryLevel, v: Vocab) -> str:
+    f, cap, unit = p.feature, p.capacity, _unit(d)
     return (
         f"Every {v.event} that needs {f} draws on one shared battery (capacity {cap} units). Its level is "
-        f"{p['start']} units at the start of {_day(d)}. In every {unit} in which at least one {v.event} that needs "
-        f"{f} is running, the level falls by {p['use']}; in every other {unit} it rises by {p['recharge']}, but "
+        f"{p.start} units at the start of {_day(d)}. In every {unit} in which at least one {v.event} that needs "
+        f"{f} is running, the level falls by {p.use}; in every other {unit} it rises by {p.recharge}, but "
         f"never above {cap}. The level at the end of every {unit} must be at least 0."
     )
 

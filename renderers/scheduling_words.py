@@ -33,7 +33,7 @@ def units(d: TimetableData, n: int) -> str:
     return f"{n} {unit(d)}" + ("" if n == 1 else "s")
 
 
-Sentence = Callable[[TimetableData, dict[str, Any], Vocab], str]
+Sentence = Callable[[TimetableData, Any, Vocab], str]  # (data, the rule's Params model, words) -> text
 SENTENCES: dict[str, Sentence] = {}
 
 

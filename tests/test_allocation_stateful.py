@@ -17,7 +17,9 @@ from ortools.sat.python import cp_model
 
 from pbsolve.checkers.allocation.data import Item, Offer, ProcurementData, Supplier
 from pbsolve.checkers.allocation.procurement import CHECKS, objective_value, stock_levels
+from pbsolve.checkers.allocation.rule_params import RULE_PARAMS
 from pbsolve.family import Draft, family
+from pbsolve.params import NoParams, parse
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule
 
 SPEC = GenerationSpec(family="allocation", task="procurement_planning", subtask="restaurant_supplies", seed=0, size="tiny")
@@ -39,7 +41,7 @@ def rule(kind: str, **params) -> Rule:
 
 
 def verdict(d: ProcurementData, plan: dict, kind: str, **params) -> tuple[bool, str]:
-    return CHECKS[kind](d, plan, params)
+    return CHECKS[kind](d, plan, RULE_PARAMS["procurement_planning"][kind](**params))
 
 
 def model_accepts(d: ProcurementData, plan: dict, rules: list[Rule]) -> bool:
@@ -79,7 +81,7 @@ def test_an_order_that_would_arrive_too_late_for_its_demand_does_not_cover_it():
 def test_the_holding_cost_counts_every_unit_left_at_the_end_of_each_week():
     d = flour_data()
     plan = {("Apex", "Flour", 0): 10, ("Borealis", "Flour", 3): 3}
-    cost = objective_value(d, plan, ObjectiveTerm(id="c", kind="total_cost"))
+    cost = objective_value(d, plan, ObjectiveTerm(id="c", kind="total_cost"), NoParams())
     purchase, fixed, holding = 10 * 2 + 3 * 3, 10, 1 + 5 + 2 + 0
     assert cost == purchase + fixed + holding
 
@@ -136,7 +138,7 @@ def test_the_model_agrees_with_the_simulations_on_random_plans(plan, demand, ini
     d = flour_data(demand, initial)
     for r in (rule("shelf_life", item="Flour", periods=k), rule("inventory_balance"), rule("delay_robust"),
               rule("storage_cap", max=6), rule("safety_stock", item="Flour", min=1), rule("stock_target", item="Flour", period="W2", min=2)):  # fmt: skip
-        assert model_accepts(d, plan, [r]) == CHECKS[r.kind](d, plan, r.params)[0], (r.kind, plan)
+        assert model_accepts(d, plan, [r]) == CHECKS[r.kind](d, plan, parse(RULE_PARAMS["procurement_planning"], r))[0], (r.kind, plan)
 
 
 # -- one delivery a week late -----------------------------------------------------------

@@ -91,3 +91,15 @@ def test_grading_a_plugin_instance_loads_neither_its_model_module_nor_ortools():
     env = {**os.environ, FAMILY_PATH_ENV: TOY_PATH, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", script], input=inst.model_dump_json(), capture_output=True, text=True, env=env, cwd=ROOT, check=True)
     assert json.loads(out.stdout) == []
+
+
+def test_the_readme_states_the_toy_familys_line_counts():
+    """The 'Adding a family' section quotes the template's size: it must be the real one."""
+    parts = {p.stem: p.read_text().splitlines() for p in (ROOT / "tests" / "toy_family").glob("*.py")}
+    total = sum(len(lines) for lines in parts.values())
+    non_blank = {k: sum(1 for line in v if line.strip()) for k, v in parts.items()}
+    stated = (
+        f"in {total} lines ({sum(non_blank.values())} non-blank: models {non_blank['models']}, "
+        f"checkers {non_blank['checkers']}, renderers {non_blank['renderers']}, docstring {non_blank['__init__']})"
+    )
+    assert stated in " ".join((ROOT / "README.md").read_text().split())

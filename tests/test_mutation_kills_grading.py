@@ -18,9 +18,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from pydantic import ConfigDict
 
 import pbsolve.grading as grading
 from pbsolve.grading import GradingError, InvalidGroundTruth, grade, validate_instance
+from pbsolve.params import Params
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery
 from tests import helpers as sched
 
@@ -37,14 +39,20 @@ def all_pass(instance: Instance, answer: Any) -> dict[str, tuple[bool, str]]:
     return {it.id: (True, "ok") for it in instance.checklist}
 
 
+class AnyParams(Params):
+    """Parameters the stand-in accepts whatever they are (it judges nothing)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 def stand_in(instance: Instance, **hooks: Callable[..., Any]) -> SimpleNamespace:
     """A checker module that knows every kind of ``instance`` and passes every item,
     with ``hooks`` replacing any of its three hooks."""
     scenario, recovery_terms = (
         (instance.recovery.scenario, instance.recovery.objective) if instance.recovery else ([], [])
     )
-    rules = {r.kind for r in [*instance.rules, *scenario]}
-    terms = {t.kind for t in [*instance.objective, *recovery_terms]}
+    rules = dict.fromkeys((r.kind for r in [*instance.rules, *scenario]), AnyParams)
+    terms = dict.fromkeys((t.kind for t in [*instance.objective, *recovery_terms]), AnyParams)
     module: dict[str, Any] = {
         "known_kinds": lambda task: (rules, terms),
         "read_data": lambda i: None,

@@ -17,18 +17,19 @@ import pytest
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, certify_feasible
+from pbsolve.checkers.scheduling import stateful as checks_mod  # noqa: E402
 from pbsolve.checkers.scheduling.checks import CHECKS, Plan, evaluate
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
+from pbsolve.checkers.scheduling.rule_params import RULE_PARAMS
 from pbsolve.family import Draft, family
+from pbsolve.models.scheduling import stateful as model_mod  # noqa: E402
 from pbsolve.models.scheduling.common import hour_slots, period_slots
 from pbsolve.models.scheduling.timetable_model import ENCODERS, build
+from pbsolve.params import Params
+from pbsolve.renderers import scheduling_stateful as render_mod  # noqa: E402
 from pbsolve.renderers.scheduling import SENTENCES, render_rule
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule
 from tests.helpers import TASKS, draft_of, instance_at, plan_of
-
-from pbsolve.checkers.scheduling import stateful as checks_mod  # noqa: E402
-from pbsolve.models.scheduling import stateful as model_mod  # noqa: E402
-from pbsolve.renderers import scheduling_stateful as render_mod  # noqa: E402
 
 KINDS = ("room_cooldown", "fatigue_protocol", "battery_level")
 
@@ -55,8 +56,13 @@ HOURS = hour_slots(9, 16)  # 09:00 .. 16:00, indices 0..7, one day
 TWO_DAYS = period_slots(["Mon", "Tue"], 3)  # Mon P1..P3 = 0..2, Tue P1..P3 = 3..5
 
 
-def _check(kind: str, d: TimetableData, plan: Plan, params: dict[str, Any]) -> tuple[bool, str]:
-    return CHECKS[kind](d, plan, params)
+def _raw(params: dict[str, Any] | Params) -> dict[str, Any]:
+    """A rule's stored parameters, from a builder's model or a test's dict."""
+    return params.dump() if isinstance(params, Params) else params
+
+
+def _check(kind: str, d: TimetableData, plan: Plan, params: dict[str, Any] | Params) -> tuple[bool, str]:
+    return CHECKS[kind](d, plan, RULE_PARAMS[kind].model_validate(_raw(params)))
 
 
 # -- room_cooldown -----------------------------------------------------------------------
@@ -198,7 +204,7 @@ def _draft(d: TimetableData, rules: list[tuple[str, dict[str, Any]]]) -> Draft:
         ObjectiveTerm(id="weighted_finish", kind="weighted_end", params={"weights": {e.id: 1 for e in d.events}}),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
-    numbered = [Rule(id=f"R{i}", kind=k, tier="stateful", params=p) for i, (k, p) in enumerate(rules, 1)]
+    numbered = [Rule(id=f"R{i}", kind=k, tier="stateful", params=_raw(p)) for i, (k, p) in enumerate(rules, 1)]
     return Draft(spec=SPEC, data=d.model_dump(mode="json"), rules=numbered, objective=objective)
 
 
@@ -336,8 +342,8 @@ def test_sentences_state_every_number(kind):
         params = model_mod.STATEFUL_BUILDERS[kind](d, witness, random.Random(0))
         if params is None:
             continue
-        text = render_rule(Rule(id="R9", kind=kind, tier="stateful", params=params), inst.data, inst.task)
-        for value in params.values():
+        text = render_rule(Rule(id="R9", kind=kind, tier="stateful", params=_raw(params)), inst.data, inst.task)
+        for value in _raw(params).values():
             assert str(value) in text, (value, text)
 
 
@@ -372,7 +378,7 @@ def _tiny_cases() -> Iterator[tuple[str, Draft, list[tuple[Plan, tuple[int, ...]
                 params = model_mod.STATEFUL_BUILDERS[kind](d, rnd.choice(feasible)[0], rnd)
                 if params is not None:
                     draft = draft_of(inst)
-                    rule = Rule(id=f"R{len(draft.rules) + 1}", kind=kind, tier="stateful", params=params)
+                    rule = Rule(id=f"R{len(draft.rules) + 1}", kind=kind, tier="stateful", params=_raw(params))
                     yield kind, Draft(spec=draft.spec, data=draft.data, rules=[*draft.rules, rule], objective=draft.objective), feasible
 
 

@@ -13,6 +13,7 @@ from pbsolve.checkers.allocation.education import TASK as EDUCATION
 from pbsolve.checkers.allocation.grouping import TASK as GROUPING
 from pbsolve.checkers.allocation.material import TASK as MATERIAL
 from pbsolve.checkers.allocation.procurement import TASK as PROCUREMENT
+from pbsolve.params import ParamsTable
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 TASKS: dict[str, TaskChecker] = {tc.task: tc for tc in (PROCUREMENT, MATERIAL, EDUCATION, GROUPING)}
@@ -44,11 +45,11 @@ def format_text(task: str) -> str:
     return TASKS[task].plan_text
 
 
-def known_kinds(task: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The rule kinds and objective kinds the task type's checker can judge; KeyError for a
-    task this family does not have. The grader refuses instances that use other kinds."""
-    tc = TASKS[task]
-    return frozenset(tc.checks), tc.objective_kinds
+def known_kinds(task: str) -> tuple[ParamsTable, ParamsTable]:
+    """The rule kinds and objective kinds the task type's checker can judge, each with its
+    parameter model; KeyError for a task this family does not have. The grader refuses
+    instances that use other kinds or whose parameters do not fit."""
+    return TASKS[task].known_kinds()
 
 
 def read_data(instance: Instance) -> Any:

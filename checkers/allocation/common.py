@@ -42,5 +42,5 @@ def baseline_answer(tc: TaskChecker, instance: Instance) -> str:
     wrong -- realistic failures for exercising the pipeline offline."""
     data = tc.data(instance)
     plan = tc.baseline_plan(data, instance)
-    values = {t.id: tc.objective_value(data, plan, t) for t in instance.objective}
+    _, values = tc.evaluate(data, [], instance.objective, plan, tc.typed(instance))
     return json.dumps({"feasible": True, tc.plan_key: tc.plan_json(data, plan), "objective": values})

@@ -10,6 +10,22 @@ from typing import Any
 
 from pbsolve.checkers.allocation.common import OK, Check, TaskChecker, Verdict, figures_schema, lookup, norm
 from pbsolve.checkers.allocation.data import EducationData, Lesson
+from pbsolve.checkers.allocation.rule_params import (
+    RULE_PARAMS,
+    TERM_PARAMS,
+    Continuity,
+    CurrentLessons,
+    DailyLoad,
+    KitPool,
+    LoadBalance,
+    MinLoad,
+    RoomClosed,
+    SameRoom,
+    TeacherAbsent,
+    TeacherGap,
+    TeacherLoad,
+)
+from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 OUTSIDE_SUBJECT_PENALTY = 3  # preference count of a teacher teaching outside their subjects
@@ -50,7 +66,7 @@ def _clash(d: EducationData, lessons: list[Lesson], key: Any, what: str) -> Verd
 
 # -- rule checks -----------------------------------------------------------------------
 @check("qualified")
-def _qualified(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _qualified(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
     for x in d.lessons:
         t = teacher_of(plan, x.id)
         if x.subject not in d.teacher_by_id[t].subjects:
@@ -59,7 +75,7 @@ def _qualified(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("room_fit")
-def _room_fit(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _room_fit(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
     for x in d.lessons:
         room = d.room_by_id[plan.assign[x.id][1]]
         if room.seats < x.size:
@@ -71,17 +87,17 @@ def _room_fit(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("teacher_no_clash")
-def _teacher_no_clash(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _teacher_no_clash(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
     return _clash(d, list(d.lessons), lambda x: plan.assign[x.id][0], "teacher")
 
 
 @check("room_no_clash")
-def _room_no_clash(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _room_no_clash(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
     return _clash(d, list(d.lessons), lambda x: plan.assign[x.id][1], "room")
 
 
 @check("availability")
-def _availability(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _availability(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
     for x in d.lessons:
         t = teacher_of(plan, x.id)
         if x.slot in d.teacher_by_id[t].unavailable:
@@ -90,100 +106,100 @@ def _availability(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("teacher_absent")
-def _teacher_absent(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _teacher_absent(d: EducationData, plan: Plan, p: TeacherAbsent) -> Verdict:
     for x in d.lessons:
-        if teacher_of(plan, x.id) == p["teacher"] and x.slot in p["slots"]:
-            return False, f"{p['teacher']} is absent in {x.slot} but teaches {x.id}"
+        if teacher_of(plan, x.id) == p.teacher and x.slot in p.slots:
+            return False, f"{p.teacher} is absent in {x.slot} but teaches {x.id}"
     return OK
 
 
 @check("teacher_load")
-def _teacher_load(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    for t in p["teachers"]:
+def _teacher_load(d: EducationData, plan: Plan, p: TeacherLoad) -> Verdict:
+    for t in p.teachers:
         n = load(d, plan, t)
-        if n > p["max"]:
-            return False, f"{t} teaches {n} lessons (at most {p['max']})"
+        if n > p.max:
+            return False, f"{t} teaches {n} lessons (at most {p.max})"
     return OK
 
 
 @check("kit_pool")
-def _kit_pool(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _kit_pool(d: EducationData, plan: Plan, p: KitPool) -> Verdict:
     for slot in d.slots:
         using = [
             x.id for x in d.lessons
             if x.slot == slot.id and x.kit and "computers" not in d.room_by_id[plan.assign[x.id][1]].features
         ]  # fmt: skip
-        if len(using) > p["max"]:
+        if len(using) > p.max:
             return (
                 False,
-                f"{len(using)} laptop trolleys are needed in {slot.id} ({', '.join(using)}); there are {p['max']}",
+                f"{len(using)} laptop trolleys are needed in {slot.id} ({', '.join(using)}); there are {p.max}",
             )
     return OK
 
 
 @check("room_closed")
-def _room_closed(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _room_closed(d: EducationData, plan: Plan, p: RoomClosed) -> Verdict:
     for x in d.lessons:
-        if plan.assign[x.id][1] == p["room"] and x.slot in p["slots"]:
-            return False, f"{x.id} uses {p['room']} in {x.slot} while it is closed"
+        if plan.assign[x.id][1] == p.room and x.slot in p.slots:
+            return False, f"{x.id} uses {p.room} in {x.slot} while it is closed"
     return OK
 
 
 @check("daily_load")
-def _daily_load(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _daily_load(d: EducationData, plan: Plan, p: DailyLoad) -> Verdict:
     day = {s.id: s.day for s in d.slots}
-    for t in p["teachers"]:
+    for t in p.teachers:
         counts: dict[int, int] = {}
         for x in d.lessons:
             if teacher_of(plan, x.id) == t:
                 counts[day[x.slot]] = counts.get(day[x.slot], 0) + 1
-        if counts and max(counts.values()) > p["max"]:
-            return False, f"{t} teaches {max(counts.values())} lessons in one day (at most {p['max']})"
+        if counts and max(counts.values()) > p.max:
+            return False, f"{t} teaches {max(counts.values())} lessons in one day (at most {p.max})"
     return OK
 
 
 @check("load_balance")
-def _load_balance(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _load_balance(d: EducationData, plan: Plan, p: LoadBalance) -> Verdict:
     loads = {t.id: load(d, plan, t.id) for t in d.teachers}
     hi, lo = max(loads, key=loads.__getitem__), min(loads, key=loads.__getitem__)
-    if loads[hi] - loads[lo] > p["max"]:
-        return False, f"{hi} teaches {loads[hi]} lessons and {lo} {loads[lo]}: more than {p['max']} apart"
+    if loads[hi] - loads[lo] > p.max:
+        return False, f"{hi} teaches {loads[hi]} lessons and {lo} {loads[lo]}: more than {p.max} apart"
     return OK
 
 
 @check("min_load")
-def _min_load(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    for t in p["teachers"]:
+def _min_load(d: EducationData, plan: Plan, p: MinLoad) -> Verdict:
+    for t in p.teachers:
         n = load(d, plan, t)
-        if n < p["min"]:
-            return False, f"{t} teaches {n} lessons (at least {p['min']})"
+        if n < p.min:
+            return False, f"{t} teaches {n} lessons (at least {p.min})"
     return OK
 
 
 @check("continuity")
-def _continuity(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    teachers = sorted({teacher_of(plan, x) for x in p["lessons"]})
+def _continuity(d: EducationData, plan: Plan, p: Continuity) -> Verdict:
+    teachers = sorted({teacher_of(plan, x) for x in p.lessons})
     return OK if len(teachers) == 1 else (False, f"taught by {', '.join(teachers)}")
 
 
 @check("same_room")
-def _same_room(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    rooms = sorted({plan.assign[x][1] for x in p["lessons"]})
+def _same_room(d: EducationData, plan: Plan, p: SameRoom) -> Verdict:
+    rooms = sorted({plan.assign[x][1] for x in p.lessons})
     return OK if len(rooms) == 1 else (False, f"held in {', '.join(rooms)}")
 
 
 @check("teacher_gap")
-def _teacher_gap(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _teacher_gap(d: EducationData, plan: Plan, p: TeacherGap) -> Verdict:
     idx = d.slot_index
-    mine = sorted((idx[x.slot], x.id) for x in d.lessons if teacher_of(plan, x.id) == p["teacher"])
+    mine = sorted((idx[x.slot], x.id) for x in d.lessons if teacher_of(plan, x.id) == p.teacher)
     for (a, xa), (b, xb) in itertools.pairwise(mine):
         if b == a + 1 and d.slots[a].day == d.slots[b].day:
-            return False, f"{p['teacher']} teaches {xa} and {xb} back to back"
+            return False, f"{p.teacher} teaches {xa} and {xb} back to back"
     return OK
 
 
 @check("teacher_backup")
-def _teacher_backup(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _teacher_backup(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
     """Simulates each teacher falling ill on their own: their lessons move to the
     backups, which must be qualified and available, and nobody may then teach twice at once."""
     backup = plan.backup or {}
@@ -208,7 +224,7 @@ def _teacher_backup(d: EducationData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 # -- objective -------------------------------------------------------------------------
-def objective_value(d: EducationData, plan: Plan, term: ObjectiveTerm) -> int:
+def objective_value(d: EducationData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     if term.kind == "preference":
         return sum(
             d.teacher_by_id[teacher_of(plan, x.id)].subjects.get(x.subject, OUTSIDE_SUBJECT_PENALTY) for x in d.lessons
@@ -223,7 +239,7 @@ def objective_value(d: EducationData, plan: Plan, term: ObjectiveTerm) -> int:
         tn = {t.id: n for n, t in enumerate(d.teachers, 1)}
         return sum(tn[(plan.backup or {})[x.id]] for x in d.lessons)
     if term.kind == "changes":
-        old = term.params["existing"]
+        old = as_model(tp, CurrentLessons).existing
         return sum(1 for x in d.lessons if list(plan.assign[x.id]) != list(old[x.id]))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -237,7 +253,8 @@ class EducationalResources(TaskChecker):
     )
     data_type = EducationData
     checks = CHECKS
-    objective_kinds = frozenset({"preference", "room_cost", "assignment_score", "backup_score", "changes"})
+    rule_params = RULE_PARAMS["educational_resource_planning"]
+    term_params = TERM_PARAMS["educational_resource_planning"]
 
     def lookups(self, d: EducationData) -> dict[str, dict[str, str]]:
         return {
@@ -283,8 +300,8 @@ class EducationalResources(TaskChecker):
             return None, f"lessons missing from the assignments: {', '.join(missing)}"
         return Plan(assign, backup if need_backup else None), "complete plan"
 
-    def objective_value(self, d: EducationData, plan: Plan, term: ObjectiveTerm) -> int:
-        return objective_value(d, plan, term)
+    def objective_value(self, d: EducationData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
+        return objective_value(d, plan, term, tp)
 
     def verification(self, d: EducationData, plan: Plan) -> dict[str, dict[str, int]]:
         return {

@@ -13,6 +13,23 @@ from typing import Any
 
 from pbsolve.checkers.allocation.common import OK, Check, TaskChecker, Verdict, figures_schema, lookup, norm
 from pbsolve.checkers.allocation.data import GroupingData
+from pbsolve.checkers.allocation.rule_params import (
+    RULE_PARAMS,
+    TERM_PARAMS,
+    Apart,
+    CurrentGroups,
+    Diversity,
+    DropoutRobust,
+    GroupSize,
+    LeaderFloor,
+    Mentor,
+    SkillBalance,
+    SkillFloor,
+    Together,
+    TrackCap,
+    WishGuarantee,
+)
+from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 Plan = tuple[tuple[str, ...], ...]  # canonical: members in list order, groups by first member
@@ -43,76 +60,76 @@ def skill_totals(d: GroupingData, plan: Plan) -> list[int]:
 
 # -- rule checks -----------------------------------------------------------------------
 @check("group_size")
-def _group_size(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _group_size(d: GroupingData, plan: Plan, p: GroupSize) -> Verdict:
     for g in plan:
-        if not p["min"] <= len(g) <= p["max"]:
+        if not p.min <= len(g) <= p.max:
             return False, f"the group of {g[0]} has {len(g)} students"
     return OK
 
 
 @check("apart")
-def _apart(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _apart(d: GroupingData, plan: Plan, p: Apart) -> Verdict:
     where = group_of(plan)
-    for a, b in p["pairs"]:
+    for a, b in p.pairs:
         if where[a] == where[b]:
             return False, f"{a} and {b} are in the same group"
     return OK
 
 
 @check("together")
-def _together(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _together(d: GroupingData, plan: Plan, p: Together) -> Verdict:
     where = group_of(plan)
-    for a, b in p["pairs"]:
+    for a, b in p.pairs:
         if where[a] != where[b]:
             return False, f"{a} and {b} are in different groups"
     return OK
 
 
 @check("leader_floor")
-def _leader_floor(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _leader_floor(d: GroupingData, plan: Plan, p: LeaderFloor) -> Verdict:
     for g in plan:
-        if not any(d.student_by_id[s].leadership >= p["level"] for s in g):
-            return False, f"the group of {g[0]} has nobody with leadership {p['level']} or more"
+        if not any(d.student_by_id[s].leadership >= p.level for s in g):
+            return False, f"the group of {g[0]} has nobody with leadership {p.level} or more"
     return OK
 
 
 @check("track_cap")
-def _track_cap(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _track_cap(d: GroupingData, plan: Plan, p: TrackCap) -> Verdict:
     for g in plan:
         for track in d.tracks:
             n = sum(1 for s in g if d.student_by_id[s].track == track)
-            if n > p["max"]:
-                return False, f"the group of {g[0]} has {n} {track} students (at most {p['max']})"
+            if n > p.max:
+                return False, f"the group of {g[0]} has {n} {track} students (at most {p.max})"
     return OK
 
 
 @check("skill_floor")
-def _skill_floor(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _skill_floor(d: GroupingData, plan: Plan, p: SkillFloor) -> Verdict:
     for g, total in zip(plan, skill_totals(d, plan)):
-        if total < p["min"]:
-            return False, f"the group of {g[0]} has skill total {total} (at least {p['min']})"
+        if total < p.min:
+            return False, f"the group of {g[0]} has skill total {total} (at least {p.min})"
     return OK
 
 
 @check("skill_balance")
-def _skill_balance(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _skill_balance(d: GroupingData, plan: Plan, p: SkillBalance) -> Verdict:
     totals = skill_totals(d, plan)
-    if max(totals) - min(totals) > p["max"]:
-        return False, f"group skill totals range from {min(totals)} to {max(totals)}, more than {p['max']} apart"
+    if max(totals) - min(totals) > p.max:
+        return False, f"group skill totals range from {min(totals)} to {max(totals)}, more than {p.max} apart"
     return OK
 
 
 @check("diversity")
-def _diversity(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _diversity(d: GroupingData, plan: Plan, p: Diversity) -> Verdict:
     for g in plan:
         n = len({d.student_by_id[s].track for s in g})
-        if n < p["min"]:
-            return False, f"the group of {g[0]} mixes {n} tracks (at least {p['min']})"
+        if n < p.min:
+            return False, f"the group of {g[0]} mixes {n} tracks (at least {p.min})"
     return OK
 
 
 @check("no_isolation")
-def _no_isolation(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _no_isolation(d: GroupingData, plan: Plan, p: NoParams) -> Verdict:
     for g in plan:
         for s in g:
             track = d.student_by_id[s].track
@@ -122,18 +139,18 @@ def _no_isolation(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("wish_guarantee")
-def _wish_guarantee(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _wish_guarantee(d: GroupingData, plan: Plan, p: WishGuarantee) -> Verdict:
     where = group_of(plan)
-    for s in p["students"]:
+    for s in p.students:
         if not any(where[w] == where[s] for w in d.student_by_id[s].wishes):
             return False, f"{s} gets none of their wishes"
     return OK
 
 
 @check("mentor")
-def _mentor(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _mentor(d: GroupingData, plan: Plan, p: Mentor) -> Verdict:
     for g in plan:
-        mentors = [s for s in g if not d.student_by_id[s].newcomer and d.student_by_id[s].leadership >= p["level"]]
+        mentors = [s for s in g if not d.student_by_id[s].newcomer and d.student_by_id[s].leadership >= p.level]
         for s in g:
             if d.student_by_id[s].newcomer and not mentors:
                 return False, f"newcomer {s} has no mentor in their group"
@@ -141,12 +158,12 @@ def _mentor(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("dropout_robust")
-def _dropout_robust(d: GroupingData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _dropout_robust(d: GroupingData, plan: Plan, p: DropoutRobust) -> Verdict:
     """Simulates each student dropping out on their own: every group must still have a
     student with leadership at the level."""
     for gone in d.students:
         for g in plan:
-            if not any(d.student_by_id[s].leadership >= p["level"] for s in g if s != gone.id):
+            if not any(d.student_by_id[s].leadership >= p.level for s in g if s != gone.id):
                 return False, f"if {gone.id} dropped out, the group of {g[0]} would have no leader"
     return OK
 
@@ -157,7 +174,7 @@ def together_pairs(d: GroupingData, plan: Plan) -> set[tuple[str, str]]:
     return {(a, b) if pos[a] < pos[b] else (b, a) for g in plan for a, b in combinations(g, 2)}
 
 
-def objective_value(d: GroupingData, plan: Plan, term: ObjectiveTerm) -> int:
+def objective_value(d: GroupingData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     if term.kind == "unmet_wishes":
         where = group_of(plan)
         return sum(1 for a, b in d.wish_pairs if where[a] != where[b])
@@ -168,7 +185,7 @@ def objective_value(d: GroupingData, plan: Plan, term: ObjectiveTerm) -> int:
         where = group_of(plan)
         return int("".join(str(where[s.id] + 1) for s in d.students))
     if term.kind == "changes":
-        old = together_pairs(d, canonical(d, term.params["existing"]))
+        old = together_pairs(d, canonical(d, as_model(tp, CurrentGroups).existing))
         return len(old ^ together_pairs(d, plan))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -179,7 +196,8 @@ class StudentGrouping(TaskChecker):
     plan_text = "a list of exactly the stated number of groups, each a list of student names, every student in exactly one group"
     data_type = GroupingData
     checks = CHECKS
-    objective_kinds = frozenset({"unmet_wishes", "skill_spread", "grouping_code", "changes"})
+    rule_params = RULE_PARAMS["student_grouping"]
+    term_params = TERM_PARAMS["student_grouping"]
 
     def lookups(self, d: GroupingData) -> dict[str, str]:
         return lookup([s.id for s in d.students])
@@ -212,8 +230,8 @@ class StudentGrouping(TaskChecker):
             return None, f"students in no group: {', '.join(missing)}"
         return canonical(d, out), "complete grouping"
 
-    def objective_value(self, d: GroupingData, plan: Plan, term: ObjectiveTerm) -> int:
-        return objective_value(d, plan, term)
+    def objective_value(self, d: GroupingData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
+        return objective_value(d, plan, term, tp)
 
     def verification(self, d: GroupingData, plan: Plan) -> dict[str, dict[str, int]]:
         where, totals = group_of(plan), skill_totals(d, plan)

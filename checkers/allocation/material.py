@@ -18,6 +18,23 @@ from pbsolve.checkers.allocation.common import (
     stated_int,
 )
 from pbsolve.checkers.allocation.data import MaterialData
+from pbsolve.checkers.allocation.rule_params import (
+    RULE_PARAMS,
+    TERM_PARAMS,
+    CurrentShipments,
+    DepotThroughput,
+    FillGap,
+    MinGuarantee,
+    MinShipment,
+    PriorityOrder,
+    RouteClosed,
+    ShareCap,
+    SingleSource,
+    SiteIntake,
+    TransportBudget,
+    TruckCapacity,
+)
+from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 Plan = dict[tuple[str, str, str], int]  # (depot, site, material) -> units (> 0)
@@ -47,7 +64,7 @@ def fill(d: MaterialData, plan: Plan, site: str) -> int:
 
 # -- rule checks -----------------------------------------------------------------------
 @check("depot_stock")
-def _depot_stock(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _depot_stock(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
     for depot in d.depots:
         for m, have in depot.stock.items():
             n = shipped(d, plan, depot.id, m)
@@ -57,7 +74,7 @@ def _depot_stock(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("request_cap")
-def _request_cap(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _request_cap(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
     for site in d.sites:
         for m in d.materials:
             n, want = received(d, plan, site.id, m.id), site.requests.get(m.id, 0)
@@ -67,60 +84,60 @@ def _request_cap(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("route_closed")
-def _route_closed(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    n = sum(q for (x, s, _), q in plan.items() if x == p["depot"] and s == p["site"])
-    return OK if n == 0 else (False, f"{n} units go from {p['depot']} to {p['site']} on a closed route")
+def _route_closed(d: MaterialData, plan: Plan, p: RouteClosed) -> Verdict:
+    n = sum(q for (x, s, _), q in plan.items() if x == p.depot and s == p.site)
+    return OK if n == 0 else (False, f"{n} units go from {p.depot} to {p.site} on a closed route")
 
 
 @check("truck_capacity")
-def _truck_capacity(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _truck_capacity(d: MaterialData, plan: Plan, p: TruckCapacity) -> Verdict:
     for depot in d.depots:
         for site in d.sites:
             n = sum(q for (x, s, _), q in plan.items() if x == depot.id and s == site.id)
-            if n > p["max"]:
-                return False, f"{n} units go from {depot.id} to {site.id} (truck holds {p['max']})"
+            if n > p.max:
+                return False, f"{n} units go from {depot.id} to {site.id} (truck holds {p.max})"
     return OK
 
 
 @check("depot_throughput")
-def _depot_throughput(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    n = shipped(d, plan, p["depot"])
-    return OK if n <= p["max"] else (False, f"{p['depot']} dispatches {n} units (limit {p['max']})")
+def _depot_throughput(d: MaterialData, plan: Plan, p: DepotThroughput) -> Verdict:
+    n = shipped(d, plan, p.depot)
+    return OK if n <= p.max else (False, f"{p.depot} dispatches {n} units (limit {p.max})")
 
 
 @check("min_guarantee")
-def _min_guarantee(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    for site in p["sites"]:
-        n = received(d, plan, site, p["material"])
-        if n < p["min"]:
-            return False, f"{site} receives {n} {p['material']} (guaranteed {p['min']})"
+def _min_guarantee(d: MaterialData, plan: Plan, p: MinGuarantee) -> Verdict:
+    for site in p.sites:
+        n = received(d, plan, site, p.material)
+        if n < p.min:
+            return False, f"{site} receives {n} {p.material} (guaranteed {p.min})"
     return OK
 
 
 @check("site_intake")
-def _site_intake(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    n = received(d, plan, p["site"])
-    return OK if n <= p["max"] else (False, f"{p['site']} receives {n} units (room for {p['max']})")
+def _site_intake(d: MaterialData, plan: Plan, p: SiteIntake) -> Verdict:
+    n = received(d, plan, p.site)
+    return OK if n <= p.max else (False, f"{p.site} receives {n} units (room for {p.max})")
 
 
 @check("transport_budget")
-def _transport_budget(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _transport_budget(d: MaterialData, plan: Plan, p: TransportBudget) -> Verdict:
     n = sum(d.cost[x][s] * q for (x, s, _), q in plan.items())
-    return OK if n <= p["max"] else (False, f"transport costs {n} (budget {p['max']})")
+    return OK if n <= p.max else (False, f"transport costs {n} (budget {p.max})")
 
 
 @check("fill_gap")
-def _fill_gap(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _fill_gap(d: MaterialData, plan: Plan, p: FillGap) -> Verdict:
     rates = {s.id: fill(d, plan, s.id) for s in d.sites}
     hi, lo = max(rates, key=rates.__getitem__), min(rates, key=rates.__getitem__)
-    if rates[hi] - rates[lo] > p["max"]:
-        return False, f"fill rates range from {rates[lo]}% ({lo}) to {rates[hi]}% ({hi}), more than {p['max']} points"
+    if rates[hi] - rates[lo] > p.max:
+        return False, f"fill rates range from {rates[lo]}% ({lo}) to {rates[hi]}% ({hi}), more than {p.max} points"
     return OK
 
 
 @check("priority_order")
-def _priority_order(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    chain = p["sites"]
+def _priority_order(d: MaterialData, plan: Plan, p: PriorityOrder) -> Verdict:
+    chain = p.sites
     for a, b in itertools.pairwise(chain):
         fa, fb = fill(d, plan, a), fill(d, plan, b)
         if fa < fb:
@@ -129,8 +146,8 @@ def _priority_order(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("single_source")
-def _single_source(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    for site in p["sites"]:
+def _single_source(d: MaterialData, plan: Plan, p: SingleSource) -> Verdict:
+    for site in p.sites:
         depots = sorted({x for (x, s, _), q in plan.items() if s == site})
         if len(depots) > 1:
             return False, f"{site} is supplied by {', '.join(depots)}"
@@ -138,18 +155,18 @@ def _single_source(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("min_shipment")
-def _min_shipment(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _min_shipment(d: MaterialData, plan: Plan, p: MinShipment) -> Verdict:
     for depot in d.depots:
         for site in d.sites:
             n = sum(q for (x, s, _), q in plan.items() if x == depot.id and s == site.id)
-            if 0 < n < p["min"]:
-                return False, f"only {n} units go from {depot.id} to {site.id} (a delivery is at least {p['min']})"
+            if 0 < n < p.min:
+                return False, f"only {n} units go from {depot.id} to {site.id} (a delivery is at least {p.min})"
     return OK
 
 
 @check("share_cap")
-def _share_cap(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    m, pct = p["material"], p["pct"]
+def _share_cap(d: MaterialData, plan: Plan, p: ShareCap) -> Verdict:
+    m, pct = p.material, p.pct
     total = sum(q for (_, _, x), q in plan.items() if x == m)
     for site in d.sites:
         n = received(d, plan, site.id, m)
@@ -159,7 +176,7 @@ def _share_cap(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("depot_failure")
-def _depot_failure(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _depot_failure(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
     """Simulates each depot failing on its own: every site must keep at least half of
     every material the plan sends it."""
     for failed in d.depots:
@@ -173,7 +190,7 @@ def _depot_failure(d: MaterialData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 # -- objective -------------------------------------------------------------------------
-def objective_value(d: MaterialData, plan: Plan, term: ObjectiveTerm) -> int:
+def objective_value(d: MaterialData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     if term.kind == "shortage":
         return sum(s.priority * (want - received(d, plan, s.id, m)) for s in d.sites for m, want in s.requests.items())
     if term.kind == "transport_cost":
@@ -184,7 +201,7 @@ def objective_value(d: MaterialData, plan: Plan, term: ObjectiveTerm) -> int:
         mn = {m.id: n for n, m in enumerate(d.materials, 1)}
         return sum(q * mn[m] * (10 * dn[x] + sn[s]) for (x, s, m), q in plan.items())
     if term.kind == "changes":
-        old = {(x, s, m): q for x, s, m, q in term.params["existing"]}
+        old = {(x, s, m): q for x, s, m, q in as_model(tp, CurrentShipments).existing}
         return sum(1 for cell in set(old) | set(plan) if old.get(cell, 0) != plan.get(cell, 0))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -198,7 +215,8 @@ class MaterialAllocation(TaskChecker):
     )
     data_type = MaterialData
     checks = CHECKS
-    objective_kinds = frozenset({"shortage", "transport_cost", "route_score", "changes"})
+    rule_params = RULE_PARAMS["material_allocation"]
+    term_params = TERM_PARAMS["material_allocation"]
 
     def lookups(self, d: MaterialData) -> dict[str, dict[str, str]]:
         return {
@@ -242,8 +260,8 @@ class MaterialAllocation(TaskChecker):
                 plan[cell] = q
         return plan, "complete plan"
 
-    def objective_value(self, d: MaterialData, plan: Plan, term: ObjectiveTerm) -> int:
-        return objective_value(d, plan, term)
+    def objective_value(self, d: MaterialData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
+        return objective_value(d, plan, term, tp)
 
     def verification(self, d: MaterialData, plan: Plan) -> dict[str, dict[str, int]]:
         return {

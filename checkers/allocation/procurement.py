@@ -23,6 +23,26 @@ from pbsolve.checkers.allocation.common import (
     stated_int,
 )
 from pbsolve.checkers.allocation.data import ProcurementData
+from pbsolve.checkers.allocation.rule_params import (
+    RULE_PARAMS,
+    TERM_PARAMS,
+    ContractMinimum,
+    CurrentOrders,
+    DockCapacity,
+    DualSourcing,
+    LotCap,
+    MinOrder,
+    OrderGap,
+    PeriodBudget,
+    SafetyStock,
+    ShelfLife,
+    SingleSourcing,
+    StockTarget,
+    StorageCap,
+    SupplierClosed,
+    SupplierShare,
+)
+from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 Plan = dict[tuple[str, str, int], int]  # (supplier, item, order period index) -> units (> 0)
@@ -70,7 +90,7 @@ def spend_in(d: ProcurementData, plan: Plan, t: int) -> int:
 
 # -- rule checks -----------------------------------------------------------------------
 @check("inventory_balance")
-def _inventory_balance(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _inventory_balance(d: ProcurementData, plan: Plan, p: NoParams) -> Verdict:
     for item, levels in stock_levels(d, plan).items():
         for t, level in enumerate(levels):
             if level < 0:
@@ -79,7 +99,7 @@ def _inventory_balance(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Ver
 
 
 @check("supplier_capacity")
-def _supplier_capacity(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _supplier_capacity(d: ProcurementData, plan: Plan, p: NoParams) -> Verdict:
     for s in d.suppliers:
         for t in range(len(d.periods)):
             n = ordered(d, plan, s.id, t)
@@ -89,17 +109,17 @@ def _supplier_capacity(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Ver
 
 
 @check("period_budget")
-def _period_budget(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _period_budget(d: ProcurementData, plan: Plan, p: PeriodBudget) -> Verdict:
     for t in range(len(d.periods)):
         spent = spend_in(d, plan, t)
-        if spent > p["max"]:
-            return False, f"spending in {d.periods[t]} is {spent} (budget {p['max']})"
+        if spent > p.max:
+            return False, f"spending in {d.periods[t]} is {spent} (budget {p.max})"
     return OK
 
 
 @check("min_order")
-def _min_order(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    for supplier, least in p["min"].items():
+def _min_order(d: ProcurementData, plan: Plan, p: MinOrder) -> Verdict:
+    for supplier, least in p.min.items():
         for t in range(len(d.periods)):
             n = ordered(d, plan, supplier, t)
             if 0 < n < least:
@@ -108,54 +128,54 @@ def _min_order(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("supplier_closed")
-def _supplier_closed(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    for label in p["periods"]:
-        if ordered(d, plan, p["supplier"], d.period_index[label]) > 0:
-            return False, f"an order is placed with {p['supplier']} in {label}, when it takes none"
+def _supplier_closed(d: ProcurementData, plan: Plan, p: SupplierClosed) -> Verdict:
+    for label in p.periods:
+        if ordered(d, plan, p.supplier, d.period_index[label]) > 0:
+            return False, f"an order is placed with {p.supplier} in {label}, when it takes none"
     return OK
 
 
 @check("dock_capacity")
-def _dock_capacity(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _dock_capacity(d: ProcurementData, plan: Plan, p: DockCapacity) -> Verdict:
     arr = arrivals(d, plan)
     for t in range(len(d.periods)):
         n = sum(arr[i.id][t] for i in d.items)
-        if n > p["max"]:
-            return False, f"{n} units arrive in {d.periods[t]} (dock limit {p['max']})"
+        if n > p.max:
+            return False, f"{n} units arrive in {d.periods[t]} (dock limit {p.max})"
     return OK
 
 
 @check("safety_stock")
-def _safety_stock(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    for t, level in enumerate(stock_levels(d, plan)[p["item"]]):
-        if level < p["min"]:
-            return False, f"{p['item']} ends {d.periods[t]} with {level} in stock (safety stock {p['min']})"
+def _safety_stock(d: ProcurementData, plan: Plan, p: SafetyStock) -> Verdict:
+    for t, level in enumerate(stock_levels(d, plan)[p.item]):
+        if level < p.min:
+            return False, f"{p.item} ends {d.periods[t]} with {level} in stock (safety stock {p.min})"
     return OK
 
 
 @check("stock_target")
-def _stock_target(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    level = stock_levels(d, plan)[p["item"]][d.period_index[p["period"]]]
-    if level < p["min"]:
-        return False, f"{p['item']} ends {p['period']} with {level} in stock (at least {p['min']} committed)"
+def _stock_target(d: ProcurementData, plan: Plan, p: StockTarget) -> Verdict:
+    level = stock_levels(d, plan)[p.item][d.period_index[p.period]]
+    if level < p.min:
+        return False, f"{p.item} ends {p.period} with {level} in stock (at least {p.min} committed)"
     return OK
 
 
 @check("storage_cap")
-def _storage_cap(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _storage_cap(d: ProcurementData, plan: Plan, p: StorageCap) -> Verdict:
     levels = stock_levels(d, plan)
     for t in range(len(d.periods)):
         n = sum(levels[i.id][t] for i in d.items)
-        if n > p["max"]:
-            return False, f"{n} units are in store at the end of {d.periods[t]} (room for {p['max']})"
+        if n > p.max:
+            return False, f"{n} units are in store at the end of {d.periods[t]} (room for {p.max})"
     return OK
 
 
 @check("shelf_life")
-def _shelf_life(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _shelf_life(d: ProcurementData, plan: Plan, p: ShelfLife) -> Verdict:
     """First in, first out: lots of (arrival period, units); a unit that arrived in
     period a may be used up to period a + k - 1 and must not be in stock after it."""
-    item, k = d.item_by_id[p["item"]], p["periods"]
+    item, k = d.item_by_id[p.item], p.periods
     arr = arrivals(d, plan)[item.id]
     lots: deque[list[int]] = deque([[0, item.initial_stock]] if item.initial_stock else [])
     backlog = 0
@@ -183,8 +203,8 @@ def _shelf_life(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("supplier_share")
-def _supplier_share(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    item, pct = p["item"], p["pct"]
+def _supplier_share(d: ProcurementData, plan: Plan, p: SupplierShare) -> Verdict:
+    item, pct = p.item, p.pct
     total = sum(q for (_, i, _), q in plan.items() if i == item)
     for s in d.suppliers:
         mine = sum(q for (x, i, _), q in plan.items() if x == s.id and i == item)
@@ -194,16 +214,14 @@ def _supplier_share(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdic
 
 
 @check("contract_minimum")
-def _contract_minimum(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    n = sum(q for (s, _, _), q in plan.items() if s == p["supplier"])
-    return (
-        OK if n >= p["min"] else (False, f"{p['supplier']} receives orders for {n} units (contract minimum {p['min']})")
-    )
+def _contract_minimum(d: ProcurementData, plan: Plan, p: ContractMinimum) -> Verdict:
+    n = sum(q for (s, _, _), q in plan.items() if s == p.supplier)
+    return OK if n >= p.min else (False, f"{p.supplier} receives orders for {n} units (contract minimum {p.min})")
 
 
 @check("order_gap")
-def _order_gap(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    s = p["supplier"]
+def _order_gap(d: ProcurementData, plan: Plan, p: OrderGap) -> Verdict:
+    s = p.supplier
     for t in range(len(d.periods) - 1):
         if ordered(d, plan, s, t) > 0 and ordered(d, plan, s, t + 1) > 0:
             return False, f"orders are placed with {s} in both {d.periods[t]} and {d.periods[t + 1]}"
@@ -215,27 +233,27 @@ def _sources(plan: Plan, item: str) -> list[str]:
 
 
 @check("single_sourcing")
-def _single_sourcing(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    sources = _sources(plan, p["item"])
-    return OK if len(sources) <= 1 else (False, f"{p['item']} is bought from {', '.join(sources)}")
+def _single_sourcing(d: ProcurementData, plan: Plan, p: SingleSourcing) -> Verdict:
+    sources = _sources(plan, p.item)
+    return OK if len(sources) <= 1 else (False, f"{p.item} is bought from {', '.join(sources)}")
 
 
 @check("dual_sourcing")
-def _dual_sourcing(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    sources = _sources(plan, p["item"])
-    return OK if len(sources) >= 2 else (False, f"{p['item']} is bought from {len(sources)} supplier(s)")
+def _dual_sourcing(d: ProcurementData, plan: Plan, p: DualSourcing) -> Verdict:
+    sources = _sources(plan, p.item)
+    return OK if len(sources) >= 2 else (False, f"{p.item} is bought from {len(sources)} supplier(s)")
 
 
 @check("lot_cap")
-def _lot_cap(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _lot_cap(d: ProcurementData, plan: Plan, p: LotCap) -> Verdict:
     for (s, i, t), q in plan.items():
-        if q > p["max"]:
-            return False, f"the order of {q} {i} from {s} in {d.periods[t]} exceeds the lot size {p['max']}"
+        if q > p.max:
+            return False, f"the order of {q} {i} from {s} in {d.periods[t]} exceeds the lot size {p.max}"
     return OK
 
 
 @check("delay_robust")
-def _delay_robust(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _delay_robust(d: ProcurementData, plan: Plan, p: NoParams) -> Verdict:
     """Simulates the plan, then each delivery arriving one period late on its own: every
     period's demand must be met from stock every time."""
     verdict = _inventory_balance(d, plan, p)
@@ -258,7 +276,7 @@ def _delay_robust(d: ProcurementData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 # -- objective -------------------------------------------------------------------------
-def objective_value(d: ProcurementData, plan: Plan, term: ObjectiveTerm) -> int:
+def objective_value(d: ProcurementData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     if term.kind == "total_cost":
         purchase = sum(d.prices[s, i] * q for (s, i, _), q in plan.items())
         fixed = sum(s.fixed_cost for s in d.suppliers for t in range(len(d.periods)) if ordered(d, plan, s.id, t) > 0)
@@ -269,7 +287,7 @@ def objective_value(d: ProcurementData, plan: Plan, term: ObjectiveTerm) -> int:
         number = {s.id: n for n, s in enumerate(d.suppliers, 1)}
         return sum(q * (10 * number[s] + t + 1) for (s, _, t), q in plan.items())
     if term.kind == "changes":
-        old = {(s, i, d.period_index[label]): q for s, i, label, q in term.params["existing"]}
+        old = {(s, i, d.period_index[label]): q for s, i, label, q in as_model(tp, CurrentOrders).existing}
         return sum(1 for cell in set(old) | set(plan) if old.get(cell, 0) != plan.get(cell, 0))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -283,7 +301,8 @@ class Procurement(TaskChecker):
     )
     data_type = ProcurementData
     checks = CHECKS
-    objective_kinds = frozenset({"total_cost", "order_score", "changes"})
+    rule_params = RULE_PARAMS["procurement_planning"]
+    term_params = TERM_PARAMS["procurement_planning"]
 
     def lookups(self, d: ProcurementData) -> dict[str, dict[str, str]]:
         return {
@@ -331,8 +350,8 @@ class Procurement(TaskChecker):
                 plan[s, i, t] = q
         return plan, "complete plan"
 
-    def objective_value(self, d: ProcurementData, plan: Plan, term: ObjectiveTerm) -> int:
-        return objective_value(d, plan, term)
+    def objective_value(self, d: ProcurementData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
+        return objective_value(d, plan, term, tp)
 
     def verification(self, d: ProcurementData, plan: Plan) -> dict[str, dict[str, int]]:
         spend = {}

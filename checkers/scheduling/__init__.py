@@ -2,8 +2,7 @@
 
 from pbsolve.checkers.scheduling import stateful  # noqa: F401  (registers the stateful checks)
 from pbsolve.checkers.scheduling.checks import (
-    CHECKS,
-    OBJECTIVE_KINDS,
+    TIMETABLE,
     answer_schema,
     baseline_answer,
     check_answer,
@@ -11,13 +10,15 @@ from pbsolve.checkers.scheduling.checks import (
 )
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.checkers.scheduling.near_miss import near_misses  # noqa: F401  (the `pbsolve perturb` hook)
+from pbsolve.params import ParamsTable
 from pbsolve.schema import Instance
 
 
-def known_kinds(task: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The rule kinds and objective kinds this checker can judge (every timetabling task
-    shares them); the grader refuses instances that use others."""
-    return frozenset(CHECKS), OBJECTIVE_KINDS
+def known_kinds(task: str) -> tuple[ParamsTable, ParamsTable]:
+    """The rule kinds and objective kinds this checker can judge, each with its parameter
+    model (every timetabling task shares them); the grader refuses instances that use
+    other kinds or whose parameters do not fit."""
+    return TIMETABLE.known_kinds()
 
 
 def read_data(instance: Instance) -> TimetableData:

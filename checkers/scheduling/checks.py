@@ -12,9 +12,31 @@ from collections.abc import Callable
 from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.checkers.scheduling.rule_params import (
+    RULE_PARAMS,
+    TERM_PARAMS,
+    BlockedSlots,
+    CurrentSchedule,
+    DailyLimit,
+    DayCap,
+    Deadline,
+    DifferentDays,
+    MaxConsecutive,
+    PersonAbsent,
+    PersonBuffer,
+    Precedence,
+    PriorityOrder,
+    RoomClosed,
+    SameDayPairs,
+    SameRoom,
+    SlotPenalty,
+    WeightedEnd,
+    Window,
+)
 from pbsolve.checking import TaskChecker, figures_schema
 from pbsolve.checking import answer_schema as generic_answer_schema
 from pbsolve.checking import check_answer as generic_check_answer
+from pbsolve.params import NoParams, Params, TypedParams, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 Plan = dict[str, tuple[int, str]]  # event id -> (start slot index, room id)
@@ -101,7 +123,7 @@ def _of(data: TimetableData, person: str) -> list[Event]:
     return [e for e in data.events if person in e.people]
 
 
-Check = Callable[[TimetableData, Plan, dict[str, Any]], Verdict]
+Check = Callable[[TimetableData, Plan, Any], Verdict]  # (data, plan, the rule's Params model) -> verdict
 CHECKS: dict[str, Check] = {}
 
 
@@ -117,7 +139,7 @@ OK: Verdict = (True, "holds")
 
 
 @check("availability")
-def _availability(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _availability(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
     for e in d.events:
         for person in e.people:
             off = set(d.person_by_id[person].unavailable)
@@ -128,7 +150,7 @@ def _availability(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("room_fit")
-def _room_fit(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _room_fit(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
     for e in d.events:
         room = d.room_by_id[plan[e.id][1]]
         if room.seats < e.size:
@@ -150,7 +172,7 @@ def _clash(d: TimetableData, plan: Plan, group: list[Event], who: str) -> Verdic
 
 
 @check("person_no_overlap")
-def _person_no_overlap(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _person_no_overlap(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
     for person in d.people:
         verdict = _clash(d, plan, _of(d, person.id), person.id)
         if not verdict[0]:
@@ -159,7 +181,7 @@ def _person_no_overlap(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdi
 
 
 @check("room_no_overlap")
-def _room_no_overlap(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _room_no_overlap(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
     for room in d.rooms:
         verdict = _clash(d, plan, [e for e in d.events if plan[e.id][1] == room.id], f"room {room.id}")
         if not verdict[0]:
@@ -172,7 +194,7 @@ def _ends_before(plan: Plan, a: Event, b: Event) -> bool:
 
 
 @check("series_order")
-def _series_order(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _series_order(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
     for members in d.series_members().values():
         for a, b in itertools.pairwise(members):
             if not _ends_before(plan, a, b):
@@ -181,18 +203,18 @@ def _series_order(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("window")
-def _window(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    e = d.event_by_id[p["event"]]
-    lo, hi = d.slot_index[p["from"]], d.slot_index[p["to"]]
+def _window(d: TimetableData, plan: Plan, p: Window) -> Verdict:
+    e = d.event_by_id[p.event]
+    lo, hi = d.slot_index[p.from_], d.slot_index[p.to]
     if plan[e.id][0] < lo or plan[e.id][0] + e.duration - 1 > hi:
         return False, f"{e.id} at {d.slots[plan[e.id][0]].id} leaves its window"
     return OK
 
 
 @check("deadline")
-def _deadline(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    hi = d.slot_index[p["to"]]
-    for eid in p["events"]:
+def _deadline(d: TimetableData, plan: Plan, p: Deadline) -> Verdict:
+    hi = d.slot_index[p.to]
+    for eid in p.events:
         e = d.event_by_id[eid]
         if plan[e.id][0] + e.duration - 1 > hi:
             return False, f"{e.id} finishes after the deadline"
@@ -200,8 +222,8 @@ def _deadline(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("blocked_slots")
-def _blocked(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    blocked = set(p["slots"])
+def _blocked(d: TimetableData, plan: Plan, p: BlockedSlots) -> Verdict:
+    blocked = set(p.slots)
     for e in d.events:
         for t in _slots(plan, e):
             if d.slots[t].id in blocked:
@@ -217,32 +239,32 @@ def _count_by_day(d: TimetableData, plan: Plan, events: list[Event]) -> list[int
 
 
 @check("daily_limit")
-def _daily_limit(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    for person in p["people"]:
+def _daily_limit(d: TimetableData, plan: Plan, p: DailyLimit) -> Verdict:
+    for person in p.people:
         counts = _count_by_day(d, plan, _of(d, person))
         for day, n in enumerate(counts):
-            if n > p["max"]:
-                return False, f"{person} has {n} on {d.days[day]} (max {p['max']})"
+            if n > p.max:
+                return False, f"{person} has {n} on {d.days[day]} (max {p.max})"
     return OK
 
 
 @check("day_cap")
-def _day_cap(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _day_cap(d: TimetableData, plan: Plan, p: DayCap) -> Verdict:
     for day, n in enumerate(_count_by_day(d, plan, list(d.events))):
-        if n > p["max"]:
-            return False, f"{n} events on {d.days[day]} (max {p['max']})"
+        if n > p.max:
+            return False, f"{n} events on {d.days[day]} (max {p.max})"
     return OK
 
 
 @check("precedence")
-def _precedence(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    a, b = d.event_by_id[p["before"]], d.event_by_id[p["after"]]
+def _precedence(d: TimetableData, plan: Plan, p: Precedence) -> Verdict:
+    a, b = d.event_by_id[p.before], d.event_by_id[p.after]
     return OK if _ends_before(plan, a, b) else (False, f"{a.id} does not end before {b.id} starts")
 
 
 @check("priority_order")
-def _priority_order(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    chain = p["events"]
+def _priority_order(d: TimetableData, plan: Plan, p: PriorityOrder) -> Verdict:
+    chain = p.events
     for a, b in itertools.pairwise(chain):
         if plan[a][0] > plan[b][0]:
             return False, f"{a} starts after {b}"
@@ -250,35 +272,35 @@ def _priority_order(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("person_buffer")
-def _person_buffer(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    mine = sorted(_of(d, p["person"]), key=lambda e: plan[e.id][0])
+def _person_buffer(d: TimetableData, plan: Plan, p: PersonBuffer) -> Verdict:
+    mine = sorted(_of(d, p.person), key=lambda e: plan[e.id][0])
     for i, a in enumerate(mine):
         for b in mine[i + 1 :]:
             if _day(d, plan, a) != _day(d, plan, b):
                 continue
             free = plan[b.id][0] - (plan[a.id][0] + a.duration)
-            if free < p["gap"]:
-                return False, f"{p['person']} has {max(free, 0)} free slot(s) between {a.id} and {b.id}"
+            if free < p.gap:
+                return False, f"{p.person} has {max(free, 0)} free slot(s) between {a.id} and {b.id}"
     return OK
 
 
 @check("max_consecutive")
-def _max_consecutive(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    busy = {t for e in _of(d, p["person"]) for t in _slots(plan, e)}
+def _max_consecutive(d: TimetableData, plan: Plan, p: MaxConsecutive) -> Verdict:
+    busy = {t for e in _of(d, p.person) for t in _slots(plan, e)}
     run, prev_day = 0, None
     for t, slot in enumerate(d.slots):
         if slot.day != prev_day:
             run, prev_day = 0, slot.day
         run = run + 1 if t in busy else 0
-        if run > p["max"]:
-            return False, f"{p['person']} is busy {run} slots in a row ending {slot.id}"
+        if run > p.max:
+            return False, f"{p.person} is busy {run} slots in a row ending {slot.id}"
     return OK
 
 
 @check("different_days")
-def _different_days(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _different_days(d: TimetableData, plan: Plan, p: DifferentDays) -> Verdict:
     seen: dict[int, str] = {}
-    for eid in p["events"]:
+    for eid in p.events:
         day = _day(d, plan, d.event_by_id[eid])
         if day in seen:
             return False, f"{seen[day]} and {eid} are both on {d.days[day]}"
@@ -287,37 +309,43 @@ def _different_days(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("same_room")
-def _same_room(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    rooms = {plan[eid][1] for eid in p["events"]}
+def _same_room(d: TimetableData, plan: Plan, p: SameRoom) -> Verdict:
+    rooms = {plan[eid][1] for eid in p.events}
     return OK if len(rooms) == 1 else (False, f"uses rooms {', '.join(sorted(rooms))}")
 
 
 @check("person_absent")
-def _person_absent(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    gone = set(p["slots"])
-    for e in _of(d, p["person"]):
+def _person_absent(d: TimetableData, plan: Plan, p: PersonAbsent) -> Verdict:
+    gone = set(p.slots)
+    for e in _of(d, p.person):
         for t in _slots(plan, e):
             if d.slots[t].id in gone:
-                return False, f"{p['person']} is absent at {d.slots[t].id} but attends {e.id}"
+                return False, f"{p.person} is absent at {d.slots[t].id} but attends {e.id}"
     return OK
 
 
 @check("room_closed")
-def _room_closed(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    gone = set(p["slots"])
+def _room_closed(d: TimetableData, plan: Plan, p: RoomClosed) -> Verdict:
+    gone = set(p.slots)
     for e in d.events:
-        if plan[e.id][1] != p["room"]:
+        if plan[e.id][1] != p.room:
             continue
         for t in _slots(plan, e):
             if d.slots[t].id in gone:
-                return False, f"{e.id} uses {p['room']} at {d.slots[t].id} while it is closed"
+                return False, f"{e.id} uses {p.room} at {d.slots[t].id} while it is closed"
     return OK
 
 
 @check("room_backup")
-def _room_backup(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _room_backup(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
+    """Registered for the kind tables only: the rule is judged on the answer's backup
+    rooms, which are part of the plan, not of the rule (:func:`evaluate` passes them to
+    :func:`backup_verdict`)."""
+    raise TypeError("room_backup is judged by evaluate(), with the answer's backup rooms")
+
+
+def backup_verdict(d: TimetableData, plan: Plan, backups: dict[str, str]) -> Verdict:
     """Fail each room in turn: its events move to their backups at the same time."""
-    backups: dict[str, str] = p.get("backups") or {}
     for e in d.events:
         b = backups.get(e.id)
         if b is None:
@@ -339,27 +367,28 @@ def _room_backup(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 # -- objective -----------------------------------------------------------------------
-def objective_value(d: TimetableData, plan: Plan, term: ObjectiveTerm, backups: dict[str, str] | None = None) -> int:
+def objective_value(
+    d: TimetableData, plan: Plan, term: ObjectiveTerm, tp: Params, backups: dict[str, str] | None = None
+) -> int:
+    """The plan's figure for one objective term (``tp``: the term's parsed parameters)."""
     if term.kind == "changes":
-        old = term.params["existing"]
+        old = as_model(tp, CurrentSchedule).existing
         return sum(1 for e in d.events if (d.slots[plan[e.id][0]].id, plan[e.id][1]) != tuple(old[e.id]))
     if term.kind == "backup_cost":
         return sum(d.room_by_id[(backups or {})[e.id]].cost for e in d.events)
     if term.kind == "weighted_end":
-        w = term.params["weights"]
+        w = as_model(tp, WeightedEnd).weights
         return sum(w[e.id] * (d.slots[plan[e.id][0]].value + e.duration) for e in d.events)
     if term.kind == "room_cost":
         return sum(d.room_by_id[plan[e.id][1]].cost for e in d.events)
     if term.kind == "slot_penalty":
-        pen = term.params["penalty"]
+        pen = as_model(tp, SlotPenalty).penalty
         return sum(pen.get(d.slots[t].id, 0) for e in d.events for t in _slots(plan, e))
     if term.kind == "same_day_pairs":
-        return sum(max(n - 1, 0) for pid in term.params["people"] for n in _count_by_day(d, plan, _of(d, pid)))
+        return sum(
+            max(n - 1, 0) for pid in as_model(tp, SameDayPairs).people for n in _count_by_day(d, plan, _of(d, pid))
+        )
     raise ValueError(f"unknown objective kind {term.kind!r}")
-
-
-# the objective kinds objective_value knows (the grader refuses instances with others)
-OBJECTIVE_KINDS = frozenset({"changes", "backup_cost", "weighted_end", "room_cost", "slot_penalty", "same_day_pairs"})
 
 
 def evaluate(
@@ -368,13 +397,19 @@ def evaluate(
     objective: list[ObjectiveTerm],
     plan: Plan,
     backups: dict[str, str] | None = None,
+    typed: TypedParams | None = None,
 ) -> tuple[dict[str, Verdict], dict[str, int]]:
-    """Every rule's verdict and every objective figure of a complete plan."""
+    """Every rule's verdict and every objective figure of a complete plan (``backups``:
+    the answer's backup room per event, which only ``room_backup`` reads; ``typed``: the
+    instance's parsed parameters, else each item is parsed here)."""
+    typed = typed or TypedParams(RULE_PARAMS, TERM_PARAMS)
     verdicts = {
-        r.id: CHECKS[r.kind](d, plan, {**r.params, "backups": backups} if r.kind == "room_backup" else r.params)
+        r.id: backup_verdict(d, plan, backups or {})
+        if r.kind == "room_backup"
+        else CHECKS[r.kind](d, plan, typed.rule(r))
         for r in rules
     }
-    return verdicts, {t.id: objective_value(d, plan, t, backups) for t in objective}
+    return verdicts, {t.id: objective_value(d, plan, t, typed.term(t), backups) for t in objective}
 
 
 def verification_figures(d: TimetableData, plan: Plan) -> dict[str, dict[str, int]]:
@@ -410,7 +445,8 @@ class TimetableChecker(TaskChecker):
     plan_key = "schedule"
     data_type = TimetableData
     checks = CHECKS
-    objective_kinds = OBJECTIVE_KINDS
+    rule_params = RULE_PARAMS
+    term_params = TERM_PARAMS
 
     def lookups(self, data: TimetableData) -> Lookups:
         return Lookups(data)
@@ -426,9 +462,14 @@ class TimetableChecker(TaskChecker):
         return _norm(text)
 
     def evaluate(
-        self, data: TimetableData, rules: list[Rule], objective: list[ObjectiveTerm], plan: TimetablePlan
+        self,
+        data: TimetableData,
+        rules: list[Rule],
+        objective: list[ObjectiveTerm],
+        plan: TimetablePlan,
+        typed: TypedParams | None = None,
     ) -> tuple[dict[str, Verdict], dict[str, int]]:
-        return evaluate(data, rules, objective, plan[0], plan[1])
+        return evaluate(data, rules, objective, plan[0], plan[1], typed)
 
     def verification(self, data: TimetableData, plan: TimetablePlan) -> dict[str, dict[str, int]]:
         return verification_figures(data, plan[0])
@@ -488,7 +529,11 @@ def baseline_answer(instance: Instance) -> str:
 
     d = TimetableData.model_validate(instance.data)
     kinds = {r.kind: r for r in instance.rules}
-    blocked = set(kinds["blocked_slots"].params["slots"]) if "blocked_slots" in kinds else set()
+    blocked = (
+        set(as_model(parse(RULE_PARAMS, kinds["blocked_slots"]), BlockedSlots).slots)
+        if "blocked_slots" in kinds
+        else set()
+    )
     plan: Plan = {}
     for e in d.events:
         choice = None
@@ -502,7 +547,7 @@ def baseline_answer(instance: Instance) -> str:
                     }
                 )
                 basic = ("availability", "room_fit", "person_no_overlap", "room_no_overlap")
-                if all(CHECKS[k](sub, trial, {})[0] for k in basic if k in kinds) and not any(
+                if all(CHECKS[k](sub, trial, NoParams())[0] for k in basic if k in kinds) and not any(
                     d.slots[t].id in blocked for t in range(s, s + e.duration)
                 ):
                     choice = (s, r.id)
@@ -516,7 +561,7 @@ def baseline_answer(instance: Instance) -> str:
             e.id: next((r.id for r in d.rooms if r.id != plan[e.id][1] and fits_room(e, r)), d.rooms[0].id)
             for e in d.events
         }
-    values = {t.id: objective_value(d, plan, t, backups) for t in instance.objective}
+    _, values = evaluate(d, [], instance.objective, plan, backups, TIMETABLE.typed(instance))
     schedule = [{"event": e.id, "start": d.slots[plan[e.id][0]].id, "room": plan[e.id][1]} for e in d.events]
     if backups is not None:
         for row in schedule:

@@ -8,10 +8,9 @@ solver model (which encodes the same rules on its own), so the two can be compar
 
 from __future__ import annotations
 
-from typing import Any
-
 from pbsolve.checkers.scheduling.checks import Check, Plan, Verdict, check
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.checkers.scheduling.rule_params import BatteryLevel, FatigueProtocol, RoomCooldown
 
 OK: Verdict = (True, "holds")
 
@@ -27,9 +26,9 @@ def _running(d: TimetableData, plan: Plan, events: list[Event]) -> list[list[Eve
 
 
 @check("room_cooldown")
-def _room_cooldown(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _room_cooldown(d: TimetableData, plan: Plan, p: RoomCooldown) -> Verdict:
     """State: slots of reset still owed by the room, and the event that caused them."""
-    room, gap = p["room"], p["gap"]
+    room, gap = p.room, p.gap
     mine = [e for e in d.events if plan[e.id][1] == room]
     running = _running(d, plan, mine)
     owed, cause, day = 0, "", None
@@ -47,10 +46,10 @@ def _room_cooldown(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
 
 
 @check("fatigue_protocol")
-def _fatigue_protocol(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _fatigue_protocol(d: TimetableData, plan: Plan, p: FatigueProtocol) -> Verdict:
     """State: busy slots so far today and the last busy slot; the protocol binds every
     event that starts once the busy count has reached the threshold."""
-    person, threshold, rest = p["person"], p["threshold"], p["rest"]
+    person, threshold, rest = p.person, p.threshold, p.rest
     mine = [e for e in d.events if person in e.people]
     running = _running(d, plan, mine)
     busy, last, day = 0, -1, None
@@ -71,19 +70,19 @@ def _fatigue_protocol(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdic
 
 
 @check("battery_level")
-def _battery_level(d: TimetableData, plan: Plan, p: dict[str, Any]) -> Verdict:
+def _battery_level(d: TimetableData, plan: Plan, p: BatteryLevel) -> Verdict:
     """State: the battery level, reset to the start level each day, updated every slot."""
-    feature = p["feature"]
+    feature = p.feature
     users = [e for e in d.events if feature in e.needs]
     running = _running(d, plan, users)
     level, day = 0, None
     for t, slot in enumerate(d.slots):
         if slot.day != day:
-            level, day = p["start"], slot.day
+            level, day = p.start, slot.day
         if running[t]:
-            level -= p["use"]
+            level -= p.use
         else:
-            level = min(p["capacity"], level + p["recharge"])
+            level = min(p.capacity, level + p.recharge)
         if level < 0:
             who = f" ({running[t][0].id} is running)" if running[t] else ""
             return False, f"the {feature} battery drops to {level} during {slot.id}{who}"

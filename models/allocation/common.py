@@ -16,8 +16,10 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible, make_solver, optimum
+from pbsolve.checkers.allocation.rule_params import RULE_PARAMS
 from pbsolve.family import Draft, SolverModel
 from pbsolve.kit import KindRegistry, Uncertain, encode_rules, insert_at, insert_rule, post
+from pbsolve.params import Params, make_rule
 from pbsolve.schema import ObjectiveTerm, Rule
 
 
@@ -51,7 +53,7 @@ class ModelBase:
         return d
 
 
-Encoder = Callable[[Any, dict[str, Any], cp_model.IntVar], None]
+Encoder = Callable[[Any, Any, cp_model.IntVar], None]  # (task model, the rule's Params model, literal)
 
 
 def solver_model(
@@ -65,7 +67,7 @@ def solver_model(
     parameters: dict[str, Any] | None = None,
 ) -> SolverModel:
     """Post every numbered rule behind its own literal and collect the objective terms."""
-    rule_literals = encode_rules(tm.m, draft.rules, encoders, tm)
+    rule_literals = encode_rules(tm.m, draft.rules, encoders, tm, RULE_PARAMS[draft.spec.task])
     terms = []
     for term in draft.objective:
         expr, ub = objective(tm, term)
@@ -125,10 +127,10 @@ def added_rule(found: Draft, position: int) -> str:
     return found.rules[position].id
 
 
-def with_conflict_rule(draft: Draft, kind: str, params: dict[str, Any], position: int) -> Draft:
+def with_conflict_rule(draft: Draft, kind: str, params: Params, position: int) -> Draft:
     """The infeasibility-detection variant: one rule (of a kind feasible instances carry
     too) inserted at ``position`` among the sampled rules, then renumbered."""
-    rule = Rule(id="", kind=kind, tier="hard", params=params)
+    rule = make_rule(kind, "hard", params)
     rules = insert_at(draft.rules, rule, position)
     return variant(draft, rules=rules, mechanisms=[*draft.mechanisms, "infeasibility_detection"])
 

@@ -17,6 +17,19 @@ from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.allocation.data import EducationData, Lesson, Room, Slot, Teacher
+from pbsolve.checkers.allocation.rule_params import (
+    Continuity,
+    DailyLoad,
+    KitPool,
+    LoadBalance,
+    MinLoad,
+    RoomClosed,
+    SameRoom,
+    TeacherAbsent,
+    TeacherGap,
+    TeacherLoad,
+    current_plan,
+)
 from pbsolve.family import Draft, NoDraft, SolverModel
 from pbsolve.kit import (
     KindRegistry,
@@ -38,6 +51,7 @@ from pbsolve.models.allocation.common import (
     solver_model,
     with_conflict_rule,
 )
+from pbsolve.params import NoParams, Params, make_rule
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec, mechanism_pool
 
@@ -167,7 +181,7 @@ encoder = ENCODERS.register
 
 
 @encoder("qualified")
-def _qualified(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _qualified(tm: EducationModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for x in tm.data.lessons:
         for t in tm.data.teachers:
             if x.subject not in t.subjects:
@@ -175,7 +189,7 @@ def _qualified(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> N
 
 
 @encoder("room_fit")
-def _room_fit(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _room_fit(tm: EducationModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for x in tm.data.lessons:
         for r in tm.data.rooms:
             if r.seats < x.size or not set(x.needs) <= set(r.features):
@@ -183,7 +197,7 @@ def _room_fit(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> No
 
 
 @encoder("teacher_no_clash")
-def _teacher_no_clash(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _teacher_no_clash(tm: EducationModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for s in tm.data.slots:
         here = tm.in_slot(s.id)
         if len(here) > 1:
@@ -192,7 +206,7 @@ def _teacher_no_clash(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVa
 
 
 @encoder("room_no_clash")
-def _room_no_clash(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _room_no_clash(tm: EducationModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for s in tm.data.slots:
         here = tm.in_slot(s.id)
         if len(here) > 1:
@@ -201,7 +215,7 @@ def _room_no_clash(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) 
 
 
 @encoder("availability")
-def _availability(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _availability(tm: EducationModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for x in tm.data.lessons:
         for t in tm.data.teachers:
             if x.slot in t.unavailable:
@@ -209,76 +223,76 @@ def _availability(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -
 
 
 @encoder("teacher_absent")
-def _teacher_absent(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _teacher_absent(tm: EducationModel, p: TeacherAbsent, lit: cp_model.IntVar) -> None:
     for x in tm.data.lessons:
-        if x.slot in p["slots"]:
-            tm.post(tm.t[x.id, p["teacher"]] == 0, lit)
+        if x.slot in p.slots:
+            tm.post(tm.t[x.id, p.teacher] == 0, lit)
 
 
 @encoder("teacher_load")
-def _teacher_load(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for t in p["teachers"]:
-        tm.post(tm.load(t) <= p["max"], lit)
+def _teacher_load(tm: EducationModel, p: TeacherLoad, lit: cp_model.IntVar) -> None:
+    for t in p.teachers:
+        tm.post(tm.load(t) <= p.max, lit)
 
 
 @encoder("kit_pool")
-def _kit_pool(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _kit_pool(tm: EducationModel, p: KitPool, lit: cp_model.IntVar) -> None:
     plain = [r for r in tm.data.rooms if "computers" not in r.features]
     for s in tm.data.slots:
         using = [tm.r[x.id, r.id] for x in tm.in_slot(s.id) if x.kit for r in plain]
         if using:
-            tm.post(sum(using) <= p["max"], lit)
+            tm.post(sum(using) <= p.max, lit)
 
 
 @encoder("room_closed")
-def _room_closed(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _room_closed(tm: EducationModel, p: RoomClosed, lit: cp_model.IntVar) -> None:
     for x in tm.data.lessons:
-        if x.slot in p["slots"]:
-            tm.post(tm.r[x.id, p["room"]] == 0, lit)
+        if x.slot in p.slots:
+            tm.post(tm.r[x.id, p.room] == 0, lit)
 
 
 @encoder("daily_load")
-def _daily_load(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _daily_load(tm: EducationModel, p: DailyLoad, lit: cp_model.IntVar) -> None:
     days = sorted({s.day for s in tm.data.slots})
     day = {s.id: s.day for s in tm.data.slots}
-    for t in p["teachers"]:
+    for t in p.teachers:
         for dd in days:
             mine = [tm.t[x.id, t] for x in tm.data.lessons if day[x.slot] == dd]
-            if len(mine) > p["max"]:
-                tm.post(sum(mine) <= p["max"], lit)
+            if len(mine) > p.max:
+                tm.post(sum(mine) <= p.max, lit)
 
 
 @encoder("load_balance")
-def _load_balance(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _load_balance(tm: EducationModel, p: LoadBalance, lit: cp_model.IntVar) -> None:
     for a in tm.data.teachers:
         for b in tm.data.teachers:
             if a.id != b.id:
-                tm.post(tm.load(a.id) - tm.load(b.id) <= p["max"], lit)
+                tm.post(tm.load(a.id) - tm.load(b.id) <= p.max, lit)
 
 
 @encoder("min_load")
-def _min_load(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for t in p["teachers"]:
-        tm.post(tm.load(t) >= p["min"], lit)
+def _min_load(tm: EducationModel, p: MinLoad, lit: cp_model.IntVar) -> None:
+    for t in p.teachers:
+        tm.post(tm.load(t) >= p.min, lit)
 
 
 @encoder("continuity")
-def _continuity(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for a, b in zip(p["lessons"], p["lessons"][1:]):
+def _continuity(tm: EducationModel, p: Continuity, lit: cp_model.IntVar) -> None:
+    for a, b in zip(p.lessons, p.lessons[1:]):
         for t in tm.data.teachers:
             tm.post(tm.t[a, t.id] == tm.t[b, t.id], lit)
 
 
 @encoder("same_room")
-def _same_room(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for a, b in zip(p["lessons"], p["lessons"][1:]):
+def _same_room(tm: EducationModel, p: SameRoom, lit: cp_model.IntVar) -> None:
+    for a, b in zip(p.lessons, p.lessons[1:]):
         for r in tm.data.rooms:
             tm.post(tm.r[a, r.id] == tm.r[b, r.id], lit)
 
 
 @encoder("teacher_gap")
-def _teacher_gap(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    d, t = tm.data, p["teacher"]
+def _teacher_gap(tm: EducationModel, p: TeacherGap, lit: cp_model.IntVar) -> None:
+    d, t = tm.data, p.teacher
     idx = d.slot_index
     for a in d.lessons:
         for b in d.lessons:
@@ -288,7 +302,7 @@ def _teacher_gap(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) ->
 
 
 @encoder("teacher_backup")
-def _teacher_backup(tm: EducationModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _teacher_backup(tm: EducationModel, p: NoParams, lit: cp_model.IntVar) -> None:
     """Backup b[l,B]; when F falls ill, lesson l of F moves to its backup:
     z[l,F,B] >= t[l,F] + b[l,B] - 1, and in every slot no teacher B then has two lessons."""
     d = tm.data
@@ -341,7 +355,7 @@ def _objective(tm: EducationModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
         tn = {t.id: k for k, t in enumerate(d.teachers, 1)}
         return sum(tn[t] * v for (_, t), v in tm.b.items()), len(d.teachers) * len(d.lessons)
     if term.kind == "changes":
-        old = term.params["existing"]
+        old = current_plan(TASK.id, term)
         kept = [tm.both(tm.t[x.id, old[x.id][0]], tm.r[x.id, old[x.id][1]], f"kept[{x.id}]") for x in d.lessons]
         return len(d.lessons) - sum(kept), len(d.lessons)
     raise ValueError(f"unknown objective kind {term.kind!r}")
@@ -467,16 +481,16 @@ def _loads(d: EducationData, w: Witness) -> dict[str, int]:
     return {t.id: sum(1 for x in d.lessons if w[x.id][0] == t.id) for t in d.teachers}
 
 
-def _b_teacher_load(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_teacher_load(d: EducationData, w: Witness, rng: random.Random) -> TeacherLoad | None:
     loads = _loads(d, w)
     options = [t.id for t in d.teachers if sum(1 for x in d.lessons if x.subject in t.subjects) > loads[t.id] >= 1]
     if not options:
         return None
     chosen = sorted(rng.sample(options, min(len(options), rng.randint(1, 2))), key=[t.id for t in d.teachers].index)
-    return {"teachers": chosen, "max": max(loads[t] for t in chosen)}
+    return TeacherLoad(teachers=chosen, max=max(loads[t] for t in chosen))
 
 
-def _b_kit_pool(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_kit_pool(d: EducationData, w: Witness, rng: random.Random) -> KitPool | None:
     need = {s.id: sum(1 for x in d.lessons if x.slot == s.id and x.kit) for s in d.slots}
     if max(need.values()) < 1:
         return None
@@ -484,23 +498,22 @@ def _b_kit_pool(d: EducationData, w: Witness, rng: random.Random) -> dict[str, A
     used = max(sum(1 for x in d.lessons if x.slot == s.id and x.kit and w[x.id][1] in plain) for s in d.slots)
     if used >= max(need.values()):
         return None
-    return {"max": used}
+    return KitPool(max=used)
 
 
-def _b_room_closed(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_room_closed(d: EducationData, w: Witness, rng: random.Random) -> RoomClosed | None:
     options = [(r.id, s.id) for r in d.rooms for s in d.slots if not any(
         x.slot == s.id and w[x.id][1] == r.id for x in d.lessons) and any(x.slot == s.id for x in d.lessons)]  # fmt: skip
     if not options:
         return None
     room, _ = rng.choice(options)
     free = [s for r, s in options if r == room]
-    return {
-        "room": room,
-        "slots": sorted(rng.sample(free, min(len(free), rng.randint(1, 2))), key=d.slot_index.__getitem__),
-    }
+    return RoomClosed(
+        room=room, slots=sorted(rng.sample(free, min(len(free), rng.randint(1, 2))), key=d.slot_index.__getitem__)
+    )
 
 
-def _b_daily_load(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_daily_load(d: EducationData, w: Witness, rng: random.Random) -> DailyLoad | None:
     day = {s.id: s.day for s in d.slots}
     options = []
     for t in d.teachers:
@@ -517,21 +530,21 @@ def _b_daily_load(d: EducationData, w: Witness, rng: random.Random) -> dict[str,
     if not options:
         return None
     tid, most = rng.choice(options)
-    return {"teachers": [tid], "max": most}
+    return DailyLoad(teachers=[tid], max=most)
 
 
-def _b_load_balance(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_load_balance(d: EducationData, w: Witness, rng: random.Random) -> LoadBalance | None:
     loads = _loads(d, w).values()
-    return {"max": max(loads) - min(loads) + rng.randint(0, 1)}
+    return LoadBalance(max=max(loads) - min(loads) + rng.randint(0, 1))
 
 
-def _b_min_load(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_min_load(d: EducationData, w: Witness, rng: random.Random) -> MinLoad | None:
     loads = _loads(d, w)
     options = [t for t, n in loads.items() if n >= 1]
     if not options:
         return None
     chosen = sorted(rng.sample(options, min(len(options), rng.randint(1, 2))), key=[t.id for t in d.teachers].index)
-    return {"teachers": chosen, "min": min(loads[t] for t in chosen)}
+    return MinLoad(teachers=chosen, min=min(loads[t] for t in chosen))
 
 
 def _series(d: EducationData) -> list[list[str]]:
@@ -541,17 +554,17 @@ def _series(d: EducationData) -> list[list[str]]:
     return [v for v in groups.values() if len(v) >= 2]
 
 
-def _b_continuity(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_continuity(d: EducationData, w: Witness, rng: random.Random) -> Continuity | None:
     options = [s for s in _series(d) if len({w[x][0] for x in s}) == 1]
-    return {"lessons": rng.choice(options)} if options else None
+    return Continuity(lessons=rng.choice(options)) if options else None
 
 
-def _b_same_room(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_same_room(d: EducationData, w: Witness, rng: random.Random) -> SameRoom | None:
     options = [s for s in _series(d) if len({w[x][1] for x in s}) == 1]
-    return {"lessons": rng.choice(options)} if options else None
+    return SameRoom(lessons=rng.choice(options)) if options else None
 
 
-def _b_teacher_gap(d: EducationData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_teacher_gap(d: EducationData, w: Witness, rng: random.Random) -> TeacherGap | None:
     idx = d.slot_index
     options = []
     for t in d.teachers:
@@ -560,7 +573,7 @@ def _b_teacher_gap(d: EducationData, w: Witness, rng: random.Random) -> dict[str
             b == a + 1 and d.slots[a].day == d.slots[b].day for a, b in itertools.pairwise(mine)
         ):
             options.append(t.id)
-    return {"teacher": rng.choice(options)} if options else None
+    return TeacherGap(teacher=rng.choice(options)) if options else None
 
 
 BUILDERS = {
@@ -582,7 +595,7 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     if "availability" in sampled:
         data = _with_availability(data, witness, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
-    base: list[tuple[str, Tier, dict[str, Any]]] = [(k, tiers[k], {}) for k in TASK.base_rules]
+    base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng, structural=("availability",))
     objective = [
         ObjectiveTerm(id="preference", kind="preference"),
@@ -606,7 +619,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
 
     def with_cap(teachers: list[str], most: int) -> Draft:
-        return with_conflict_rule(draft_, "teacher_load", {"teachers": teachers, "max": most}, position)
+        return with_conflict_rule(draft_, "teacher_load", TeacherLoad(teachers=teachers, max=most), position)
 
     names = [t.id for t in d.teachers]
     options = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]] + [[a] for a in names]
@@ -625,8 +638,8 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
     for x in d.lessons:
         t, r = _plan(plan)[x.id]
         out.append(rng.choice([
-            Rule(id="", kind="teacher_absent", tier="hard", params={"teacher": t, "slots": [x.slot]}),
-            Rule(id="", kind="room_closed", tier="hard", params={"room": r, "slots": [x.slot]}),
+            make_rule("teacher_absent", "hard", TeacherAbsent(teacher=t, slots=[x.slot])),
+            make_rule("room_closed", "hard", RoomClosed(room=r, slots=[x.slot])),
         ]))  # fmt: skip
     rng.shuffle(out)
     return out
@@ -637,9 +650,7 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, list[str]]:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    return Rule(id="", kind="teacher_backup", tier="hard", params={}), [
-        ObjectiveTerm(id="backup_score", kind="backup_score")
-    ]
+    return make_rule("teacher_backup", "hard", NoParams()), [ObjectiveTerm(id="backup_score", kind="backup_score")]
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:

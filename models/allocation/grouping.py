@@ -29,6 +29,20 @@ from pydantic import Field, PositiveInt, model_validator
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.allocation.data import GroupingData, Student
+from pbsolve.checkers.allocation.rule_params import (
+    Apart,
+    Diversity,
+    DropoutRobust,
+    GroupSize,
+    LeaderFloor,
+    Mentor,
+    SkillBalance,
+    SkillFloor,
+    Together,
+    TrackCap,
+    WishGuarantee,
+    current_plan,
+)
 from pbsolve.family import Draft, SolverModel, Symmetry
 from pbsolve.kit import KindRegistry, Settings, SizeTable, Uncertain, insert_position, sampled_kinds, witness_rules
 from pbsolve.models.allocation.common import (
@@ -41,6 +55,7 @@ from pbsolve.models.allocation.common import (
     solver_model,
     with_conflict_rule,
 )
+from pbsolve.params import NoParams, Params, make_rule
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec, mechanism_pool
 
@@ -157,69 +172,69 @@ encoder = ENCODERS.register
 
 
 @encoder("group_size")
-def _group_size(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _group_size(tm: GroupingModel, p: GroupSize, lit: cp_model.IntVar) -> None:
     for g in range(tm.data.groups):
-        tm.post(tm.members(g) >= p["min"], lit)
-        tm.post(tm.members(g) <= p["max"], lit)
+        tm.post(tm.members(g) >= p.min, lit)
+        tm.post(tm.members(g) <= p.max, lit)
 
 
 @encoder("apart")
-def _apart(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for a, b in p["pairs"]:
+def _apart(tm: GroupingModel, p: Apart, lit: cp_model.IntVar) -> None:
+    for a, b in p.pairs:
         for g in range(tm.data.groups):
             tm.post(tm.x[tm.pos[a]][g] + tm.x[tm.pos[b]][g] <= 1, lit)
 
 
 @encoder("together")
-def _together(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for a, b in p["pairs"]:
+def _together(tm: GroupingModel, p: Together, lit: cp_model.IntVar) -> None:
+    for a, b in p.pairs:
         for g in range(tm.data.groups):
             tm.post(tm.x[tm.pos[a]][g] == tm.x[tm.pos[b]][g], lit)
 
 
 @encoder("leader_floor")
-def _leader_floor(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    leaders = tm.indices(lambda s: s.leadership >= p["level"])
+def _leader_floor(tm: GroupingModel, p: LeaderFloor, lit: cp_model.IntVar) -> None:
+    leaders = tm.indices(lambda s: s.leadership >= p.level)
     for g in range(tm.data.groups):
         tm.post(tm.members(g, leaders) >= 1, lit)
 
 
 @encoder("track_cap")
-def _track_cap(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _track_cap(tm: GroupingModel, p: TrackCap, lit: cp_model.IntVar) -> None:
     for track in tm.data.tracks:
         who = tm.indices(lambda s: s.track == track)  # noqa: B023 - called within this iteration
-        if len(who) > p["max"]:
+        if len(who) > p.max:
             for g in range(tm.data.groups):
-                tm.post(tm.members(g, who) <= p["max"], lit)
+                tm.post(tm.members(g, who) <= p.max, lit)
 
 
 @encoder("skill_floor")
-def _skill_floor(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _skill_floor(tm: GroupingModel, p: SkillFloor, lit: cp_model.IntVar) -> None:
     for g in range(tm.data.groups):
-        tm.post(tm.total(g) >= p["min"], lit)
+        tm.post(tm.total(g) >= p.min, lit)
 
 
 @encoder("skill_balance")
-def _skill_balance(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _skill_balance(tm: GroupingModel, p: SkillBalance, lit: cp_model.IntVar) -> None:
     for g in range(tm.data.groups):
         for h in range(tm.data.groups):
             if g != h:
-                tm.post(tm.total(g) - tm.total(h) <= p["max"], lit)
+                tm.post(tm.total(g) - tm.total(h) <= p.max, lit)
 
 
 @encoder("diversity")
-def _diversity(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _diversity(tm: GroupingModel, p: Diversity, lit: cp_model.IntVar) -> None:
     for g in range(tm.data.groups):
         flags = []
         for track in tm.data.tracks:
             has = tm.m.new_bool_var(f"has[{g},{track}]")
             tm.m.add(has <= tm.members(g, tm.indices(lambda s, t=track: s.track == t)))
             flags.append(has)
-        tm.post(sum(flags) >= p["min"], lit)
+        tm.post(sum(flags) >= p.min, lit)
 
 
 @encoder("no_isolation")
-def _no_isolation(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _no_isolation(tm: GroupingModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for track in tm.data.tracks:
         who = tm.indices(lambda s, t=track: s.track == t)
         for g in range(tm.data.groups):
@@ -228,22 +243,22 @@ def _no_isolation(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) ->
 
 
 @encoder("wish_guarantee")
-def _wish_guarantee(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for s in p["students"]:
+def _wish_guarantee(tm: GroupingModel, p: WishGuarantee, lit: cp_model.IntVar) -> None:
+    for s in p.students:
         tm.post(sum(tm.same(s, w) for w in tm.data.student_by_id[s].wishes) >= 1, lit)
 
 
 @encoder("mentor")
-def _mentor(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    mentors = tm.indices(lambda s: not s.newcomer and s.leadership >= p["level"])
+def _mentor(tm: GroupingModel, p: Mentor, lit: cp_model.IntVar) -> None:
+    mentors = tm.indices(lambda s: not s.newcomer and s.leadership >= p.level)
     for i in tm.indices(lambda s: s.newcomer):
         for g in range(tm.data.groups):
             tm.post(tm.x[i][g] <= tm.members(g, mentors), lit)
 
 
 @encoder("dropout_robust")
-def _dropout_robust(tm: GroupingModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    leaders = tm.indices(lambda s: s.leadership >= p["level"])
+def _dropout_robust(tm: GroupingModel, p: DropoutRobust, lit: cp_model.IntVar) -> None:
+    leaders = tm.indices(lambda s: s.leadership >= p.level)
     for g in range(tm.data.groups):
         tm.post(tm.members(g, leaders) >= 2, lit)
 
@@ -270,7 +285,7 @@ def _objective(tm: GroupingModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
         return expr, sum(w[i] * min(i + 1, k) for i in range(n))
     if term.kind == "changes":
         old = {}
-        for grp in term.params["existing"]:
+        for grp in current_plan(TASK.id, term):
             for s in grp:
                 old[s] = tuple(grp)
         changes: cp_model.LinearExpr | int = 0
@@ -376,16 +391,16 @@ def _totals(d: GroupingData, w: Witness) -> list[int]:
     return [sum(d.student_by_id[s].skill for s in grp) for grp in w]
 
 
-def _b_apart(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_apart(d: GroupingData, w: Witness, rng: random.Random) -> Apart | None:
     where = {s: g for g, grp in enumerate(w) for s in grp}
     pairs = [(a.id, b.id) for a, b in combinations(d.students, 2) if where[a.id] != where[b.id]]
     chosen = sorted(
         rng.sample(pairs, min(len(pairs), rng.randint(1, 2))), key=lambda p: (d.position[p[0]], d.position[p[1]])
     )
-    return {"pairs": [list(p) for p in chosen]} if chosen else None
+    return Apart(pairs=chosen) if chosen else None
 
 
-def _b_together(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_together(d: GroupingData, w: Witness, rng: random.Random) -> Together | None:
     """One or two pairs of witness group-mates, or a star: one student and up to all
     their witness group-mates (so long pair lists occur in feasible instances too)."""
     where = {s: g for g, grp in enumerate(w) for s in grp}
@@ -400,51 +415,51 @@ def _b_together(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, An
         mates = rng.sample([b for b in grp if b != a], rng.randint(1, len(grp) - 1))
         chosen = [(a, b) if d.position[a] <= d.position[b] else (b, a) for b in mates]  # each pair in roster order
     chosen = sorted(chosen, key=lambda p: (d.position[p[0]], d.position[p[1]]))
-    return {"pairs": [list(p) for p in chosen]}
+    return Together(pairs=chosen)
 
 
-def _b_leader_floor(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_leader_floor(d: GroupingData, w: Witness, rng: random.Random) -> LeaderFloor | None:
     level = min(max(d.student_by_id[s].leadership for s in grp) for grp in w)
-    return {"level": level} if level >= 1 else None
+    return LeaderFloor(level=level) if level >= 1 else None
 
 
-def _b_track_cap(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_track_cap(d: GroupingData, w: Witness, rng: random.Random) -> TrackCap | None:
     most = max(sum(1 for s in grp if d.student_by_id[s].track == t) for grp in w for t in d.tracks)
-    return {"max": most} if most < len(w[0]) else None
+    return TrackCap(max=most) if most < len(w[0]) else None
 
 
-def _b_skill_floor(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
-    return {"min": max(1, min(_totals(d, w)) - rng.randint(0, 2))}
+def _b_skill_floor(d: GroupingData, w: Witness, rng: random.Random) -> SkillFloor | None:
+    return SkillFloor(min=max(1, min(_totals(d, w)) - rng.randint(0, 2)))
 
 
-def _b_skill_balance(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_skill_balance(d: GroupingData, w: Witness, rng: random.Random) -> SkillBalance | None:
     t = _totals(d, w)
-    return {"max": max(t) - min(t) + rng.randint(0, 2)}
+    return SkillBalance(max=max(t) - min(t) + rng.randint(0, 2))
 
 
-def _b_diversity(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_diversity(d: GroupingData, w: Witness, rng: random.Random) -> Diversity | None:
     least = min(len({d.student_by_id[s].track for s in grp}) for grp in w)
-    return {"min": least} if least >= 2 else None
+    return Diversity(min=least) if least >= 2 else None
 
 
-def _b_no_isolation(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_no_isolation(d: GroupingData, w: Witness, rng: random.Random) -> NoParams | None:
     for grp in w:
         tracks = [d.student_by_id[s].track for s in grp]
         if any(tracks.count(t) == 1 for t in tracks):
             return None
-    return {}
+    return NoParams()
 
 
-def _b_wish_guarantee(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_wish_guarantee(d: GroupingData, w: Witness, rng: random.Random) -> WishGuarantee | None:
     where = {s: g for g, grp in enumerate(w) for s in grp}
     granted = [s.id for s in d.students if any(where[x] == where[s.id] for x in s.wishes)]
     if not granted:
         return None
     chosen = rng.sample(granted, min(len(granted), rng.randint(1, 3)))
-    return {"students": sorted(chosen, key=d.position.__getitem__)}
+    return WishGuarantee(students=sorted(chosen, key=d.position.__getitem__))
 
 
-def _b_mentor(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_mentor(d: GroupingData, w: Witness, rng: random.Random) -> Mentor | None:
     if not any(s.newcomer for s in d.students):
         return None
     levels = []
@@ -454,7 +469,7 @@ def _b_mentor(d: GroupingData, w: Witness, rng: random.Random) -> dict[str, Any]
                 max((d.student_by_id[s].leadership for s in grp if not d.student_by_id[s].newcomer), default=0)
             )
     level = min(levels)
-    return {"level": rng.randint(1, level)} if level >= 1 else None
+    return Mentor(level=rng.randint(1, level)) if level >= 1 else None
 
 
 BUILDERS = {
@@ -475,7 +490,7 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     per = len(witness[0])
-    base = [("group_size", tiers["group_size"], {"min": per, "max": per})]
+    base: list[tuple[str, Tier, Params]] = [("group_size", tiers["group_size"], GroupSize(min=per, max=per))]
     rules = witness_rules(base, sampled_kinds(spec, TASK.base_rules), tiers, BUILDERS, data, witness, rng)
     first, second = (
         ("skill_spread", "unmet_wishes") if spec.subtask == "sports_teams" else ("unmet_wishes", "skill_spread")
@@ -499,7 +514,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
 
-    def with_rule(kind: str, params: dict[str, Any]) -> Draft:
+    def with_rule(kind: str, params: Params) -> Draft:
         return with_conflict_rule(draft_, kind, params, position)
 
     def ok(found: Draft | None) -> Draft | None:
@@ -510,16 +525,20 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
         )
 
     top = sum(s.skill for s in d.students)
-    found = ok(first_infeasible(range(top, -1, -1), lambda g: with_rule("skill_balance", {"max": g}), feasible))
+    found = ok(
+        first_infeasible(range(top, -1, -1), lambda g: with_rule("skill_balance", SkillBalance(max=g)), feasible)
+    )
     if found is not None:
         return found
     a = rng.choice(d.students).id
     others = [s.id for s in d.students if s.id != a]
     rng.shuffle(others)
-    pairs = [sorted((a, b), key=d.position.__getitem__) for b in others]
+    pairs = [(a, b) if d.position[a] <= d.position[b] else (b, a) for b in others]  # each pair in roster order
 
     def star(m: int) -> Draft:
-        return with_rule("together", {"pairs": sorted(pairs[:m], key=lambda p: (d.position[p[0]], d.position[p[1]]))})
+        return with_rule(
+            "together", Together(pairs=sorted(pairs[:m], key=lambda p: (d.position[p[0]], d.position[p[1]])))
+        )
 
     return ok(first_infeasible(range(1, len(pairs) + 1), star, feasible))
 
@@ -532,7 +551,7 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
     out = []
     for a, b in combinations([s.id for s in d.students], 2):
         kind = "apart" if where[a] == where[b] else "together"
-        out.append(Rule(id="", kind=kind, tier="hard", params={"pairs": [[a, b]]}))
+        out.append(make_rule(kind, "hard", Apart(pairs=[(a, b)]) if kind == "apart" else Together(pairs=[(a, b)])))
     rng.shuffle(out)
     return out
 
@@ -546,7 +565,7 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
     levels = [lv for lv in (3, 2, 1) if sum(1 for s in d.students if s.leadership >= lv) >= 2 * d.groups]
     if not levels:
         return None
-    return Rule(id="", kind="dropout_robust", tier="hard", params={"level": rng.choice(levels)}), []
+    return make_rule("dropout_robust", "hard", DropoutRobust(level=rng.choice(levels))), []
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:

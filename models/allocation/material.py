@@ -17,6 +17,20 @@ from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.allocation.data import Depot, Material, MaterialData, Site
+from pbsolve.checkers.allocation.rule_params import (
+    DepotThroughput,
+    FillGap,
+    MinGuarantee,
+    MinShipment,
+    PriorityOrder,
+    RouteClosed,
+    ShareCap,
+    SingleSource,
+    SiteIntake,
+    TransportBudget,
+    TruckCapacity,
+    current_plan,
+)
 from pbsolve.family import Draft, SolverModel
 from pbsolve.kit import (
     KindRegistry,
@@ -39,6 +53,7 @@ from pbsolve.models.allocation.common import (
     spread,
     with_conflict_rule,
 )
+from pbsolve.params import NoParams, Params, make_rule
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec, mechanism_pool
 
@@ -161,7 +176,7 @@ encoder = ENCODERS.register
 
 
 @encoder("depot_stock")
-def _depot_stock(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _depot_stock(tm: MaterialModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for dp in tm.data.depots:
         for m, have in dp.stock.items():
             cells = [v for (x, _, k), v in tm.x.items() if x == dp.id and k == m]
@@ -170,86 +185,86 @@ def _depot_stock(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> 
 
 
 @encoder("request_cap")
-def _request_cap(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _request_cap(tm: MaterialModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for s in tm.data.sites:
         for m, want in s.requests.items():
             tm.post(tm.recv(s.id, m) <= want, lit)
 
 
 @encoder("route_closed")
-def _route_closed(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    tm.post(sum(tm.route(p["depot"], p["site"])) == 0, lit)
+def _route_closed(tm: MaterialModel, p: RouteClosed, lit: cp_model.IntVar) -> None:
+    tm.post(sum(tm.route(p.depot, p.site)) == 0, lit)
 
 
 @encoder("truck_capacity")
-def _truck_capacity(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _truck_capacity(tm: MaterialModel, p: TruckCapacity, lit: cp_model.IntVar) -> None:
     for dp in tm.data.depots:
         for s in tm.data.sites:
-            tm.post(sum(tm.route(dp.id, s.id)) <= p["max"], lit)
+            tm.post(sum(tm.route(dp.id, s.id)) <= p.max, lit)
 
 
 @encoder("depot_throughput")
-def _depot_throughput(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    tm.post(sum(v for (x, _, _), v in tm.x.items() if x == p["depot"]) <= p["max"], lit)
+def _depot_throughput(tm: MaterialModel, p: DepotThroughput, lit: cp_model.IntVar) -> None:
+    tm.post(sum(v for (x, _, _), v in tm.x.items() if x == p.depot) <= p.max, lit)
 
 
 @encoder("min_guarantee")
-def _min_guarantee(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for s in p["sites"]:
-        tm.post(tm.recv(s, p["material"]) >= p["min"], lit)
+def _min_guarantee(tm: MaterialModel, p: MinGuarantee, lit: cp_model.IntVar) -> None:
+    for s in p.sites:
+        tm.post(tm.recv(s, p.material) >= p.min, lit)
 
 
 @encoder("site_intake")
-def _site_intake(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    tm.post(tm.recv(p["site"]) <= p["max"], lit)
+def _site_intake(tm: MaterialModel, p: SiteIntake, lit: cp_model.IntVar) -> None:
+    tm.post(tm.recv(p.site) <= p.max, lit)
 
 
 @encoder("transport_budget")
-def _transport_budget(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    tm.post(sum(tm.data.cost[x][s] * v for (x, s, _), v in tm.x.items()) <= p["max"], lit)
+def _transport_budget(tm: MaterialModel, p: TransportBudget, lit: cp_model.IntVar) -> None:
+    tm.post(sum(tm.data.cost[x][s] * v for (x, s, _), v in tm.x.items()) <= p.max, lit)
 
 
 @encoder("fill_gap")
-def _fill_gap(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _fill_gap(tm: MaterialModel, p: FillGap, lit: cp_model.IntVar) -> None:
     for a in tm.data.sites:
         for b in tm.data.sites:
             if a.id != b.id:
-                tm.post(tm.fill(a.id) - tm.fill(b.id) <= p["max"], lit)
+                tm.post(tm.fill(a.id) - tm.fill(b.id) <= p.max, lit)
 
 
 @encoder("priority_order")
-def _priority_order(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for a, b in zip(p["sites"], p["sites"][1:]):
+def _priority_order(tm: MaterialModel, p: PriorityOrder, lit: cp_model.IntVar) -> None:
+    for a, b in zip(p.sites, p.sites[1:]):
         tm.post(tm.fill(a) >= tm.fill(b), lit)
 
 
 @encoder("single_source")
-def _single_source(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for s in p["sites"]:
+def _single_source(tm: MaterialModel, p: SingleSource, lit: cp_model.IntVar) -> None:
+    for s in p.sites:
         flags = [a for dp in tm.data.depots if (a := tm.active(dp.id, s)) is not None]
         if len(flags) > 1:
             tm.post(sum(flags) <= 1, lit)
 
 
 @encoder("min_shipment")
-def _min_shipment(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _min_shipment(tm: MaterialModel, p: MinShipment, lit: cp_model.IntVar) -> None:
     for dp in tm.data.depots:
         for s in tm.data.sites:
             a = tm.active(dp.id, s.id)
             if a is not None:
-                tm.post(sum(tm.route(dp.id, s.id)) >= p["min"] * a, lit)
+                tm.post(sum(tm.route(dp.id, s.id)) >= p.min * a, lit)
 
 
 @encoder("share_cap")
-def _share_cap(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    m, pct = p["material"], p["pct"]
+def _share_cap(tm: MaterialModel, p: ShareCap, lit: cp_model.IntVar) -> None:
+    m, pct = p.material, p.pct
     total = sum(v for (_, _, k), v in tm.x.items() if k == m)
     for s in tm.data.sites:
         tm.post(100 * tm.recv(s.id, m) <= pct * total, lit)
 
 
 @encoder("depot_failure")
-def _depot_failure(tm: MaterialModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _depot_failure(tm: MaterialModel, p: NoParams, lit: cp_model.IntVar) -> None:
     """If depot d fails, site s keeps recv - x[d,s,m] of material m: at least half."""
     for (_dp, s, m), v in tm.x.items():
         tm.post(2 * v <= tm.recv(s, m), lit)
@@ -272,7 +287,7 @@ def _objective(tm: MaterialModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
             weight[c] * d.depot_by_id[c[0]].stock[c[2]] for c in tm.x
         )
     if term.kind == "changes":
-        old = {(x, s, m): q for x, s, m, q in term.params["existing"]}
+        old = {(x, s, m): q for x, s, m, q in current_plan(TASK.id, term)}
         return sum(tm.differs(v, old.get(c, 0), f"changed[{c}]") for c, v in tm.x.items()), len(tm.x)
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -361,88 +376,88 @@ def _up(x: float, step: int) -> int:
     return -(-int(x) // step) * step if x > 0 else step
 
 
-def _b_route_closed(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_route_closed(d: MaterialData, w: Witness, rng: random.Random) -> RouteClosed | None:
     options = [(x.id, s.id) for x in d.depots for s in d.sites if _route(w, x.id, s.id) == 0 and any(
         c[0] == x.id and c[1] == s.id for c in d.cells)]  # fmt: skip
     if not options:
         return None
     x, s = rng.choice(options)
-    return {"depot": x, "site": s}
+    return RouteClosed(depot=x, site=s)
 
 
-def _b_truck_capacity(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_truck_capacity(d: MaterialData, w: Witness, rng: random.Random) -> TruckCapacity | None:
     peak = max((_route(w, x.id, s.id) for x in d.depots for s in d.sites), default=0)
     if peak == 0:
         return None
-    return {"max": _up(peak * rng.uniform(1.0, 1.2), _step(d))}
+    return TruckCapacity(max=_up(peak * rng.uniform(1.0, 1.2), _step(d)))
 
 
-def _b_depot_throughput(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_depot_throughput(d: MaterialData, w: Witness, rng: random.Random) -> DepotThroughput | None:
     options = []
     for x in d.depots:
         sent = sum(q for (dp, _, _), q in w.items() if dp == x.id)
         cap = _up(sent * rng.uniform(1.0, 1.1), _step(d))
         if sent > 0 and cap < sum(x.stock.values()):
-            options.append({"depot": x.id, "max": cap})
+            options.append(DepotThroughput(depot=x.id, max=cap))
     return rng.choice(options) if options else None
 
 
-def _b_min_guarantee(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_min_guarantee(d: MaterialData, w: Witness, rng: random.Random) -> MinGuarantee | None:
     m = rng.choice(d.materials).id
     takers = [s.id for s in d.sites if _recv(w, s.id, m) > 0]
     if not takers:
         return None
     chosen = sorted(rng.sample(takers, min(len(takers), rng.randint(1, 2))), key=[s.id for s in d.sites].index)
     least = min(_recv(w, s, m) for s in chosen)
-    return {"sites": chosen, "material": m, "min": max(1, int(least * rng.uniform(0.5, 1.0)))}
+    return MinGuarantee(sites=chosen, material=m, min=max(1, int(least * rng.uniform(0.5, 1.0))))
 
 
-def _b_site_intake(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_site_intake(d: MaterialData, w: Witness, rng: random.Random) -> SiteIntake | None:
     options = []
     for s in d.sites:
         cap = _up(_recv(w, s.id) * rng.uniform(1.0, 1.1), _step(d))
         if cap < d.requested(s.id):
-            options.append({"site": s.id, "max": cap})
+            options.append(SiteIntake(site=s.id, max=cap))
     return rng.choice(options) if options else None
 
 
-def _b_transport_budget(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_transport_budget(d: MaterialData, w: Witness, rng: random.Random) -> TransportBudget | None:
     spent = sum(d.cost[x][s] * q for (x, s, _), q in w.items())
-    return {"max": _up(spent * rng.uniform(1.0, 1.1), _step(d) * 2)} if spent else None
+    return TransportBudget(max=_up(spent * rng.uniform(1.0, 1.1), _step(d) * 2)) if spent else None
 
 
-def _b_fill_gap(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_fill_gap(d: MaterialData, w: Witness, rng: random.Random) -> FillGap | None:
     rates = [_fill(d, w, s.id) for s in d.sites]
     gap = max(rates) - min(rates) + rng.randint(0, 5)
-    return {"max": gap} if gap < 100 else None
+    return FillGap(max=gap) if gap < 100 else None
 
 
-def _b_priority_order(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_priority_order(d: MaterialData, w: Witness, rng: random.Random) -> PriorityOrder | None:
     ranked = sorted(d.sites, key=lambda s: (-s.priority, -_fill(d, w, s.id)))
     chain = [ranked[0]]
     for s in ranked[1:]:
         if s.priority < chain[-1].priority and _fill(d, w, s.id) <= _fill(d, w, chain[-1].id):
             chain.append(s)
-    return {"sites": [s.id for s in chain]} if len(chain) >= 2 else None
+    return PriorityOrder(sites=[s.id for s in chain]) if len(chain) >= 2 else None
 
 
-def _b_single_source(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_single_source(d: MaterialData, w: Witness, rng: random.Random) -> SingleSource | None:
     options = [s.id for s in d.sites if len({x for (x, t, _) in w if t == s.id}) == 1]
     options = [s for s in options if len({c[0] for c in d.cells if c[1] == s}) >= 2]
     if not options:
         return None
     chosen = rng.sample(options, min(len(options), rng.randint(1, 2)))
-    return {"sites": sorted(chosen, key=[s.id for s in d.sites].index)}
+    return SingleSource(sites=sorted(chosen, key=[s.id for s in d.sites].index))
 
 
-def _b_min_shipment(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_min_shipment(d: MaterialData, w: Witness, rng: random.Random) -> MinShipment | None:
     sizes = [_route(w, x.id, s.id) for x in d.depots for s in d.sites if _route(w, x.id, s.id) > 0]
     if not sizes or min(sizes) < 2:
         return None
-    return {"min": max(2, int(min(sizes) * rng.uniform(0.5, 1.0)))}
+    return MinShipment(min=max(2, int(min(sizes) * rng.uniform(0.5, 1.0))))
 
 
-def _b_share_cap(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_share_cap(d: MaterialData, w: Witness, rng: random.Random) -> ShareCap | None:
     options = []
     for m in d.materials:
         total = sum(q for (_, _, k), q in w.items() if k == m.id)
@@ -453,7 +468,7 @@ def _b_share_cap(d: MaterialData, w: Witness, rng: random.Random) -> dict[str, A
         pct = -(-100 * top // total)
         pct = pct + (-pct) % 5
         if pct < 100:
-            options.append({"material": m.id, "pct": pct})
+            options.append(ShareCap(material=m.id, pct=pct))
     return rng.choice(options) if options else None
 
 
@@ -475,7 +490,7 @@ BUILDERS = {
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
-    base: list[tuple[str, Tier, dict[str, Any]]] = [(k, tiers[k], {}) for k in TASK.base_rules]
+    base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     rules = witness_rules(base, sampled_kinds(spec, TASK.base_rules), tiers, BUILDERS, data, witness, rng)
     objective = [
         ObjectiveTerm(id="shortage", kind="shortage"),
@@ -500,7 +515,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
 
     def with_guarantee(sites: list[str], m: str, least: int) -> Draft:
-        return with_conflict_rule(draft_, "min_guarantee", {"sites": sites, "material": m, "min": least}, position)
+        return with_conflict_rule(draft_, "min_guarantee", MinGuarantee(sites=sites, material=m, min=least), position)
 
     options = []
     for m in d.materials:
@@ -520,7 +535,7 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
     """A road closed between a depot and a site the plan serves from it."""
     used = sorted({(x, s) for (x, s, _) in _plan(plan)})
     rng.shuffle(used)
-    return [Rule(id="", kind="route_closed", tier="hard", params={"depot": x, "site": s}) for x, s in used]
+    return [make_rule("route_closed", "hard", RouteClosed(depot=x, site=s)) for x, s in used]
 
 
 def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:
@@ -530,7 +545,7 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
     if any(r.kind == "single_source" for r in draft_.rules):
         return None
-    return Rule(id="", kind="depot_failure", tier="hard", params={}), []
+    return make_rule("depot_failure", "hard", NoParams()), []
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:

@@ -23,7 +23,9 @@ from typing import Any
 import pulp
 
 from pbsolve.checkers.allocation.data import MaterialData, ProcurementData
+from pbsolve.checkers.allocation.rule_params import RULE_PARAMS, current_plan
 from pbsolve.family import Draft
+from pbsolve.params import parse
 from pbsolve.schema import ObjectiveTerm, Rule
 
 TASKS = ("procurement_planning", "material_allocation")
@@ -169,7 +171,8 @@ def _procurement(
         return units + pulp.lpSum([d.supplier_by_id[s].fixed_cost * yv for (s, u), yv in y.items() if u == t])
 
     def rule(r: Rule) -> None:
-        p, k = r.params, r.kind
+        p: Any = parse(RULE_PARAMS[draft.spec.task], r)
+        k = r.kind
         if k in ("inventory_balance", "delay_robust"):
             for levels in stock.values():
                 for level in levels:
@@ -183,51 +186,51 @@ def _procurement(
                     b.add(ordered(sup.id, t) <= sup.capacity)
         elif k == "period_budget":
             for t in range(n):
-                b.add(spend(t) <= p["max"])
+                b.add(spend(t) <= p.max)
         elif k == "min_order":
-            for s, least in p["min"].items():
+            for s, least in p.min.items():
                 for t in range(n):
                     if (s, t) in y:
                         b.add(ordered(s, t) >= least * y[s, t])
         elif k == "supplier_closed":
-            for label in p["periods"]:
-                b.add(ordered(p["supplier"], d.period_index[label]) == 0)
+            for label in p.periods:
+                b.add(ordered(p.supplier, d.period_index[label]) == 0)
         elif k == "dock_capacity":
             for t in range(n):
-                b.add(pulp.lpSum([arr[i.id][t] for i in d.items]) <= p["max"])
+                b.add(pulp.lpSum([arr[i.id][t] for i in d.items]) <= p.max)
         elif k == "safety_stock":
-            for level in stock[p["item"]]:
-                b.add(level >= p["min"])
+            for level in stock[p.item]:
+                b.add(level >= p.min)
         elif k == "stock_target":
-            b.add(stock[p["item"]][d.period_index[p["period"]]] >= p["min"])
+            b.add(stock[p.item][d.period_index[p.period]] >= p.min)
         elif k == "storage_cap":
             for t in range(n):
-                b.add(pulp.lpSum([stock[i.id][t] for i in d.items]) <= p["max"])
+                b.add(pulp.lpSum([stock[i.id][t] for i in d.items]) <= p.max)
         elif k == "shelf_life":
-            item, span = d.item_by_id[p["item"]], p["periods"]
+            item, span = d.item_by_id[p.item], p.periods
             for t in range(n):
                 recent = pulp.lpSum(arr[item.id][max(0, t - span + 2) : t + 1]) + (
                     item.initial_stock if t <= span - 2 else 0
                 )
                 b.add(stock[item.id][t] <= recent)
         elif k == "supplier_share":
-            total = pulp.lpSum([v for (_, i, _), v in q.items() if i == p["item"]])
+            total = pulp.lpSum([v for (_, i, _), v in q.items() if i == p.item])
             for sup in d.suppliers:
-                mine = [v for (x, i, _), v in q.items() if x == sup.id and i == p["item"]]
+                mine = [v for (x, i, _), v in q.items() if x == sup.id and i == p.item]
                 if mine:
-                    b.add(100 * pulp.lpSum(mine) <= p["pct"] * total)
+                    b.add(100 * pulp.lpSum(mine) <= p.pct * total)
         elif k == "contract_minimum":
-            b.add(pulp.lpSum([v for (s, _, _), v in q.items() if s == p["supplier"]]) >= p["min"])
+            b.add(pulp.lpSum([v for (s, _, _), v in q.items() if s == p.supplier]) >= p.min)
         elif k == "order_gap":
             for t in range(n - 1):
-                if (p["supplier"], t) in y and (p["supplier"], t + 1) in y:
-                    b.add(y[p["supplier"], t] + y[p["supplier"], t + 1] <= 1)
+                if (p.supplier, t) in y and (p.supplier, t + 1) in y:
+                    b.add(y[p.supplier, t] + y[p.supplier, t + 1] <= 1)
         elif k in ("single_sourcing", "dual_sourcing"):
-            flags = [u for s in d.suppliers if (u := use(s.id, p["item"])) is not None]
+            flags = [u for s in d.suppliers if (u := use(s.id, p.item)) is not None]
             b.add(pulp.lpSum(flags) <= 1 if k == "single_sourcing" else pulp.lpSum(flags) >= 2)
         elif k == "lot_cap":
             for v in q.values():
-                b.add(v <= p["max"])
+                b.add(v <= p.max)
         else:
             raise ValueError(f"no MILP row for rule kind {k!r}")
 
@@ -245,7 +248,7 @@ def _procurement(
             number = {s.id: k for k, s in enumerate(d.suppliers, 1)}
             return pulp.lpSum([(10 * number[s] + u + 1) * v for (s, _, u), v in q.items()])
         if t.kind == "changes":
-            old = {(s, i, d.period_index[label]): x for s, i, label, x in t.params["existing"]}
+            old = {(s, i, d.period_index[label]): x for s, i, label, x in current_plan(draft.spec.task, t)}
             return pulp.lpSum([b.differs(v, old.get(c, 0), cap[c[0]]) for c, v in q.items()])
         raise ValueError(f"no MILP expression for objective kind {t.kind!r}")
 
@@ -301,7 +304,8 @@ def _material(
         return fills[site]
 
     def rule(r: Rule) -> None:
-        p, k = r.params, r.kind
+        p: Any = parse(RULE_PARAMS[draft.spec.task], r)
+        k = r.kind
         if k == "depot_stock":
             for dp in d.depots:
                 for m, have in dp.stock.items():
@@ -311,30 +315,30 @@ def _material(
                 for m, want in s.requests.items():
                     b.add(recv(s.id, m) <= want)
         elif k == "route_closed":
-            b.add(pulp.lpSum(route(p["depot"], p["site"])) == 0)
+            b.add(pulp.lpSum(route(p.depot, p.site)) == 0)
         elif k == "truck_capacity":
             for dp in d.depots:
                 for s in d.sites:
-                    b.add(pulp.lpSum(route(dp.id, s.id)) <= p["max"])
+                    b.add(pulp.lpSum(route(dp.id, s.id)) <= p.max)
         elif k == "depot_throughput":
-            b.add(pulp.lpSum([v for (a, _, _), v in x.items() if a == p["depot"]]) <= p["max"])
+            b.add(pulp.lpSum([v for (a, _, _), v in x.items() if a == p.depot]) <= p.max)
         elif k == "min_guarantee":
-            for s in p["sites"]:
-                b.add(recv(s, p["material"]) >= p["min"])
+            for s in p.sites:
+                b.add(recv(s, p.material) >= p.min)
         elif k == "site_intake":
-            b.add(recv(p["site"]) <= p["max"])
+            b.add(recv(p.site) <= p.max)
         elif k == "transport_budget":
-            b.add(pulp.lpSum([d.cost[a][s] * v for (a, s, _), v in x.items()]) <= p["max"])
+            b.add(pulp.lpSum([d.cost[a][s] * v for (a, s, _), v in x.items()]) <= p.max)
         elif k == "fill_gap":
             for a in d.sites:
                 for c in d.sites:
                     if a.id != c.id:
-                        b.add(fill(a.id) - fill(c.id) <= p["max"])
+                        b.add(fill(a.id) - fill(c.id) <= p.max)
         elif k == "priority_order":
-            for a, c in zip(p["sites"], p["sites"][1:]):
+            for a, c in zip(p.sites, p.sites[1:]):
                 b.add(fill(a) >= fill(c))
         elif k == "single_source":
-            for s in p["sites"]:
+            for s in p.sites:
                 flags = [f for dp in d.depots if (f := on(dp.id, s)) is not None]
                 b.add(pulp.lpSum(flags) <= 1)
         elif k == "min_shipment":
@@ -342,11 +346,11 @@ def _material(
                 for s in d.sites:
                     flag = on(dp.id, s.id)
                     if flag is not None:
-                        b.add(pulp.lpSum(route(dp.id, s.id)) >= p["min"] * flag)
+                        b.add(pulp.lpSum(route(dp.id, s.id)) >= p.min * flag)
         elif k == "share_cap":
-            total = pulp.lpSum([v for (_, _, m), v in x.items() if m == p["material"]])
+            total = pulp.lpSum([v for (_, _, m), v in x.items() if m == p.material])
             for s in d.sites:
-                b.add(100 * recv(s.id, p["material"]) <= p["pct"] * total)
+                b.add(100 * recv(s.id, p.material) <= p.pct * total)
         elif k == "depot_failure":
             for (_, site, m), v in x.items():
                 b.add(2 * v <= recv(site, m))
@@ -368,7 +372,7 @@ def _material(
             mn = {m.id: k for k, m in enumerate(d.materials, 1)}
             return pulp.lpSum([mn[m] * (10 * dn[a] + sn[s]) * v for (a, s, m), v in x.items()])
         if t.kind == "changes":
-            old = {(a, s, m): q for a, s, m, q in t.params["existing"]}
+            old = {(a, s, m): q for a, s, m, q in current_plan(draft.spec.task, t)}
             return pulp.lpSum([b.differs(v, old.get(c, 0), d.depot_by_id[c[0]].stock[c[2]]) for c, v in x.items()])
         raise ValueError(f"no MILP expression for objective kind {t.kind!r}")
 

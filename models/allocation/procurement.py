@@ -23,6 +23,23 @@ from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.allocation.data import Item, Offer, ProcurementData, Supplier
+from pbsolve.checkers.allocation.rule_params import (
+    ContractMinimum,
+    DockCapacity,
+    DualSourcing,
+    LotCap,
+    MinOrder,
+    OrderGap,
+    PeriodBudget,
+    SafetyStock,
+    ShelfLife,
+    SingleSourcing,
+    StockTarget,
+    StorageCap,
+    SupplierClosed,
+    SupplierShare,
+    current_plan,
+)
 from pbsolve.family import Draft, NoDraft, SolverModel
 from pbsolve.kit import (
     IntRange,
@@ -45,6 +62,7 @@ from pbsolve.models.allocation.common import (
     solver_model,
     with_conflict_rule,
 )
+from pbsolve.params import NoParams, Params, make_rule
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec, mechanism_pool
 
@@ -224,14 +242,14 @@ encoder = ENCODERS.register
 
 
 @encoder("inventory_balance")
-def _inventory_balance(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _inventory_balance(tm: ProcurementModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for levels in tm.stock.values():
         for level in levels:
             tm.post(level >= 0, lit)
 
 
 @encoder("supplier_capacity")
-def _supplier_capacity(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _supplier_capacity(tm: ProcurementModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for s in tm.data.suppliers:
         for t in range(len(tm.data.periods)):
             cells = tm.of(s.id, t)
@@ -240,56 +258,56 @@ def _supplier_capacity(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.In
 
 
 @encoder("period_budget")
-def _period_budget(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _period_budget(tm: ProcurementModel, p: PeriodBudget, lit: cp_model.IntVar) -> None:
     for t in range(len(tm.data.periods)):
-        tm.post(tm.spend(t) <= p["max"], lit)
+        tm.post(tm.spend(t) <= p.max, lit)
 
 
 @encoder("min_order")
-def _min_order(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for supplier, least in p["min"].items():
+def _min_order(tm: ProcurementModel, p: MinOrder, lit: cp_model.IntVar) -> None:
+    for supplier, least in p.min.items():
         for t in range(len(tm.data.periods)):
             if (supplier, t) in tm.y:
                 tm.post(tm.ordered(supplier, t) >= least * tm.y[supplier, t], lit)
 
 
 @encoder("supplier_closed")
-def _supplier_closed(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for label in p["periods"]:
-        cells = tm.of(p["supplier"], tm.data.period_index[label])
+def _supplier_closed(tm: ProcurementModel, p: SupplierClosed, lit: cp_model.IntVar) -> None:
+    for label in p.periods:
+        cells = tm.of(p.supplier, tm.data.period_index[label])
         if cells:
             tm.post(sum(cells) == 0, lit)
 
 
 @encoder("dock_capacity")
-def _dock_capacity(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _dock_capacity(tm: ProcurementModel, p: DockCapacity, lit: cp_model.IntVar) -> None:
     for t in range(len(tm.data.periods)):
-        tm.post(sum(tm.arr[i.id][t] for i in tm.data.items) <= p["max"], lit)
+        tm.post(sum(tm.arr[i.id][t] for i in tm.data.items) <= p.max, lit)
 
 
 @encoder("safety_stock")
-def _safety_stock(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for level in tm.stock[p["item"]]:
-        tm.post(level >= p["min"], lit)
+def _safety_stock(tm: ProcurementModel, p: SafetyStock, lit: cp_model.IntVar) -> None:
+    for level in tm.stock[p.item]:
+        tm.post(level >= p.min, lit)
 
 
 @encoder("storage_cap")
-def _storage_cap(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _storage_cap(tm: ProcurementModel, p: StorageCap, lit: cp_model.IntVar) -> None:
     for t in range(len(tm.data.periods)):
-        tm.post(sum(tm.stock[i.id][t] for i in tm.data.items) <= p["max"], lit)
+        tm.post(sum(tm.stock[i.id][t] for i in tm.data.items) <= p.max, lit)
 
 
 @encoder("stock_target")
-def _stock_target(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    tm.post(tm.stock[p["item"]][tm.data.period_index[p["period"]]] >= p["min"], lit)
+def _stock_target(tm: ProcurementModel, p: StockTarget, lit: cp_model.IntVar) -> None:
+    tm.post(tm.stock[p.item][tm.data.period_index[p.period]] >= p.min, lit)
 
 
 @encoder("shelf_life")
-def _shelf_life(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _shelf_life(tm: ProcurementModel, p: ShelfLife, lit: cp_model.IntVar) -> None:
     """First in, first out leaves the newest units in stock, so no unit is older than
     allowed exactly when the stock is at most what arrived in the last k - 1 periods
     (the initial stock counts as arriving in the first period)."""
-    item, k = tm.data.item_by_id[p["item"]], p["periods"]
+    item, k = tm.data.item_by_id[p.item], p.periods
     for t in range(len(tm.data.periods)):
         recent: cp_model.LinearExpr | int = sum(tm.arr[item.id][a] for a in range(max(0, t - k + 2), t + 1))
         if t <= k - 2:
@@ -298,8 +316,8 @@ def _shelf_life(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -
 
 
 @encoder("supplier_share")
-def _supplier_share(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    item, pct = p["item"], p["pct"]
+def _supplier_share(tm: ProcurementModel, p: SupplierShare, lit: cp_model.IntVar) -> None:
+    item, pct = p.item, p.pct
     total = sum(v for (_, i, _), v in tm.q.items() if i == item)
     for s in tm.data.suppliers:
         mine = [v for (x, i, _), v in tm.q.items() if x == s.id and i == item]
@@ -308,39 +326,39 @@ def _supplier_share(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVa
 
 
 @encoder("contract_minimum")
-def _contract_minimum(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    tm.post(sum(v for (s, _, _), v in tm.q.items() if s == p["supplier"]) >= p["min"], lit)
+def _contract_minimum(tm: ProcurementModel, p: ContractMinimum, lit: cp_model.IntVar) -> None:
+    tm.post(sum(v for (s, _, _), v in tm.q.items() if s == p.supplier) >= p.min, lit)
 
 
 @encoder("order_gap")
-def _order_gap(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    s = p["supplier"]
+def _order_gap(tm: ProcurementModel, p: OrderGap, lit: cp_model.IntVar) -> None:
+    s = p.supplier
     for t in range(len(tm.data.periods) - 1):
         if (s, t) in tm.y and (s, t + 1) in tm.y:
             tm.post(tm.y[s, t] + tm.y[s, t + 1] <= 1, lit)
 
 
 @encoder("single_sourcing")
-def _single_sourcing(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    used = [u for s in tm.data.suppliers if (u := tm.used(s.id, p["item"])) is not None]
+def _single_sourcing(tm: ProcurementModel, p: SingleSourcing, lit: cp_model.IntVar) -> None:
+    used = [u for s in tm.data.suppliers if (u := tm.used(s.id, p.item)) is not None]
     if len(used) > 1:
         tm.post(sum(used) <= 1, lit)
 
 
 @encoder("dual_sourcing")
-def _dual_sourcing(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    used = [u for s in tm.data.suppliers if (u := tm.used(s.id, p["item"])) is not None]
+def _dual_sourcing(tm: ProcurementModel, p: DualSourcing, lit: cp_model.IntVar) -> None:
+    used = [u for s in tm.data.suppliers if (u := tm.used(s.id, p.item)) is not None]
     tm.post(sum(used) >= 2, lit)
 
 
 @encoder("lot_cap")
-def _lot_cap(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _lot_cap(tm: ProcurementModel, p: LotCap, lit: cp_model.IntVar) -> None:
     for v in tm.q.values():
-        tm.post(v <= p["max"], lit)
+        tm.post(v <= p.max, lit)
 
 
 @encoder("delay_robust")
-def _delay_robust(tm: ProcurementModel, p: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _delay_robust(tm: ProcurementModel, p: NoParams, lit: cp_model.IntVar) -> None:
     """A delivery arriving in period a and delayed by one period lowers only the stock
     at the end of a, by its own size."""
     for levels in tm.stock.values():
@@ -368,7 +386,7 @@ def _objective(tm: ProcurementModel, term: ObjectiveTerm) -> tuple[cp_model.Line
             weight[c] * d.supplier_by_id[c[0]].capacity for c in tm.q
         )
     if term.kind == "changes":
-        old = {(s, i, d.period_index[label]): q for s, i, label, q in term.params["existing"]}
+        old = {(s, i, d.period_index[label]): q for s, i, label, q in current_plan(TASK.id, term)}
         expr = sum(tm.differs(v, old.get(c, 0), f"changed[{c}]") for c, v in tm.q.items())
         return expr, len(tm.q)
     raise ValueError(f"unknown objective kind {term.kind!r}")
@@ -515,12 +533,12 @@ def _step(d: ProcurementData) -> int:
     return 1 if max(s.capacity for s in d.suppliers) <= 10 else 5
 
 
-def _b_period_budget(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_period_budget(d: ProcurementData, w: Witness, rng: random.Random) -> PeriodBudget | None:
     peak = max(_spend(d, w, t) for t in range(len(d.periods)))
-    return {"max": _round_up(peak * rng.uniform(1.0, 1.1), _step(d) * 2)}
+    return PeriodBudget(max=_round_up(peak * rng.uniform(1.0, 1.1), _step(d) * 2))
 
 
-def _b_min_order(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_min_order(d: ProcurementData, w: Witness, rng: random.Random) -> MinOrder | None:
     options = {}
     for s in d.suppliers:
         sizes = [_ordered(w, s.id, t) for t in range(len(d.periods)) if _ordered(w, s.id, t) > 0]
@@ -533,10 +551,10 @@ def _b_min_order(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str
     chosen = sorted(
         rng.sample(sorted(options), min(len(options), rng.randint(1, 2))), key=[s.id for s in d.suppliers].index
     )
-    return {"min": {s: options[s] for s in chosen}}
+    return MinOrder(min={s: options[s] for s in chosen})
 
 
-def _b_supplier_closed(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_supplier_closed(d: ProcurementData, w: Witness, rng: random.Random) -> SupplierClosed | None:
     options = [
         (s.id, t) for s in d.suppliers for t in range(len(d.periods)) if _ordered(w, s.id, t) == 0 and any(
             (s.id, i, t) in set(d.cells) for i in d.item_by_id)
@@ -546,39 +564,39 @@ def _b_supplier_closed(d: ProcurementData, w: Witness, rng: random.Random) -> di
     s, _ = rng.choice(options)
     free = [t for x, t in options if x == s]
     picks = sorted(rng.sample(free, min(len(free), rng.randint(1, 2))))
-    return {"supplier": s, "periods": [d.periods[t] for t in picks]}
+    return SupplierClosed(supplier=s, periods=[d.periods[t] for t in picks])
 
 
-def _b_dock_capacity(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_dock_capacity(d: ProcurementData, w: Witness, rng: random.Random) -> DockCapacity | None:
     n = len(d.periods)
     peak = max(sum(q for (s, _, u), q in w.items() if d.arrival(s, u) == t) for t in range(n))
-    return {"max": max(1, _round_up(peak * rng.uniform(1.0, 1.15), _step(d)))}
+    return DockCapacity(max=max(1, _round_up(peak * rng.uniform(1.0, 1.15), _step(d))))
 
 
-def _b_safety_stock(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_safety_stock(d: ProcurementData, w: Witness, rng: random.Random) -> SafetyStock | None:
     options = [(i.id, min(_stock(d, w, i.id))) for i in d.items]
     options = [(i, low) for i, low in options if low >= 1]
     if not options:
         return None
     item, low = rng.choice(options)
-    return {"item": item, "min": rng.randint((low + 1) // 2, low)}
+    return SafetyStock(item=item, min=rng.randint((low + 1) // 2, low))
 
 
-def _b_storage_cap(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_storage_cap(d: ProcurementData, w: Witness, rng: random.Random) -> StorageCap | None:
     n = len(d.periods)
     peak = max(sum(_stock(d, w, i.id)[t] for i in d.items) for t in range(n))
-    return {"max": max(1, _round_up(peak * rng.uniform(1.0, 1.1), _step(d)))}
+    return StorageCap(max=max(1, _round_up(peak * rng.uniform(1.0, 1.1), _step(d))))
 
 
-def _b_stock_target(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_stock_target(d: ProcurementData, w: Witness, rng: random.Random) -> StockTarget | None:
     options = [(i.id, t, level) for i in d.items for t, level in enumerate(_stock(d, w, i.id)) if level >= 1]
     if not options:
         return None
     item, t, level = rng.choice(options)
-    return {"item": item, "period": d.periods[t], "min": rng.randint((level + 1) // 2, level)}
+    return StockTarget(item=item, period=d.periods[t], min=rng.randint((level + 1) // 2, level))
 
 
-def _b_shelf_life(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_shelf_life(d: ProcurementData, w: Witness, rng: random.Random) -> ShelfLife | None:
     n = len(d.periods)
     options = []
     for i in d.items:
@@ -588,10 +606,10 @@ def _b_shelf_life(d: ProcurementData, w: Witness, rng: random.Random) -> dict[st
     if not options:
         return None
     item, k = rng.choice(options)
-    return {"item": item, "periods": k}
+    return ShelfLife(item=item, periods=k)
 
 
-def _b_supplier_share(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_supplier_share(d: ProcurementData, w: Witness, rng: random.Random) -> SupplierShare | None:
     options = []
     for i in d.items:
         sellers = [s.id for s in d.suppliers if (s.id, i.id) in d.prices]
@@ -601,11 +619,11 @@ def _b_supplier_share(d: ProcurementData, w: Witness, rng: random.Random) -> dic
         top = max(sum(q for (s, x, _), q in w.items() if s == sid and x == i.id) for sid in sellers)
         pct = _round_up(100 * top / total, 5)
         if pct < 100:
-            options.append({"item": i.id, "pct": max(pct, 50)})
+            options.append(SupplierShare(item=i.id, pct=max(pct, 50)))
     return rng.choice(options) if options else None
 
 
-def _b_contract_minimum(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_contract_minimum(d: ProcurementData, w: Witness, rng: random.Random) -> ContractMinimum | None:
     options = [(s.id, sum(q for (x, _, _), q in w.items() if x == s.id)) for s in d.suppliers]
     options = [(s, n) for s, n in options if n >= 2]
     if not options:
@@ -613,10 +631,10 @@ def _b_contract_minimum(d: ProcurementData, w: Witness, rng: random.Random) -> d
     s, n = rng.choice(options)
     least = max(1, int(n * rng.uniform(0.5, 1.0)))
     step = _step(d)
-    return {"supplier": s, "min": max(1, least - least % step)}
+    return ContractMinimum(supplier=s, min=max(1, least - least % step))
 
 
-def _b_order_gap(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_order_gap(d: ProcurementData, w: Witness, rng: random.Random) -> OrderGap | None:
     n = len(d.periods)
     options = []
     for s in d.suppliers:
@@ -624,32 +642,32 @@ def _b_order_gap(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str
         possible = {t for (x, _, t) in d.cells if x == s.id}
         if len(possible) >= 2 and all(b - a >= 2 for a, b in itertools.pairwise(times)):
             options.append(s.id)
-    return {"supplier": rng.choice(options)} if options else None
+    return OrderGap(supplier=rng.choice(options)) if options else None
 
 
 def _sources(w: Witness, item: str) -> set[str]:
     return {s for (s, i, _), q in w.items() if i == item and q > 0}
 
 
-def _b_single_sourcing(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_single_sourcing(d: ProcurementData, w: Witness, rng: random.Random) -> SingleSourcing | None:
     options = [
         i.id
         for i in d.items
         if len(_sources(w, i.id)) == 1 and sum(1 for s in d.suppliers if (s.id, i.id) in d.prices) >= 2
     ]
-    return {"item": rng.choice(options)} if options else None
+    return SingleSourcing(item=rng.choice(options)) if options else None
 
 
-def _b_dual_sourcing(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_dual_sourcing(d: ProcurementData, w: Witness, rng: random.Random) -> DualSourcing | None:
     options = [i.id for i in d.items if len(_sources(w, i.id)) >= 2]
-    return {"item": rng.choice(options)} if options else None
+    return DualSourcing(item=rng.choice(options)) if options else None
 
 
-def _b_lot_cap(d: ProcurementData, w: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _b_lot_cap(d: ProcurementData, w: Witness, rng: random.Random) -> LotCap | None:
     most = max(w.values(), default=0)
     if most < 2:
         return None
-    return {"max": most + rng.randint(0, max(0, most // 10))}
+    return LotCap(max=most + rng.randint(0, max(0, most // 10)))
 
 
 BUILDERS = {
@@ -676,7 +694,7 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     sampled = sampled_kinds(spec, TASK.base_rules)
     if spec.subtask in PERISHABLE and "shelf_life" not in sampled:
         sampled.insert(0, "shelf_life")  # perishables are always used first in first out
-    base: list[tuple[str, Tier, dict[str, Any]]] = [(k, tiers[k], {}) for k in TASK.base_rules]
+    base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng)
     objective = [ObjectiveTerm(id="total_cost", kind="total_cost"), ObjectiveTerm(id="order_score", kind="order_score")]
     return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=objective)
@@ -701,7 +719,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 
     def with_target(item: str, t: int, least: int) -> Draft:
         return with_conflict_rule(
-            draft_, "stock_target", {"item": item, "period": d.periods[t], "min": least}, position
+            draft_, "stock_target", StockTarget(item=item, period=d.periods[t], min=least), position
         )
 
     n = len(d.periods)
@@ -724,10 +742,7 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
         {(s, t) for (s, _, t) in _plan(d, plan)}, key=lambda x: ([s.id for s in d.suppliers].index(x[0]), x[1])
     )
     rng.shuffle(placed)
-    return [
-        Rule(id="", kind="supplier_closed", tier="hard", params={"supplier": s, "periods": [d.periods[t]]})
-        for s, t in placed
-    ]
+    return [make_rule("supplier_closed", "hard", SupplierClosed(supplier=s, periods=[d.periods[t]])) for s, t in placed]
 
 
 def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:
@@ -735,7 +750,7 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    return Rule(id="", kind="delay_robust", tier="hard", params={}), []
+    return make_rule("delay_robust", "hard", NoParams()), []
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:

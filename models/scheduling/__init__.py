@@ -6,11 +6,13 @@ import random
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checkers.scheduling.rule_params import Deadline
 from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import insert_at, insert_position
 from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning, stateful  # noqa: F401 (registers)
 from pbsolve.models.scheduling.timetable_model import ENCODERS, build
-from pbsolve.schema import GenerationSpec, Rule
+from pbsolve.params import make_rule
+from pbsolve.schema import GenerationSpec
 from pbsolve.taxonomy import FamilySpec
 
 TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling)}
@@ -55,7 +57,7 @@ class SchedulingFamily(Family):
         position = insert_position(draft.rules, base, rng)
 
         def with_deadline(a_id: str, b_id: str, last: int) -> Draft:
-            rule = Rule(id="", kind="deadline", tier="hard", params={"events": [a_id, b_id], "to": data.slots[last].id})
+            rule = make_rule("deadline", "hard", Deadline(events=[a_id, b_id], to=data.slots[last].id))
             rules = insert_at(draft.rules, rule, position)
             return Draft(
                 spec=draft.spec,

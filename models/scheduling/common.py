@@ -15,8 +15,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
+from pbsolve.checkers.scheduling.rule_params import (
+    BlockedSlots,
+    DailyLimit,
+    DayCap,
+    Deadline,
+    DifferentDays,
+    MaxConsecutive,
+    PersonBuffer,
+    Precedence,
+    PriorityOrder,
+    SameRoom,
+    Window,
+)
 from pbsolve.family import Draft, NoDraft
 from pbsolve.kit import KindRegistry, sampled_kinds, witness_rules
+from pbsolve.params import NoParams, Params
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Tier
 from pbsolve.taxonomy import ConstraintSpec, mechanism_pool
 
@@ -177,10 +191,10 @@ def with_availability(data: TimetableData, plan: Witness, rng: random.Random, sh
 
 
 # -- sampled rule builders: (data, witness, rng) -> params or None ------------------------
-RuleBuilder = Callable[[TimetableData, Witness, random.Random], dict[str, Any] | None]
+RuleBuilder = Callable[[TimetableData, Witness, random.Random], Params | None]
 
 
-def _window(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _window(data: TimetableData, plan: Witness, rng: random.Random) -> Window | None:
     e = rng.choice(data.events)
     s = plan[e.id][0]
     day = [i for i, sl in enumerate(data.slots) if sl.day == data.slots[s].day]
@@ -188,10 +202,10 @@ def _window(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str,
     hi = min(day[-1], s + e.duration - 1 + rng.randint(0, 1))
     if lo == day[0] and hi == day[-1]:
         return None
-    return {"event": e.id, "from": data.slots[lo].id, "to": data.slots[hi].id}
+    return Window.model_validate({"event": e.id, "from": data.slots[lo].id, "to": data.slots[hi].id})
 
 
-def _deadline(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _deadline(data: TimetableData, plan: Witness, rng: random.Random) -> Deadline | None:
     """Two events that must finish by a moment the witness meets (the same sentence that
     states the conflict in infeasible variants, so its presence gives nothing away)."""
     if len(data.events) < 2:
@@ -200,16 +214,16 @@ def _deadline(data: TimetableData, plan: Witness, rng: random.Random) -> dict[st
     last = max(plan[e.id][0] + e.duration - 1 for e in (a, b))
     day_end = max(i for i, sl in enumerate(data.slots) if sl.day == data.slots[last].day)
     last = min(day_end, last + rng.randint(0, 1))
-    return {"events": [a.id, b.id], "to": data.slots[last].id}
+    return Deadline(events=[a.id, b.id], to=data.slots[last].id)
 
 
-def _blocked_slots(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _blocked_slots(data: TimetableData, plan: Witness, rng: random.Random) -> BlockedSlots | None:
     used = used_slots(data, plan, list(data.events))
     free = [i for i in range(len(data.slots)) if i not in used]
     if not free:
         return None
     picks = sorted(rng.sample(free, min(len(free), rng.randint(1, 2))))
-    return {"slots": [data.slots[i].id for i in picks]}
+    return BlockedSlots(slots=[data.slots[i].id for i in picks])
 
 
 def _busy_people(data: TimetableData, minimum: int = 2) -> list[Person]:
@@ -223,7 +237,7 @@ def _per_day(data: TimetableData, plan: Witness, events: list[Event]) -> list[in
     return counts
 
 
-def _daily_limit(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _daily_limit(data: TimetableData, plan: Witness, rng: random.Random) -> DailyLimit | None:
     people = _busy_people(data, 3 if len(data.days) == 1 else 2)
     if not people:
         return None
@@ -232,16 +246,16 @@ def _daily_limit(data: TimetableData, plan: Witness, rng: random.Random) -> dict
     most = max(len(events_of(data, p.id)) for p in chosen)
     if need >= most:
         return None
-    return {"max": need, "people": [p.id for p in chosen]}
+    return DailyLimit(max=need, people=[p.id for p in chosen])
 
 
-def _day_cap(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _day_cap(data: TimetableData, plan: Witness, rng: random.Random) -> DayCap | None:
     if len(data.days) < 2:
         return None
-    return {"max": max(_per_day(data, plan, list(data.events)))}
+    return DayCap(max=max(_per_day(data, plan, list(data.events))))
 
 
-def _precedence(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _precedence(data: TimetableData, plan: Witness, rng: random.Random) -> Precedence | None:
     pairs = [
         (a, b)
         for a in data.events
@@ -253,10 +267,10 @@ def _precedence(data: TimetableData, plan: Witness, rng: random.Random) -> dict[
     if not pairs:
         return None
     a, b = rng.choice(pairs)
-    return {"before": a.id, "after": b.id}
+    return Precedence(before=a.id, after=b.id)
 
 
-def _priority_order(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _priority_order(data: TimetableData, plan: Witness, rng: random.Random) -> PriorityOrder | None:
     ranked = sorted(data.events, key=lambda e: (-e.priority, plan[e.id][0]))
     chain = [ranked[0]]
     for e in ranked[1:]:
@@ -264,10 +278,10 @@ def _priority_order(data: TimetableData, plan: Witness, rng: random.Random) -> d
             chain.append(e)
     if len(chain) < 2:
         return None
-    return {"events": [e.id for e in chain]}
+    return PriorityOrder(events=[e.id for e in chain])
 
 
-def _person_buffer(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _person_buffer(data: TimetableData, plan: Witness, rng: random.Random) -> PersonBuffer | None:
     options = []
     for p in _busy_people(data):
         mine = sorted(events_of(data, p.id), key=lambda e: plan[e.id][0])
@@ -281,10 +295,10 @@ def _person_buffer(data: TimetableData, plan: Witness, rng: random.Random) -> di
     if not options:
         return None
     person, gap = rng.choice(options)
-    return {"person": person, "gap": gap}
+    return PersonBuffer(person=person, gap=gap)
 
 
-def _max_consecutive(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _max_consecutive(data: TimetableData, plan: Witness, rng: random.Random) -> MaxConsecutive | None:
     options = []
     for p in _busy_people(data):
         busy = used_slots(data, plan, events_of(data, p.id))
@@ -300,25 +314,25 @@ def _max_consecutive(data: TimetableData, plan: Witness, rng: random.Random) -> 
     if not options:
         return None
     person, k = rng.choice(options)
-    return {"person": person, "max": k}
+    return MaxConsecutive(person=person, max=k)
 
 
-def _different_days(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _different_days(data: TimetableData, plan: Witness, rng: random.Random) -> DifferentDays | None:
     groups = [m for m in data.series_members().values() if len(m) >= 2]
     groups += [events_of(data, p.id) for p in _busy_people(data)]
     groups = [g for g in groups if len({data.slots[plan[e.id][0]].day for e in g}) == len(g)]
     if not groups or len(data.days) < 2:
         return None
-    return {"events": [e.id for e in rng.choice(groups)]}
+    return DifferentDays(events=[e.id for e in rng.choice(groups)])
 
 
-def _same_room(data: TimetableData, plan: Witness, rng: random.Random) -> dict[str, Any] | None:
+def _same_room(data: TimetableData, plan: Witness, rng: random.Random) -> SameRoom | None:
     groups = [m for m in data.series_members().values() if len(m) >= 2]
     groups += [events_of(data, p.id) for p in _busy_people(data)]
     groups = [g for g in groups if len({plan[e.id][1] for e in g}) == 1]
     if not groups:
         return None
-    return {"events": [e.id for e in rng.choice(groups)]}
+    return SameRoom(events=[e.id for e in rng.choice(groups)])
 
 
 # One registry of witness rule builders (the stateful layer adds its own kinds).
@@ -360,8 +374,8 @@ class TaskRecipe:
             data = with_availability(data, plan, rng, self.availability_share)
         # base rules (series order only with numbered series), then the sampled kinds;
         # kinds without a builder are structural (e.g. availability)
-        base: list[tuple[str, Tier, dict[str, Any]]] = [
-            (k, "basic", {}) for k in self.base_rules if k != "series_order" or data.series_members()
+        base: list[tuple[str, Tier, Params]] = [
+            (k, "basic", NoParams()) for k in self.base_rules if k != "series_order" or data.series_members()
         ]
         kinds = sampled_kinds(spec, self.base_rules)
         structural = [k for k in kinds if k not in RULE_BUILDERS]

@@ -7,6 +7,7 @@ import random
 from pydantic import Field, PositiveInt
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
+from pbsolve.checkers.scheduling.rule_params import SlotPenalty, WeightedEnd
 from pbsolve.kit import Settings, SizeTable
 from pbsolve.models.scheduling.common import (
     PEOPLE,
@@ -19,6 +20,7 @@ from pbsolve.models.scheduling.common import (
     period_slots,
     rooms,
 )
+from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -126,8 +128,8 @@ def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     for e in data.events:
         weights[e.id] = len(rank) - rank[e.series] if e.series else 1
     return [
-        ObjectiveTerm(id="period_penalty", kind="slot_penalty", params={"penalty": penalty}),
-        ObjectiveTerm(id="weighted_finish", kind="weighted_end", params={"weights": weights}),
+        make_term("period_penalty", "slot_penalty", SlotPenalty(penalty=penalty)),
+        make_term("weighted_finish", "weighted_end", WeightedEnd(weights=weights)),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
 

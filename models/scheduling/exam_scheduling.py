@@ -7,6 +7,7 @@ import random
 from pydantic import Field, PositiveInt
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
+from pbsolve.checkers.scheduling.rule_params import SameDayPairs, WeightedEnd
 from pbsolve.kit import Settings, SizeTable
 from pbsolve.models.scheduling.common import (
     ROOMS,
@@ -18,6 +19,7 @@ from pbsolve.models.scheduling.common import (
     period_slots,
     rooms,
 )
+from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -106,10 +108,8 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
 
 def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     return [
-        ObjectiveTerm(id="same_day_extra", kind="same_day_pairs", params={"people": [p.id for p in data.people]}),
-        ObjectiveTerm(
-            id="weighted_finish", kind="weighted_end", params={"weights": {e.id: e.size for e in data.events}}
-        ),
+        make_term("same_day_extra", "same_day_pairs", SameDayPairs(people=[p.id for p in data.people])),
+        make_term("weighted_finish", "weighted_end", WeightedEnd(weights={e.id: e.size for e in data.events})),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
 

@@ -13,32 +13,34 @@ from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checkers.scheduling.rule_params import CurrentSchedule, PersonAbsent, RoomClosed
 from pbsolve.family import Draft
 from pbsolve.kit import Uncertain, insert_rule
 from pbsolve.models.scheduling.timetable_model import TimetableModel, build, encoder, post
-from pbsolve.schema import ObjectiveTerm, Rule
+from pbsolve.params import NoParams, make_rule, make_term
+from pbsolve.schema import ObjectiveTerm
 
 
 @encoder("person_absent")
-def _person_absent(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    gone = [tm.data.slot_index[sid] for sid in params["slots"]]
-    for e in tm.events_of(params["person"]):
+def _person_absent(tm: TimetableModel, params: PersonAbsent, lit: cp_model.IntVar) -> None:
+    gone = [tm.data.slot_index[sid] for sid in params.slots]
+    for e in tm.events_of(params.person):
         for s in tm.starts[e.id]:
             if any(tm.covers(e, s, t) for t in gone):
                 post(tm, tm.at(e, s) == 0, lit)
 
 
 @encoder("room_closed")
-def _room_closed(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    gone = [tm.data.slot_index[sid] for sid in params["slots"]]
+def _room_closed(tm: TimetableModel, params: RoomClosed, lit: cp_model.IntVar) -> None:
+    gone = [tm.data.slot_index[sid] for sid in params.slots]
     for e in tm.data.events:
         for s in tm.starts[e.id]:
             if any(tm.covers(e, s, t) for t in gone):
-                post(tm, tm.x[e.id, s, params["room"]] == 0, lit)
+                post(tm, tm.x[e.id, s, params.room] == 0, lit)
 
 
 @encoder("room_backup")
-def _room_backup(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _room_backup(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     """Backup room per event; any single room failing moves its events to their backups.
 
     u[e,s,f,r] >= x[e,s,f] + b[e,r] - 1 marks "e starts at s in room f and backs up to r";
@@ -102,14 +104,10 @@ def make_disruption(
         start_id, room = rows[e.id]
         s = data.slot_index[start_id]
         slots = [data.slots[t].id for t in range(s, s + e.duration)]
-        options = [Rule(id="", kind="room_closed", tier="hard", params={"room": room, "slots": slots})]
-        options += [
-            Rule(id="", kind="person_absent", tier="hard", params={"person": p, "slots": slots}) for p in e.people
-        ]
+        options = [make_rule("room_closed", "hard", RoomClosed(room=room, slots=slots))]
+        options += [make_rule("person_absent", "hard", PersonAbsent(person=p, slots=slots)) for p in e.people]
         rule = rng.choice(options)
-        changes = ObjectiveTerm(
-            id="changes", kind="changes", params={"existing": {k: list(v) for k, v in rows.items()}}
-        )
+        changes = make_term("changes", "changes", CurrentSchedule(existing=rows))
         if scenario:
             rules = [*draft.rules, rule.model_copy(update={"id": "S1"})]
             mechanisms = draft.mechanisms
@@ -128,7 +126,7 @@ def make_robust(draft: Draft, rng: random.Random, limits: SolverLimits, base: tu
     data = TimetableData.model_validate(draft.data)
     if len(data.rooms) < 2:
         return None
-    rule = Rule(id="", kind="room_backup", tier="hard", params={})
+    rule = make_rule("room_backup", "hard", NoParams())
     trial = Draft(
         spec=draft.spec,
         data=draft.data,

@@ -7,6 +7,7 @@ import random
 from pydantic import Field, PositiveInt, model_validator
 
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
+from pbsolve.checkers.scheduling.rule_params import WeightedEnd
 from pbsolve.kit import PositiveRange, Settings, SizeTable
 from pbsolve.models.scheduling.common import (
     BATTERY,
@@ -19,6 +20,7 @@ from pbsolve.models.scheduling.common import (
     hour_slots,
     rooms,
 )
+from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
@@ -128,9 +130,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
 
 def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     return [
-        ObjectiveTerm(
-            id="weighted_finish", kind="weighted_end", params={"weights": {e.id: e.priority for e in data.events}}
-        ),
+        make_term("weighted_finish", "weighted_end", WeightedEnd(weights={e.id: e.priority for e in data.events})),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import Any
 
 from ortools.sat.python import cp_model
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.checkers.scheduling.rule_params import BatteryLevel, FatigueProtocol, RoomCooldown
 from pbsolve.models.scheduling.common import RULE_BUILDERS, RuleBuilder, Witness, fits
 from pbsolve.models.scheduling.timetable_model import Encoder, TimetableModel, encoder, post
 
@@ -36,11 +36,11 @@ def _indicator(tm: TimetableModel, terms: list[cp_model.LinearExprT], name: str)
 
 # -- encoders ----------------------------------------------------------------------------
 @encoder("room_cooldown")
-def _room_cooldown(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _room_cooldown(tm: TimetableModel, params: RoomCooldown, lit: cp_model.IntVar) -> None:
     """No placement in the room that ends at t together with one that uses the room in
     one of the `gap` same-day slots after t. Plain pairs: an "ends at t" indicator was
     measured slower to certify (plan counting on default course timetables)."""
-    room, gap = params["room"], params["gap"]
+    room, gap = params.room, params.gap
     n = len(tm.data.slots)
     ends: list[list[cp_model.IntVar]] = [[] for _ in range(n)]
     uses: list[list[cp_model.IntVar]] = [[] for _ in range(n)]
@@ -58,11 +58,11 @@ def _room_cooldown(tm: TimetableModel, params: dict[str, Any], lit: cp_model.Int
 
 
 @encoder("fatigue_protocol")
-def _fatigue_protocol(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _fatigue_protocol(tm: TimetableModel, params: FatigueProtocol, lit: cp_model.IntVar) -> None:
     """An event starting at t when the day's busy count before t is >= threshold has no
     busy slot among the `rest` slots before t (clipped to the day: with no room for the
     rest before t the start is forbidden, as the earlier busy slot lies inside the clip)."""
-    person, h, g = params["person"], params["threshold"], params["rest"]
+    person, h, g = params.person, params.threshold, params.rest
     mine = tm.events_of(person)
     busy = [_indicator(tm, [tm.occupies(e, t) for e in mine], f"busy[{person},{t}]") for t in range(len(tm.data.slots))]
     for d in tm.days():
@@ -81,11 +81,11 @@ def _fatigue_protocol(tm: TimetableModel, params: dict[str, Any], lit: cp_model.
 
 
 @encoder("battery_level")
-def _battery_level(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _battery_level(tm: TimetableModel, params: BatteryLevel, lit: cp_model.IntVar) -> None:
     """Level variables follow the recurrence (drain while a user runs, else capped
     recharge), restarted each day; the rule bounds every level below by 0."""
-    feature, cap, start = params["feature"], params["capacity"], params["start"]
-    use, gain = params["use"], params["recharge"]
+    feature, cap, start = params.feature, params.capacity, params.start
+    use, gain = params.use, params.recharge
     users = [e for e in tm.data.events if feature in e.needs]
     for d in tm.days():
         day = tm.slots_of_day(d)
@@ -111,7 +111,7 @@ def _by_day(data: TimetableData, witness: Witness, events: list[Event]) -> dict[
     return out
 
 
-def build_room_cooldown(data: TimetableData, witness: Witness, rng: random.Random) -> dict[str, Any] | None:
+def build_room_cooldown(data: TimetableData, witness: Witness, rng: random.Random) -> RoomCooldown | None:
     """A room at least two events fit, with the largest gap (at most 2) that the
     witness's same-day reuses of it allow; a room the witness reuses back to back is
     out. An unused room counts too: the optimum may well want it (rooms differ in cost)."""
@@ -127,15 +127,15 @@ def build_room_cooldown(data: TimetableData, witness: Witness, rng: random.Rando
         ]
         k = min(min(gaps), 2) if gaps else rng.randint(1, 2)
         if k >= 1:
-            options.append({"room": r.id, "gap": k})
+            options.append(RoomCooldown(room=r.id, gap=k))
     return rng.choice(options) if options else None
 
 
-def build_fatigue_protocol(data: TimetableData, witness: Witness, rng: random.Random) -> dict[str, Any] | None:
+def build_fatigue_protocol(data: TimetableData, witness: Witness, rng: random.Random) -> FatigueProtocol | None:
     """A person with several events; (threshold, rest) the witness meets, preferring
     pairs under which some witness event actually starts with the protocol on."""
-    triggered: list[dict[str, Any]] = []  # candidate params under which some witness event starts with the protocol on
-    quiet: list[dict[str, Any]] = []
+    triggered: list[FatigueProtocol] = []  # candidate params under which some witness event starts with the protocol on
+    quiet: list[FatigueProtocol] = []
     per_day = max(sum(1 for s in data.slots if s.day == d) for d in range(len(data.days)))
     for p in data.people:
         mine = [e for e in data.events if p.id in e.people]
@@ -157,11 +157,11 @@ def build_fatigue_protocol(data: TimetableData, witness: Witness, rng: random.Ra
             bound = [free for before, free in starts if before >= h]
             for g in (1, 2):
                 if all(free >= g for free in bound):
-                    (triggered if bound else quiet).append({"person": p.id, "threshold": h, "rest": g})
+                    (triggered if bound else quiet).append(FatigueProtocol(person=p.id, threshold=h, rest=g))
     if triggered:  # a threshold above 1 makes it a switch rather than a plain buffer
-        switching = [o for o in triggered if o["threshold"] >= 2]
+        switching = [o for o in triggered if o.threshold >= 2]
         return rng.choice(switching or triggered)
-    quiet = [o for o in quiet if o["threshold"] <= 2]
+    quiet = [o for o in quiet if o.threshold <= 2]
     return rng.choice(quiet) if quiet else None
 
 
@@ -175,7 +175,7 @@ def _battery_ok(drain: list[list[bool]], cap: int, start: int, use: int, gain: i
     return True
 
 
-def build_battery_level(data: TimetableData, witness: Witness, rng: random.Random) -> dict[str, Any] | None:
+def build_battery_level(data: TimetableData, witness: Witness, rng: random.Random) -> BatteryLevel | None:
     """A needed feature; the smallest capacity, then the smallest start level, that the
     witness's use of it allows (one spare unit of capacity at random). None when even
     running every user back to back at the start of a day could not empty the battery."""
@@ -196,7 +196,7 @@ def build_battery_level(data: TimetableData, witness: Witness, rng: random.Rando
         cap += rng.randint(0, 1)
         start = next(s for s in range(cap + 1) if _battery_ok(drain, cap, s, use, gain))
         if total * use > start:
-            return {"feature": feature, "capacity": cap, "start": start, "use": use, "recharge": gain}
+            return BatteryLevel(feature=feature, capacity=cap, start=start, use=use, recharge=gain)
     return None
 
 

@@ -15,8 +15,28 @@ from ortools.sat.python import cp_model
 
 from pbsolve import kit
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.checkers.scheduling.rule_params import (
+    RULE_PARAMS,
+    TERM_PARAMS,
+    BlockedSlots,
+    CurrentSchedule,
+    DailyLimit,
+    DayCap,
+    Deadline,
+    DifferentDays,
+    MaxConsecutive,
+    PersonBuffer,
+    Precedence,
+    PriorityOrder,
+    SameDayPairs,
+    SameRoom,
+    SlotPenalty,
+    WeightedEnd,
+    Window,
+)
 from pbsolve.family import Draft, SolverModel
 from pbsolve.kit import KindRegistry
+from pbsolve.params import NoParams, as_model, parse
 from pbsolve.schema import ObjectiveTerm, Rule
 
 
@@ -77,14 +97,14 @@ def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
     kit.post(tm.m, ct, lit)
 
 
-Encoder = Callable[[TimetableModel, dict[str, Any], cp_model.IntVar], None]
+Encoder = Callable[[TimetableModel, Any, cp_model.IntVar], None]  # (model, the rule's Params model, literal)
 # every timetable task shares one encoder per rule kind (base, sampled, hard, stateful)
 ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
 encoder = ENCODERS.register
 
 
 @encoder("availability")
-def _availability(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _availability(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     idx = tm.data.slot_index
     for e in tm.data.events:
         busy = {idx[sid] for p in e.people for sid in tm.data.person_by_id[p].unavailable}
@@ -94,7 +114,7 @@ def _availability(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntV
 
 
 @encoder("room_fit")
-def _room_fit(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _room_fit(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     for e in tm.data.events:
         for r in tm.data.rooms:
             if r.seats < e.size or not set(e.needs) <= set(r.features):
@@ -103,7 +123,7 @@ def _room_fit(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) 
 
 
 @encoder("person_no_overlap")
-def _person_no_overlap(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _person_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     for p in tm.data.people:
         mine = tm.events_of(p.id)
         if len(mine) < 2:
@@ -113,7 +133,7 @@ def _person_no_overlap(tm: TimetableModel, params: dict[str, Any], lit: cp_model
 
 
 @encoder("room_no_overlap")
-def _room_no_overlap(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _room_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     for r in tm.data.rooms:
         for t in range(len(tm.data.slots)):
             using = [tm.x[e.id, s, r.id] for e in tm.data.events for s in tm.starts[e.id] if tm.covers(e, s, t)]
@@ -122,25 +142,25 @@ def _room_no_overlap(tm: TimetableModel, params: dict[str, Any], lit: cp_model.I
 
 
 @encoder("series_order")
-def _series_order(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _series_order(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     for members in tm.data.series_members().values():
         for a, b in itertools.pairwise(members):
             post(tm, tm.start_index(a) + a.duration <= tm.start_index(b), lit)
 
 
 @encoder("window")
-def _window(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    e = tm.data.event_by_id[params["event"]]
-    lo, hi = tm.data.slot_index[params["from"]], tm.data.slot_index[params["to"]]
+def _window(tm: TimetableModel, params: Window, lit: cp_model.IntVar) -> None:
+    e = tm.data.event_by_id[params.event]
+    lo, hi = tm.data.slot_index[params.from_], tm.data.slot_index[params.to]
     for s in tm.starts[e.id]:
         if s < lo or s + e.duration - 1 > hi:
             post(tm, tm.at(e, s) == 0, lit)
 
 
 @encoder("deadline")
-def _deadline(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    hi = tm.data.slot_index[params["to"]]
-    for eid in params["events"]:
+def _deadline(tm: TimetableModel, params: Deadline, lit: cp_model.IntVar) -> None:
+    hi = tm.data.slot_index[params.to]
+    for eid in params.events:
         e = tm.data.event_by_id[eid]
         for s in tm.starts[e.id]:
             if s + e.duration - 1 > hi:
@@ -148,8 +168,8 @@ def _deadline(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) 
 
 
 @encoder("blocked_slots")
-def _blocked_slots(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    blocked = [tm.data.slot_index[sid] for sid in params["slots"]]
+def _blocked_slots(tm: TimetableModel, params: BlockedSlots, lit: cp_model.IntVar) -> None:
+    blocked = [tm.data.slot_index[sid] for sid in params.slots]
     for e in tm.data.events:
         for s in tm.starts[e.id]:
             if any(tm.covers(e, s, t) for t in blocked):
@@ -157,38 +177,38 @@ def _blocked_slots(tm: TimetableModel, params: dict[str, Any], lit: cp_model.Int
 
 
 @encoder("daily_limit")
-def _daily_limit(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for pid in params["people"]:
+def _daily_limit(tm: TimetableModel, params: DailyLimit, lit: cp_model.IntVar) -> None:
+    for pid in params.people:
         mine = tm.events_of(pid)
-        if len(mine) <= params["max"]:
+        if len(mine) <= params.max:
             continue
         for d in tm.days():
-            post(tm, sum(tm.on_day(e, d) for e in mine) <= params["max"], lit)
+            post(tm, sum(tm.on_day(e, d) for e in mine) <= params.max, lit)
 
 
 @encoder("day_cap")
-def _day_cap(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
+def _day_cap(tm: TimetableModel, params: DayCap, lit: cp_model.IntVar) -> None:
     for d in tm.days():
-        post(tm, sum(tm.on_day(e, d) for e in tm.data.events) <= params["max"], lit)
+        post(tm, sum(tm.on_day(e, d) for e in tm.data.events) <= params.max, lit)
 
 
 @encoder("precedence")
-def _precedence(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    a, b = tm.data.event_by_id[params["before"]], tm.data.event_by_id[params["after"]]
+def _precedence(tm: TimetableModel, params: Precedence, lit: cp_model.IntVar) -> None:
+    a, b = tm.data.event_by_id[params.before], tm.data.event_by_id[params.after]
     post(tm, tm.start_index(a) + a.duration <= tm.start_index(b), lit)
 
 
 @encoder("priority_order")
-def _priority_order(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    chain = [tm.data.event_by_id[eid] for eid in params["events"]]
+def _priority_order(tm: TimetableModel, params: PriorityOrder, lit: cp_model.IntVar) -> None:
+    chain = [tm.data.event_by_id[eid] for eid in params.events]
     for a, b in itertools.pairwise(chain):
         post(tm, tm.start_index(a) <= tm.start_index(b), lit)
 
 
 @encoder("person_buffer")
-def _person_buffer(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    gap = params["gap"]
-    mine = tm.events_of(params["person"])
+def _person_buffer(tm: TimetableModel, params: PersonBuffer, lit: cp_model.IntVar) -> None:
+    gap = params.gap
+    mine = tm.events_of(params.person)
     day = [s.day for s in tm.data.slots]
     for i, a in enumerate(mine):
         for b in mine[i + 1 :]:
@@ -203,12 +223,12 @@ def _person_buffer(tm: TimetableModel, params: dict[str, Any], lit: cp_model.Int
 
 
 @encoder("max_consecutive")
-def _max_consecutive(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    k = params["max"]
-    mine = tm.events_of(params["person"])
+def _max_consecutive(tm: TimetableModel, params: MaxConsecutive, lit: cp_model.IntVar) -> None:
+    k = params.max
+    mine = tm.events_of(params.person)
     busy = {}
     for t in range(len(tm.data.slots)):
-        b = tm.m.new_bool_var(f"busy[{params['person']},{t}]")
+        b = tm.m.new_bool_var(f"busy[{params.person},{t}]")
         for e in mine:
             tm.m.add(b >= tm.occupies(e, t))
         busy[t] = b
@@ -220,15 +240,15 @@ def _max_consecutive(tm: TimetableModel, params: dict[str, Any], lit: cp_model.I
 
 
 @encoder("different_days")
-def _different_days(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    group = [tm.data.event_by_id[eid] for eid in params["events"]]
+def _different_days(tm: TimetableModel, params: DifferentDays, lit: cp_model.IntVar) -> None:
+    group = [tm.data.event_by_id[eid] for eid in params.events]
     for d in tm.days():
         post(tm, sum(tm.on_day(e, d) for e in group) <= 1, lit)
 
 
 @encoder("same_room")
-def _same_room(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar) -> None:
-    group = [tm.data.event_by_id[eid] for eid in params["events"]]
+def _same_room(tm: TimetableModel, params: SameRoom, lit: cp_model.IntVar) -> None:
+    group = [tm.data.event_by_id[eid] for eid in params.events]
     for a, b in itertools.pairwise(group):
         for r in tm.data.rooms:
             in_a = sum(tm.x[a.id, s, r.id] for s in tm.starts[a.id])
@@ -238,9 +258,9 @@ def _same_room(tm: TimetableModel, params: dict[str, Any], lit: cp_model.IntVar)
 
 # -- objective terms -------------------------------------------------------------------
 def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
-    d = tm.data
+    d, tp = tm.data, parse(TERM_PARAMS, term)
     if term.kind == "weighted_end":
-        w = term.params["weights"]
+        w = as_model(tp, WeightedEnd).weights
         expr = sum(w[e.id] * (d.slots[s].value + e.duration) * tm.at(e, s) for e in d.events for s in tm.starts[e.id])
         ub = sum(w[e.id] * max(d.slots[s].value + e.duration for s in tm.starts[e.id]) for e in d.events)
         return expr, ub
@@ -248,7 +268,7 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
         expr = sum(d.room_by_id[r].cost * v for (_, _, r), v in tm.x.items())
         return expr, len(d.events) * max(r.cost for r in d.rooms)
     if term.kind == "slot_penalty":
-        pen = {d.slot_index[k]: v for k, v in term.params["penalty"].items()}
+        pen = {d.slot_index[k]: v for k, v in as_model(tp, SlotPenalty).penalty.items()}
         expr = sum(
             sum(pen.get(t, 0) for t in range(s, s + e.duration)) * tm.at(e, s)
             for e in d.events
@@ -258,16 +278,16 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
         return expr, ub
     if term.kind == "same_day_pairs":
         parts = []
-        for pid in term.params["people"]:
+        for pid in as_model(tp, SameDayPairs).people:
             mine = tm.events_of(pid)
             for day in tm.days():
                 z = tm.m.new_int_var(0, len(mine), f"extra[{pid},{day}]")
                 tm.m.add_max_equality(z, [sum(tm.on_day(e, day) for e in mine) - 1, 0])
                 parts.append(z)
-        ub = sum(max(len(tm.events_of(pid)) - 1, 0) for pid in term.params["people"])
+        ub = sum(max(len(tm.events_of(pid)) - 1, 0) for pid in as_model(tp, SameDayPairs).people)
         return sum(parts), ub
     if term.kind == "changes":
-        old = term.params["existing"]
+        old = as_model(tp, CurrentSchedule).existing
         expr = 0
         for e in d.events:
             start, room = old[e.id]
@@ -284,7 +304,7 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
 def build(draft: Draft) -> SolverModel:
     data = TimetableData.model_validate(draft.data)
     tm = TimetableModel(data, with_backups=any(r.kind == "room_backup" for r in draft.rules))
-    rule_literals = kit.encode_rules(tm.m, draft.rules, ENCODERS, tm)
+    rule_literals = kit.encode_rules(tm.m, draft.rules, ENCODERS, tm, RULE_PARAMS)
     terms = []
     for term in draft.objective:
         expr, ub = _objective(tm, term)

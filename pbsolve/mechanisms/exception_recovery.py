@@ -103,7 +103,7 @@ class ExceptionRecovery(Mechanism):
         terms = [
             t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective
         ]
-        verdicts, values = tc.evaluate(ctx.data, rules, terms, plan)
+        verdicts, values = tc.evaluate(ctx.data, rules, terms, plan, tc.typed(ctx.instance))
         best = rec.certificate.objective or {}
         broken = [f"{rid}: {reason}" for rid, (ok, reason) in verdicts.items() if not ok]
         return {

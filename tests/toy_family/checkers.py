@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from pbsolve import checking
 from pbsolve.mechanisms.base import Verdict
+from pbsolve.params import NoParams, Params
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 Plan = dict[str, str]  # guest id -> table id
@@ -27,36 +28,39 @@ class ToyData(BaseModel):
     tables: list[str]
 
 
-class Capacity(BaseModel):  # typed parameters, shared with the model and the renderer
+# Typed parameters, one model per kind, shared with the model and the renderer.
+class Capacity(Params):
     max: int
 
 
-class Pairs(BaseModel):
+class Pairs(Params):
     pairs: list[tuple[str, str]]
 
 
-class Avoid(BaseModel):
+class Avoid(Params):
     guest: str
     table: str
 
 
-def _capacity(d: ToyData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    cap = Capacity.model_validate(p).max
-    over = [t for t in d.tables if sum(1 for g in plan.values() if g == t) > cap]
-    return (not over, f"tables over {cap}: {over}" if over else "holds")
+RULE_PARAMS: dict[str, type[Params]] = {"table_capacity": Capacity, "apart": Pairs, "together": Pairs, "avoid": Avoid}
+TERM_PARAMS: dict[str, type[Params]] = {"cost": NoParams, "code": NoParams}
+
+
+def _capacity(d: ToyData, plan: Plan, p: Capacity) -> Verdict:
+    over = [t for t in d.tables if sum(1 for g in plan.values() if g == t) > p.max]
+    return (not over, f"tables over {p.max}: {over}" if over else "holds")
 
 
 def _pairs(same: bool) -> checking.Check:
-    def check(d: ToyData, plan: Plan, p: dict[str, Any]) -> Verdict:
-        bad = [f"{a}/{b}" for a, b in Pairs.model_validate(p).pairs if (plan[a] == plan[b]) != same]
+    def check(d: ToyData, plan: Plan, p: Pairs) -> Verdict:
+        bad = [f"{a}/{b}" for a, b in p.pairs if (plan[a] == plan[b]) != same]
         return (not bad, f"pairs broken: {bad}" if bad else "holds")
 
     return check
 
 
-def _avoid(d: ToyData, plan: Plan, p: dict[str, Any]) -> Verdict:
-    a = Avoid.model_validate(p)
-    return (plan[a.guest] != a.table, f"{a.guest} sits at {plan[a.guest]}")
+def _avoid(d: ToyData, plan: Plan, p: Avoid) -> Verdict:
+    return (plan[p.guest] != p.table, f"{p.guest} sits at {plan[p.guest]}")
 
 
 def code(d: ToyData, plan: Plan) -> int:
@@ -78,7 +82,8 @@ class SeatingChecker(checking.TaskChecker):
     plan_text = "every guest at exactly one table"
     data_type = ToyData
     checks = CHECKS
-    objective_kinds = frozenset({"cost", "code"})
+    rule_params = RULE_PARAMS
+    term_params = TERM_PARAMS
 
     def read_plan(self, data: ToyData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
         rows = section.get(self.plan_key)
@@ -91,7 +96,7 @@ class SeatingChecker(checking.TaskChecker):
             return None, "a row names an unknown table"
         return plan, "plan read"  # type: ignore[return-value]
 
-    def objective_value(self, data: ToyData, plan: Plan, term: ObjectiveTerm) -> int:
+    def objective_value(self, data: ToyData, plan: Plan, term: ObjectiveTerm, params: Params) -> int:
         if term.kind == "cost":
             return sum(g.cost[plan[g.id]] for g in data.guests)
         return code(data, plan)
@@ -126,7 +131,7 @@ def baseline_answer(instance: Instance) -> str:
     """Everyone at the first table: valid JSON, usually wrong."""
     tc, d = TASKS[instance.task], ToyData.model_validate(instance.data)
     plan = {g.id: d.tables[0] for g in d.guests}
-    values = {t.id: tc.objective_value(d, plan, t) for t in instance.objective}
+    _, values = tc.evaluate(d, [], instance.objective, plan)
     return json.dumps({"feasible": True, tc.plan_key: tc.plan_json(d, plan), "objective": values})
 
 
@@ -134,9 +139,8 @@ def format_text(task: str) -> str:
     return TASKS[task].plan_text
 
 
-def known_kinds(task: str) -> tuple[frozenset[str], frozenset[str]]:
-    tc = TASKS[task]
-    return frozenset(tc.checks), tc.objective_kinds
+def known_kinds(task: str) -> tuple[dict[str, type[Params]], dict[str, type[Params]]]:
+    return TASKS[task].known_kinds()
 
 
 def read_data(instance: Instance) -> ToyData:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
+from pbsolve import params
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import (
@@ -24,9 +25,9 @@ from pbsolve.kit import (
     sampled_kinds,
     witness_rules,
 )
-from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
+from pbsolve.schema import GenerationSpec, Tier
 from pbsolve.taxonomy import ConstraintSpec, FamilySpec, SubtaskSpec, TaskSpec
-from tests.toy_family.checkers import Avoid, Capacity, Pairs, ToyData, code
+from tests.toy_family.checkers import RULE_PARAMS, Avoid, Capacity, Pairs, ToyData, code
 
 TASK = TaskSpec(
     id="seating",
@@ -67,36 +68,34 @@ ENCODERS: KindRegistry[Any] = KindRegistry("encoder")
 
 
 @ENCODERS.register("table_capacity")
-def _capacity(tm: Model, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    cap = Capacity.model_validate(p).max
+def _capacity(tm: Model, p: Capacity, lit: cp_model.IntVar) -> None:
     for t in tm.d.tables:
-        post(tm.m, sum(tm.x[g.id, t] for g in tm.d.guests) <= cap, lit)
+        post(tm.m, sum(tm.x[g.id, t] for g in tm.d.guests) <= p.max, lit)
 
 
 @ENCODERS.register("apart")
-def _apart(tm: Model, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for a, b in Pairs.model_validate(p).pairs:
+def _apart(tm: Model, p: Pairs, lit: cp_model.IntVar) -> None:
+    for a, b in p.pairs:
         for t in tm.d.tables:
             post(tm.m, tm.x[a, t] + tm.x[b, t] <= 1, lit)
 
 
 @ENCODERS.register("together")
-def _together(tm: Model, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    for a, b in Pairs.model_validate(p).pairs:
+def _together(tm: Model, p: Pairs, lit: cp_model.IntVar) -> None:
+    for a, b in p.pairs:
         for t in tm.d.tables:
             post(tm.m, tm.x[a, t] == tm.x[b, t], lit)
 
 
 @ENCODERS.register("avoid")
-def _avoid(tm: Model, p: dict[str, Any], lit: cp_model.IntVar) -> None:
-    a = Avoid.model_validate(p)
-    post(tm.m, tm.x[a.guest, a.table] == 0, lit)
+def _avoid(tm: Model, p: Avoid, lit: cp_model.IntVar) -> None:
+    post(tm.m, tm.x[p.guest, p.table] == 0, lit)
 
 
 def build(draft: Draft) -> SolverModel:
     d = ToyData.model_validate(draft.data)
     tm = Model(d)
-    rule_literals = encode_rules(tm.m, draft.rules, ENCODERS, tm)
+    rule_literals = encode_rules(tm.m, draft.rules, ENCODERS, tm, RULE_PARAMS)
     k, n = len(d.tables), len(d.guests)
     exprs = {
         "cost": (sum(g.cost[t] * tm.x[g.id, t] for g in d.guests for t in d.tables), sum(max(g.cost.values()) for g in d.guests)),
@@ -112,19 +111,19 @@ def build(draft: Draft) -> SolverModel:
 
 
 # -- sampling: rules drawn so that a planted witness plan satisfies them -------------
-def _b_apart(d: ToyData, w: dict[str, str], rng: random.Random) -> dict[str, Any] | None:
+def _b_apart(d: ToyData, w: dict[str, str], rng: random.Random) -> Pairs | None:
     pairs = [(a.id, b.id) for i, a in enumerate(d.guests) for b in d.guests[i + 1 :] if w[a.id] != w[b.id]]
-    return {"pairs": [list(rng.choice(pairs))]} if pairs else None
+    return Pairs(pairs=[rng.choice(pairs)]) if pairs else None
 
 
-def _b_together(d: ToyData, w: dict[str, str], rng: random.Random) -> dict[str, Any] | None:
+def _b_together(d: ToyData, w: dict[str, str], rng: random.Random) -> Pairs | None:
     pairs = [(a.id, b.id) for i, a in enumerate(d.guests) for b in d.guests[i + 1 :] if w[a.id] == w[b.id]]
-    return {"pairs": [list(rng.choice(pairs))]} if pairs else None
+    return Pairs(pairs=[rng.choice(pairs)]) if pairs else None
 
 
-def _b_avoid(d: ToyData, w: dict[str, str], rng: random.Random) -> dict[str, Any] | None:
+def _b_avoid(d: ToyData, w: dict[str, str], rng: random.Random) -> Avoid:
     g = rng.choice(d.guests).id
-    return {"guest": g, "table": rng.choice([t for t in d.tables if t != w[g]])}
+    return Avoid(guest=g, table=rng.choice([t for t in d.tables if t != w[g]]))
 
 
 BUILDERS = {"apart": _b_apart, "together": _b_together, "avoid": _b_avoid}
@@ -138,9 +137,9 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     cap = -(-size.guests // size.tables) + rng.randint(0, 1)
     witness = {g.id: tables[i % len(tables)] for i, g in enumerate(rng.sample(d.guests, len(d.guests)))}
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
-    base = [("table_capacity", tiers["table_capacity"], {"max": cap})]
+    base = [("table_capacity", tiers["table_capacity"], Capacity(max=cap))]
     rules = witness_rules(base, sampled_kinds(spec, TASK.base_rules), tiers, BUILDERS, d, witness, rng)
-    objective = [ObjectiveTerm(id="cost", kind="cost"), ObjectiveTerm(id="code", kind="code")]
+    objective = [params.make_term("cost", "cost"), params.make_term("code", "code")]
     return Draft(spec=spec, data=d.model_dump(mode="json"), rules=rules, objective=objective)
 
 
@@ -165,7 +164,7 @@ class ToyFamily(Family):
         rng.shuffle(others)
         position = insert_position(draft.rules, TASK.base_rules, rng)
         for m in range(1, len(others) + 1):
-            rule = Rule(id="", kind="together", tier="hard", params={"pairs": [[hub, o] for o in others[:m]]})
+            rule = params.make_rule("together", "hard", Pairs(pairs=[(hub, o) for o in others[:m]]))
             found = Draft(draft.spec, draft.data, insert_at(draft.rules, rule, position), draft.objective, [*draft.mechanisms, "infeasibility_detection"])
             if not is_feasible(build(found), limits):
                 return found

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbsolve import params
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.schema import ObjectiveTerm, Recovery, Rule
-from tests.toy_family.checkers import Avoid, Capacity, Pairs, ToyData
+from tests.toy_family.checkers import RULE_PARAMS, ToyData
 
-SENTENCES = {
-    "table_capacity": lambda p: f"No table seats more than {Capacity.model_validate(p).max} guests.",
-    "apart": lambda p: "These guests sit at different tables: " + "; ".join(f"{a} and {b}" for a, b in Pairs.model_validate(p).pairs) + ".",
-    "together": lambda p: "These guests share a table: " + "; ".join(f"{a} and {b}" for a, b in Pairs.model_validate(p).pairs) + ".",
-    "avoid": lambda p: (lambda a: f"{a.guest} does not sit at table {a.table}.")(Avoid.model_validate(p)),
+SENTENCES: dict[str, Any] = {  # kind -> sentence of its parsed parameters
+    "table_capacity": lambda p: f"No table seats more than {p.max} guests.",
+    "apart": lambda p: "These guests sit at different tables: " + "; ".join(f"{a} and {b}" for a, b in p.pairs) + ".",
+    "together": lambda p: "These guests share a table: " + "; ".join(f"{a} and {b}" for a, b in p.pairs) + ".",
+    "avoid": lambda p: f"{p.guest} does not sit at table {p.table}.",
 }
 OBJECTIVES = {
     "cost": "minimise the total dislike of the guests for their tables",
@@ -21,7 +22,7 @@ OBJECTIVES = {
 
 
 def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
-    return SENTENCES[rule.kind](rule.params)
+    return SENTENCES[rule.kind](params.parse(RULE_PARAMS, rule))
 
 
 def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> str:

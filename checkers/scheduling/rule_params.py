@@ -1,0 +1,197 @@
+"""The parameters of every timetabling rule kind and objective kind, one model each.
+
+The CP-SAT encoders, the checks and the prompt sentences all read a rule through the
+model its kind has here (:mod:`pbsolve.params`); every timetabling task type shares the
+one table. Fields are declared in the order the instance file lists them, so the dump of
+a model is the rule's ``params`` object byte for byte. Names are ids of the instance data
+(events, people, rooms, slots, features) exactly as the data spells them; that they name
+something the data has is checked by the grader's instance validation, not here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, NonNegativeInt, PositiveInt
+
+from pbsolve.params import NoParams, Params
+
+EventIds = Annotated[list[str], Field(min_length=1)]
+SlotIds = Annotated[list[str], Field(min_length=1)]
+
+
+# -- basic and medium kinds -------------------------------------------------------------
+class Window(Params):
+    """``event`` runs entirely within the slots ``from`` .. ``to`` (one day)."""
+
+    event: str
+    from_: str = Field(alias="from")
+    to: str
+
+
+class Deadline(Params):
+    """Every one of ``events`` has finished by the end of slot ``to``."""
+
+    events: EventIds
+    to: str
+
+
+class BlockedSlots(Params):
+    """No event runs in any of ``slots``."""
+
+    slots: SlotIds
+
+
+class DailyLimit(Params):
+    """Each of ``people`` attends at most ``max`` events on any one day."""
+
+    max: NonNegativeInt
+    people: Annotated[list[str], Field(min_length=1)]
+
+
+class DayCap(Params):
+    """At most ``max`` events start on any one day."""
+
+    max: NonNegativeInt
+
+
+class Precedence(Params):
+    """``before`` ends before ``after`` starts."""
+
+    before: str
+    after: str
+
+
+class PriorityOrder(Params):
+    """``events`` start in this order (each no earlier than the one before)."""
+
+    events: Annotated[list[str], Field(min_length=2)]
+
+
+class PersonBuffer(Params):
+    """``person`` has at least ``gap`` free slots between two events on one day."""
+
+    person: str
+    gap: PositiveInt
+
+
+class MaxConsecutive(Params):
+    """``person`` is busy at most ``max`` slots in a row."""
+
+    person: str
+    max: NonNegativeInt
+
+
+class DifferentDays(Params):
+    """``events`` are held on pairwise different days."""
+
+    events: EventIds
+
+
+class SameRoom(Params):
+    """``events`` are all held in one room."""
+
+    events: EventIds
+
+
+# -- hard-tier kinds (disruptions and recovery scenarios) --------------------------------
+class PersonAbsent(Params):
+    """``person`` attends no event running in ``slots``."""
+
+    person: str
+    slots: SlotIds
+
+
+class RoomClosed(Params):
+    """No event runs in ``room`` during ``slots``."""
+
+    room: str
+    slots: SlotIds
+
+
+# -- stateful kinds ---------------------------------------------------------------------
+class RoomCooldown(Params):
+    """After an event in ``room`` ends, the room stays empty for ``gap`` slots that day."""
+
+    room: str
+    gap: PositiveInt
+
+
+class FatigueProtocol(Params):
+    """Once ``person`` has been busy ``threshold`` slots in a day, every later event of
+    theirs that day starts after at least ``rest`` free slots. A threshold of at least 1
+    keeps the protocol off at the start of each day (what the model and check assume)."""
+
+    person: str
+    threshold: PositiveInt
+    rest: PositiveInt
+
+
+class BatteryLevel(Params):
+    """The equipment with ``feature`` starts each day at ``start`` charge (at most
+    ``capacity``), loses ``use`` per slot in use and regains ``recharge`` per idle slot;
+    its charge never drops below 0."""
+
+    feature: str
+    capacity: NonNegativeInt
+    start: NonNegativeInt
+    use: PositiveInt
+    recharge: NonNegativeInt
+
+
+# -- objective terms --------------------------------------------------------------------
+class WeightedEnd(Params):
+    """The sum over events of weight x end time (``weights`` per event id)."""
+
+    weights: dict[str, NonNegativeInt]
+
+
+class SlotPenalty(Params):
+    """The penalty of each slot an event runs in (slots not listed cost 0)."""
+
+    penalty: dict[str, NonNegativeInt]
+
+
+class SameDayPairs(Params):
+    """For each of ``people``, every event beyond the first on one day counts 1."""
+
+    people: list[str]
+
+
+class CurrentSchedule(Params):
+    """The current plan a ``changes`` term counts against: event -> (start slot, room)."""
+
+    existing: dict[str, tuple[str, str]]
+
+
+STRUCTURAL = ("availability", "room_fit", "person_no_overlap", "room_no_overlap", "series_order", "room_backup")
+"""Kinds that take no parameters: they state a property of the data or the plan."""
+
+RULE_PARAMS: dict[str, type[Params]] = {
+    **dict.fromkeys(STRUCTURAL, NoParams),
+    "window": Window,
+    "deadline": Deadline,
+    "blocked_slots": BlockedSlots,
+    "daily_limit": DailyLimit,
+    "day_cap": DayCap,
+    "precedence": Precedence,
+    "priority_order": PriorityOrder,
+    "person_buffer": PersonBuffer,
+    "max_consecutive": MaxConsecutive,
+    "different_days": DifferentDays,
+    "same_room": SameRoom,
+    "person_absent": PersonAbsent,
+    "room_closed": RoomClosed,
+    "room_cooldown": RoomCooldown,
+    "fatigue_protocol": FatigueProtocol,
+    "battery_level": BatteryLevel,
+}
+
+TERM_PARAMS: dict[str, type[Params]] = {
+    "changes": CurrentSchedule,
+    "backup_cost": NoParams,
+    "weighted_end": WeightedEnd,
+    "room_cost": NoParams,
+    "slot_penalty": SlotPenalty,
+    "same_day_pairs": SameDayPairs,
+}

@@ -1,0 +1,134 @@
+"""Typed parameters of rules and objective terms: one pydantic model per kind.
+
+A rule's parameters are read by three sides -- the solver encoder, the checker and the
+prompt sentence -- so each kind declares them once, as a :class:`Params` model that all
+three import from the family's checker package (checkers never import models, and
+models and renderers may import checkers). The instance file keeps them as the plain
+JSON object ``Rule.params`` (readable, and versioned with the instance format): a model
+is dumped into it when a rule is drafted and validated out of it when an instance is
+graded, so a malformed parameter is a clear error naming the rule, not a ``KeyError``
+deep in a check.
+
+Nothing here imports the solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from pbsolve.schema import ObjectiveTerm, Rule, Tier
+
+
+class Params(BaseModel):
+    """Base of one kind's parameters. Fields are declared in the order the instance file
+    lists them (the dump keeps that order, so instance bytes do not depend on who built
+    the rule); a field whose JSON key is a Python keyword uses an alias (``from_`` for
+    ``"from"``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON object stored as ``Rule.params`` / ``ObjectiveTerm.params``."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class NoParams(Params):
+    """A kind that takes no parameters (structural rules such as ``room_no_overlap``)."""
+
+
+P = TypeVar("P", bound=Params)
+ParamsTable = Mapping[str, type[Params]]
+"""Kind -> its parameter model: what a family declares for the rule kinds (and the
+objective kinds) of a task type."""
+
+Item = Rule | ObjectiveTerm
+
+
+class InvalidParams(ValueError):
+    """A rule's or objective term's parameters do not fit its kind's model."""
+
+
+def _errors(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(x) for x in err["loc"]) or "(params)"
+        parts.append(f"{where}: {err['msg']}")
+    more = len(exc.errors()) - 3
+    return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
+
+
+def parse(table: ParamsTable, item: Item) -> Params:
+    """``item``'s parameters as its kind's model; :class:`InvalidParams` names the item,
+    the kind and what is wrong (an unknown kind, a missing or mistyped field)."""
+    model = table.get(item.kind)
+    if model is None:
+        raise InvalidParams(f"{item.id}: no parameter model for kind {item.kind!r}")
+    try:
+        return model.model_validate(item.params)
+    except ValidationError as exc:
+        raise InvalidParams(f"{item.id} ({item.kind}): {_errors(exc)}") from None
+
+
+def problems(table: ParamsTable, items: Iterable[Item]) -> list[str]:
+    """Every item whose parameters do not fit its kind's model (unknown kinds are
+    reported by the caller, which knows what the checker judges)."""
+    found = []
+    for item in items:
+        if item.kind in table:
+            try:
+                parse(table, item)
+            except InvalidParams as exc:
+                found.append(str(exc))
+    return found
+
+
+def make_rule(kind: str, tier: Tier, params: Params, rule_id: str = "") -> Rule:
+    """A rule whose stored parameters are ``params`` dumped (ids are usually given when
+    the rules are numbered)."""
+    return Rule(id=rule_id, kind=kind, tier=tier, params=params.dump())
+
+
+def make_term(term_id: str, kind: str, params: Params | None = None) -> ObjectiveTerm:
+    """An objective term whose stored parameters are ``params`` dumped (none: ``{}``)."""
+    return ObjectiveTerm(id=term_id, kind=kind, params=params.dump() if params is not None else {})
+
+
+class TypedParams:
+    """The parsed parameters of one instance's own rules and terms, parsed once: grading
+    many answers to one instance reads them from here (kept in ``Instance.memo``).
+
+    Entries are keyed by object identity and hold the object itself, so an id can never
+    be reused by another object while its entry lives; items the instance does not own
+    (rules a test or a mechanism builds on the fly) are parsed each time, never kept, so
+    the cache cannot grow with the answers graded."""
+
+    def __init__(self, rules: ParamsTable, terms: ParamsTable, owned: Iterable[Item] = ()) -> None:
+        self.rules, self.terms = rules, terms
+        self._owned = {id(x): x for x in owned}
+        self._parsed: dict[int, Params] = {}
+
+    def _get(self, table: ParamsTable, item: Item) -> Params:
+        key = id(item)
+        if self._owned.get(key) is not item:
+            return parse(table, item)
+        if key not in self._parsed:
+            self._parsed[key] = parse(table, item)
+        return self._parsed[key]
+
+    def rule(self, item: Rule) -> Params:
+        return self._get(self.rules, item)
+
+    def term(self, item: ObjectiveTerm) -> Params:
+        return self._get(self.terms, item)
+
+
+def as_model(params: Params, model: type[P]) -> P:
+    """``params`` as ``model`` (a check registered for one kind receives that kind's
+    model; this narrows the type for the type checker and fails loudly if the table
+    maps the kind to another model)."""
+    if not isinstance(params, model):
+        raise TypeError(f"expected {model.__name__} parameters, got {type(params).__name__}")
+    return params

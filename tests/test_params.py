@@ -1,0 +1,210 @@
+"""Typed rule parameters (pbsolve.params): one model per kind, validated when an instance
+is graded, parsed once per instance, dumped into the instance file unchanged."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from pydantic import Field
+
+from pbsolve import checking, params
+from pbsolve.generate import GenerateOptions, build_instance
+from pbsolve.grading import InvalidGroundTruth, grade
+from pbsolve.params import InvalidParams, NoParams, Params, TypedParams
+from pbsolve.schema import Instance, ObjectiveTerm, Rule
+from tests.family_adapters import toy_family_registered
+
+
+class Window(Params):
+    event: str
+    from_: str = Field(alias="from")
+    to: str
+
+
+class Limit(Params):
+    people: list[str]
+    max: int
+
+
+TABLE = {"window": Window, "daily_limit": Limit}
+
+
+@pytest.fixture(scope="module")
+def toy() -> Iterator[Instance]:
+    with toy_family_registered():
+        inst = build_instance(0, 1, GenerateOptions(task="seating", size="small")).instance
+        assert inst is not None
+        yield inst
+
+
+def test_a_rule_parses_into_its_kinds_model():
+    p = params.parse(TABLE, Rule(id="R2", kind="daily_limit", tier="basic", params={"people": ["P1"], "max": 2}))
+    assert p == Limit(people=["P1"], max=2)
+
+
+def test_a_keyword_key_is_read_and_dumped_under_its_json_name():
+    raw = {"event": "E1", "from": "Mon 9", "to": "Mon 12"}
+    p = params.parse(TABLE, Rule(id="R1", kind="window", tier="basic", params=raw))
+    assert isinstance(p, Window) and p.from_ == "Mon 9"
+    assert p.dump() == raw and list(p.dump()) == ["event", "from", "to"]
+
+
+def test_the_dump_keeps_field_order_whatever_order_the_model_was_built_in():
+    assert list(Window(to="b", from_="a", event="E").dump()) == ["event", "from", "to"]
+
+
+def test_a_missing_field_is_an_error_naming_the_rule_the_kind_and_the_field():
+    with pytest.raises(InvalidParams, match=r"R4 \(daily_limit\): max: Field required"):
+        params.parse(TABLE, Rule(id="R4", kind="daily_limit", tier="basic", params={"people": ["P1"]}))
+
+
+def test_a_mistyped_field_is_an_error():
+    with pytest.raises(InvalidParams, match=r"R4 \(daily_limit\): max: Input should be a valid integer"):
+        params.parse(TABLE, Rule(id="R4", kind="daily_limit", tier="basic", params={"people": [], "max": "two"}))
+
+
+def test_an_unknown_field_is_an_error_not_silently_dropped():
+    with pytest.raises(InvalidParams, match=r"maxx: Extra inputs are not permitted"):
+        params.parse(TABLE, Rule(id="R4", kind="daily_limit", tier="basic", params={"people": [], "max": 1, "maxx": 2}))
+
+
+def test_a_kind_without_a_model_is_an_error_naming_it():
+    with pytest.raises(InvalidParams, match=r"R9: no parameter model for kind 'teleport'"):
+        params.parse(TABLE, Rule(id="R9", kind="teleport", tier="basic", params={}))
+
+
+def test_problems_lists_every_bad_item_and_leaves_unknown_kinds_to_the_caller():
+    rules = [
+        Rule(id="R1", kind="daily_limit", tier="basic", params={"people": [], "max": 1}),
+        Rule(id="R2", kind="daily_limit", tier="basic", params={"people": []}),
+        Rule(id="R3", kind="window", tier="basic", params={"event": "E1"}),
+        Rule(id="R4", kind="teleport", tier="basic", params={}),
+    ]
+    found = params.problems(TABLE, rules)
+    assert [f.split(" ")[0] for f in found] == ["R2", "R3"]
+
+
+def test_rule_and_term_store_the_dumped_model():
+    r = params.make_rule("window", "medium", Window(event="E1", from_="a", to="b"), "R3")
+    assert (r.id, r.kind, r.tier, r.params) == ("R3", "window", "medium", {"event": "E1", "from": "a", "to": "b"})
+    assert params.make_term("cost", "total_cost").params == {}
+
+
+def test_typed_params_parse_an_owned_rule_once():
+    r = Rule(id="R1", kind="daily_limit", tier="basic", params={"people": ["P1"], "max": 2})
+    typed = TypedParams(TABLE, {}, owned=[r])
+    assert typed.rule(r) is typed.rule(r)
+
+
+def test_typed_params_never_keep_a_rule_the_instance_does_not_own():
+    owned = Rule(id="R1", kind="daily_limit", tier="basic", params={"people": ["P1"], "max": 2})
+    typed = TypedParams(TABLE, {}, owned=[owned])
+    stranger = Rule(id="R1", kind="daily_limit", tier="basic", params={"people": ["P1"], "max": 3})
+    assert typed.rule(stranger) == Limit(people=["P1"], max=3)
+    assert typed.rule(stranger) is not typed.rule(stranger)  # parsed each time, never cached
+    assert typed.rule(owned) == Limit(people=["P1"], max=2)
+
+
+def test_a_task_checker_with_a_check_but_no_parameter_model_breaks_the_contract():
+    class Broken(checking.TaskChecker):
+        task = "broken"
+        checks = {"window": lambda d, plan, p: (True, ""), "daily_limit": lambda d, plan, p: (True, "")}
+        rule_params = {"window": Window}
+        term_params = {"cost": NoParams}
+
+    with pytest.raises(TypeError, match=r"task broken: rule kinds without both a check and a parameter model: \['daily_limit'\]"):
+        Broken().known_kinds()
+
+
+def test_an_instance_whose_rule_parameters_do_not_fit_is_not_a_valid_ground_truth(toy):
+    bad_rules = [r.model_copy(update={"params": {**r.params, "max": "many"}}) if r.kind == "table_capacity" else r for r in toy.rules]
+    bad = toy.model_copy(update={"rules": bad_rules})
+    rid = next(r.id for r in toy.rules if r.kind == "table_capacity")
+    with toy_family_registered(), pytest.raises(InvalidGroundTruth, match=rf"{rid} \(table_capacity\): max: Input should be a valid integer"):
+        grade(bad, json.dumps(bad.reference))
+
+
+def test_an_instance_whose_objective_term_has_unexpected_parameters_is_not_a_valid_ground_truth(toy):
+    bad = toy.model_copy(update={"objective": [ObjectiveTerm(id=t.id, kind=t.kind, params={"weight": 2}) for t in toy.objective]})
+    with toy_family_registered(), pytest.raises(InvalidGroundTruth, match=r"cost \(cost\): weight: Extra inputs are not permitted"):
+        grade(bad, json.dumps(bad.reference))
+
+
+def test_grading_reads_each_rules_parameters_once_per_instance(toy, monkeypatch):
+    with toy_family_registered():
+        fresh = toy.model_copy()
+        grade(fresh, json.dumps(fresh.reference))  # validation and the first grade parse them
+        calls: list[str] = []
+        real = params.parse
+        monkeypatch.setattr(params, "parse", lambda table, item: calls.append(item.id) or real(table, item))
+        for _ in range(3):
+            assert grade(fresh, json.dumps(fresh.reference)).all_pass == 1
+        assert calls == []
+
+
+# -- the shipped families ----------------------------------------------------------------
+def _shipped_instances() -> list[Instance]:
+    """A few certified instances of every shipped task type, hard and stateful tiers included."""
+    from pbsolve.family import families
+
+    out = []
+    for fam in families().values():
+        for task in fam.spec.tasks:
+            for index, tiers in enumerate((["hard"], ["stateful"], [], ["hard"])):
+                built = build_instance(3, index, GenerateOptions(task=task.id, size="small", force_tiers=tiers)).instance
+                if built is not None:
+                    out.append(built)
+    return out
+
+
+@pytest.fixture(scope="module")
+def shipped() -> list[Instance]:
+    found = _shipped_instances()
+    assert {i.task for i in found} >= {"meeting_planning", "procurement_planning", "student_grouping"}
+    return found
+
+
+def test_every_stored_parameter_object_is_its_models_dump_byte_for_byte(shipped):
+    from pbsolve.family import checker
+
+    for inst in shipped:
+        rule_table, term_table = checker(inst.family).known_kinds(inst.task)
+        rec = inst.recovery
+        for item in [*inst.rules, *(rec.scenario if rec else [])]:
+            assert json.dumps(params.parse(rule_table, item).dump()) == json.dumps(item.params), (inst.id, item.id)
+        for item in [*inst.objective, *(rec.objective if rec else [])]:
+            assert json.dumps(params.parse(term_table, item).dump()) == json.dumps(item.params), (inst.id, item.id)
+
+
+@pytest.mark.parametrize("family", ["scheduling", "allocation"])
+def test_every_rule_kind_of_a_shipped_family_has_a_model_a_check_and_a_sentence(family):
+    from pbsolve.family import checker, renderer
+
+    from pbsolve.family import families
+    from pbsolve.mechanisms import MECHANISMS
+
+    fam_checker, fam_renderer = checker(family), renderer(family)
+    for task in families()[family].spec.tasks:
+        rule_table, _ = fam_checker.known_kinds(task.id)
+        assert set(rule_table) <= set(fam_renderer.sentence_kinds(task.id)), task.id
+        mechanisms = {m.id for m in MECHANISMS}
+        assert {c.id for c in task.pool if c.id not in mechanisms} <= set(rule_table), task.id
+
+
+def test_a_scheduling_rule_missing_a_parameter_is_not_a_valid_ground_truth(shipped):
+    inst = next(i for i in shipped if i.family == "scheduling" and any(r.kind == "window" for r in i.rules) and i.reference)
+    bad_rules = [r.model_copy(update={"params": {k: v for k, v in r.params.items() if k != "to"}}) if r.kind == "window" else r for r in inst.rules]
+    rid = next(r.id for r in inst.rules if r.kind == "window")
+    with pytest.raises(InvalidGroundTruth, match=rf"{rid} \(window\): to: Field required"):
+        grade(inst.model_copy(update={"rules": bad_rules}), json.dumps(inst.reference))
+
+
+def test_an_allocation_rule_with_a_negative_limit_is_not_a_valid_ground_truth(shipped):
+    kinds = ("truck_capacity", "period_budget", "teacher_load", "skill_balance", "dock_capacity", "lot_cap")
+    inst = next(i for i in shipped if i.family == "allocation" and any(r.kind in kinds for r in i.rules) and i.reference)
+    rule = next(r for r in inst.rules if r.kind in kinds)
+    bad_rules = [r.model_copy(update={"params": {**r.params, "max": -1}}) if r.id == rule.id else r for r in inst.rules]
+    with pytest.raises(InvalidGroundTruth, match=rf"{rule.id} \({rule.kind}\): max: Input should be greater than or equal to 0"):
+        grade(inst.model_copy(update={"rules": bad_rules}), json.dumps(inst.reference))
