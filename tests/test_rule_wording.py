@@ -15,11 +15,15 @@ from typing import Any
 
 import pytest
 
+from pbsolve.checkers.allocation.data import MaterialData, ProcurementData
 from pbsolve.family import NoDraft, family, find_task
 from pbsolve.renderers import allocation as A
 from pbsolve.renderers import scheduling as S
+from pbsolve.renderers.allocation import material as material_text
+from pbsolve.renderers.allocation import procurement as procurement_text
 from pbsolve.sampler import sample_spec
 from pbsolve.schema import Rule
+
 
 @cache
 def data_of(task: str) -> dict[str, Any]:
@@ -202,7 +206,7 @@ def test_procurement_prompt_defines_how_units_of_different_items_add_up():
     items = [dict(i) for i in d["items"]]
     items[0]["unit"], items[1]["unit"] = "kg", "reels"
     d["items"] = items
-    body = "\n".join(A._procurement_body(A.ProcurementData.model_validate(d), "manufacturing_inputs", [], []))
+    body = "\n".join(procurement_text._procurement_body(ProcurementData.model_validate(d), "manufacturing_inputs", [], []))
     assert "The items come in different units (kg and reels)" in body
     assert "every unit counts as 1 whatever it measures" in body
     # the limits that add items refer to that convention by the same words
@@ -214,7 +218,7 @@ def test_procurement_prompt_defines_how_units_of_different_items_add_up():
 def test_procurement_prompt_with_one_unit_adds_quantities_in_it():
     d = dict(data_of(PROC))
     d["items"] = [{**i, "unit": "kg"} for i in d["items"]]
-    body = "\n".join(A._procurement_body(A.ProcurementData.model_validate(d), "manufacturing_inputs", [], []))
+    body = "\n".join(procurement_text._procurement_body(ProcurementData.model_validate(d), "manufacturing_inputs", [], []))
     assert "adds their quantities in kg" in body
 
 
@@ -252,7 +256,7 @@ def test_material_prompt_defines_how_units_of_different_materials_add_up():
         pytest.skip("one material")
     mats[0]["unit"], mats[1]["unit"] = "kits", "litres"
     d["materials"] = mats
-    body = "\n".join(A._material_body(A.MaterialData.model_validate(d), "disaster_relief", [], []))
+    body = "\n".join(material_text._material_body(MaterialData.model_validate(d), "disaster_relief", [], []))
     assert "The materials come in different units (kits and litres)" in body
 
 
