@@ -10,28 +10,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.checkers.scheduling.rule_params import (
-    RULE_PARAMS,
-    TERM_PARAMS,
-    BlockedSlots,
-    CurrentSchedule,
-    DailyLimit,
-    DayCap,
-    Deadline,
-    DifferentDays,
-    MaxConsecutive,
-    NoParams,
-    PersonAbsent,
-    PersonBuffer,
-    Precedence,
-    PriorityOrder,
-    RoomClosed,
-    SameRoom,
-    SlotPenalty,
-    WeightedEnd,
-    Window,
-)
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.params import as_model, parse
 from pbsolve.renderers import scheduling_stateful  # noqa: F401  (registers the stateful sentences)
@@ -93,52 +73,52 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     fn = SENTENCES.get(rule.kind)
     if fn is None:
         raise ValueError(f"no sentence for rule kind {rule.kind!r}")
-    return fn(TimetableData.model_validate(data), parse(RULE_PARAMS, rule), VOCAB[task])
+    return fn(TimetableData.model_validate(data), parse(rp.RULE_PARAMS, rule), VOCAB[task])
 
 
 # -- one sentence per rule kind ----------------------------------------------------------
 @sentence("availability")
-def _s_availability(d: TimetableData, p: NoParams, v: Vocab) -> str:
+def _s_availability(d: TimetableData, p: rp.NoParams, v: Vocab) -> str:
     return f"Every {v.person} is available for the whole of each {v.event} they take part in."
 
 
 @sentence("room_fit")
-def _s_room_fit(d: TimetableData, p: NoParams, v: Vocab) -> str:
+def _s_room_fit(d: TimetableData, p: rp.NoParams, v: Vocab) -> str:
     return f"A room must seat everyone in the {v.event} and have all the equipment the {v.event} needs."
 
 
 @sentence("person_no_overlap")
-def _s_person_no_overlap(d: TimetableData, p: NoParams, v: Vocab) -> str:
+def _s_person_no_overlap(d: TimetableData, p: rp.NoParams, v: Vocab) -> str:
     return f"No {v.person} takes part in two {v.events} at the same time."
 
 
 @sentence("room_no_overlap")
-def _s_room_no_overlap(d: TimetableData, p: NoParams, v: Vocab) -> str:
+def _s_room_no_overlap(d: TimetableData, p: rp.NoParams, v: Vocab) -> str:
     return f"A room holds at most one {v.event} at a time."
 
 
 @sentence("series_order")
-def _s_series_order(d: TimetableData, p: NoParams, v: Vocab) -> str:
+def _s_series_order(d: TimetableData, p: rp.NoParams, v: Vocab) -> str:
     return _series_order(d, v)
 
 
 @sentence("window")
-def _s_window(d: TimetableData, p: Window, v: Vocab) -> str:
+def _s_window(d: TimetableData, p: rp.Window, v: Vocab) -> str:
     return f"{p.event} must start at or after {p.from_} and finish by {_end(d, p.to)}."
 
 
 @sentence("deadline")
-def _s_deadline(d: TimetableData, p: Deadline, v: Vocab) -> str:
+def _s_deadline(d: TimetableData, p: rp.Deadline, v: Vocab) -> str:
     return f"{_join(p.events)} must {_all(len(p.events))}finish by {_end(d, p.to)}."
 
 
 @sentence("blocked_slots")
-def _s_blocked_slots(d: TimetableData, p: BlockedSlots, v: Vocab) -> str:
+def _s_blocked_slots(d: TimetableData, p: rp.BlockedSlots, v: Vocab) -> str:
     return f"No {v.event} may take place, even in part, during {_join(_runs(d, p.slots), 'or')}."
 
 
 @sentence("daily_limit")
-def _s_daily_limit(d: TimetableData, p: DailyLimit, v: Vocab) -> str:
+def _s_daily_limit(d: TimetableData, p: rp.DailyLimit, v: Vocab) -> str:
     per = "that day" if len(d.days) == 1 else "per day"
     who = _join(p.people) + (" each take" if len(p.people) > 1 else " takes")
     noun = v.event if p.max == 1 else v.events
@@ -148,55 +128,55 @@ def _s_daily_limit(d: TimetableData, p: DailyLimit, v: Vocab) -> str:
 
 
 @sentence("day_cap")
-def _s_day_cap(d: TimetableData, p: DayCap, v: Vocab) -> str:
+def _s_day_cap(d: TimetableData, p: rp.DayCap, v: Vocab) -> str:
     if p.max == 1:
         return f"At most one {v.event} takes place on any one day."
     return f"At most {p.max} {v.events} take place on any one day."
 
 
 @sentence("precedence")
-def _s_precedence(d: TimetableData, p: Precedence, v: Vocab) -> str:
+def _s_precedence(d: TimetableData, p: rp.Precedence, v: Vocab) -> str:
     return f"{p.before} ends no later than {p.after} starts."
 
 
 @sentence("priority_order")
-def _s_priority_order(d: TimetableData, p: PriorityOrder, v: Vocab) -> str:
+def _s_priority_order(d: TimetableData, p: rp.PriorityOrder, v: Vocab) -> str:
     chain = p.events
     return "Priority ranking: " + ", ".join(f"{a} starts no later than {b}" for a, b in itertools.pairwise(chain)) + "."
 
 
 @sentence("person_buffer")
-def _s_person_buffer(d: TimetableData, p: PersonBuffer, v: Vocab) -> str:
+def _s_person_buffer(d: TimetableData, p: rp.PersonBuffer, v: Vocab) -> str:
     return f"{p.person} has at least {_units(d, p.gap)} free between any two of their {v.events} on the same day."
 
 
 @sentence("max_consecutive")
-def _s_max_consecutive(d: TimetableData, p: MaxConsecutive, v: Vocab) -> str:
+def _s_max_consecutive(d: TimetableData, p: rp.MaxConsecutive, v: Vocab) -> str:
     return f"{p.person} is never busy for more than {_units(d, p.max)} in a row."
 
 
 @sentence("different_days")
-def _s_different_days(d: TimetableData, p: DifferentDays, v: Vocab) -> str:
+def _s_different_days(d: TimetableData, p: rp.DifferentDays, v: Vocab) -> str:
     return f"{_join(p.events)} {_all(len(p.events))}take place on different days."
 
 
 @sentence("same_room")
-def _s_same_room(d: TimetableData, p: SameRoom, v: Vocab) -> str:
+def _s_same_room(d: TimetableData, p: rp.SameRoom, v: Vocab) -> str:
     return f"{_join(p.events)} {_all(len(p.events))}use the same room."
 
 
 @sentence("person_absent")
-def _s_person_absent(d: TimetableData, p: PersonAbsent, v: Vocab) -> str:
+def _s_person_absent(d: TimetableData, p: rp.PersonAbsent, v: Vocab) -> str:
     return f"{p.person} cannot take part in any {v.event} during {_span(d, p.slots)}."
 
 
 @sentence("room_closed")
-def _s_room_closed(d: TimetableData, p: RoomClosed, v: Vocab) -> str:
+def _s_room_closed(d: TimetableData, p: rp.RoomClosed, v: Vocab) -> str:
     return f"Room {p.room} is closed during {_span(d, p.slots)}."
 
 
 @sentence("room_backup")
-def _s_room_backup(d: TimetableData, p: NoParams, v: Vocab) -> str:
+def _s_room_backup(d: TimetableData, p: rp.NoParams, v: Vocab) -> str:
     return (
         f"Every {v.event} names a backup room other than its own room. If any one room became unusable, "
         f"each {v.event} in it would move to its backup room at the same time; the backup must seat everyone "
@@ -207,9 +187,9 @@ def _s_room_backup(d: TimetableData, p: NoParams, v: Vocab) -> str:
 
 def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> str:
     d = TimetableData.model_validate(data)
-    v, tp = VOCAB[task], parse(TERM_PARAMS, term)
+    v, tp = VOCAB[task], parse(rp.TERM_PARAMS, term)
     if term.kind == "weighted_end":
-        w = as_model(tp, WeightedEnd).weights
+        w = as_model(tp, rp.WeightedEnd).weights
         if d.time_unit == "hour":
             return f"the sum over {v.events} of priority × finishing hour (a {v.event} ending at 17:00 counts 17)"
         weights = "; ".join(f"{eid} {w[eid]}" for eid in w)
@@ -220,7 +200,7 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
     if term.kind == "room_cost":
         return f"the total room cost: each {v.event} pays the cost of its room"
     if term.kind == "slot_penalty":
-        pen = as_model(tp, SlotPenalty).penalty
+        pen = as_model(tp, rp.SlotPenalty).penalty
         groups: dict[int, list[str]] = {}
         for sid, value in pen.items():
             groups.setdefault(value, []).append(sid)
@@ -383,7 +363,7 @@ def render_prompt(
         out += ["", f"**Current schedule** (made before {before}; change as few {v.events} as you can):"]
         out += [
             f"- {eid}: {start}, {room}"
-            for eid, (start, room) in as_model(parse(TERM_PARAMS, changes), CurrentSchedule).existing.items()
+            for eid, (start, room) in as_model(parse(rp.TERM_PARAMS, changes), rp.CurrentSchedule).existing.items()
         ]
     out += ["", "**Rules** (every plan must satisfy all of them):"]
     out += [f"- {r.id}: {r.text}" for r in rules]

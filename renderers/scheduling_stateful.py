@@ -6,8 +6,8 @@ every number, so that the checker's slot-by-slot simulation is the only reading.
 
 from __future__ import annotations
 
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.checkers.scheduling.rule_params import BatteryLevel, FatigueProtocol, RoomCooldown
 from pbsolve.renderers.scheduling_words import Sentence, Vocab, a, sentence, units
 from pbsolve.renderers.scheduling_words import unit as _unit
 
@@ -18,7 +18,7 @@ def _day(d: TimetableData) -> str:
 
 
 @sentence("room_cooldown")
-def _room_cooldown(d: TimetableData, p: RoomCooldown, v: Vocab) -> str:
+def _room_cooldown(d: TimetableData, p: rp.RoomCooldown, v: Vocab) -> str:
     room, k = p.room, p.gap
     text = (
         f"Room {room} needs a reset after use: once {a(v.event)} held in {room} ends, {room} holds no {v.event} "
@@ -37,7 +37,7 @@ def _room_cooldown(d: TimetableData, p: RoomCooldown, v: Vocab) -> str:
 
 
 @sentence("fatigue_protocol")
-def _fatigue_protocol(d: TimetableData, p: FatigueProtocol, v: Vocab) -> str:
+def _fatigue_protocol(d: TimetableData, p: rp.FatigueProtocol, v: Vocab) -> str:
     who, h, g = p.person, p.threshold, p.rest
     return (
         f"Fatigue protocol for {who}: count the {_unit(d)}s {who} spends in {v.events}, starting from 0 at the "
@@ -48,7 +48,7 @@ def _fatigue_protocol(d: TimetableData, p: FatigueProtocol, v: Vocab) -> str:
 
 
 @sentence("battery_level")
-def _battery_level(d: TimetableData, p: BatteryLevel, v: Vocab) -> str:
+def _battery_level(d: TimetableData, p: rp.BatteryLevel, v: Vocab) -> str:
     f, cap, unit = p.feature, p.capacity, _unit(d)
     return (
         f"Every {v.event} that needs {f} draws on one shared battery (capacity {cap} units). Its level is "

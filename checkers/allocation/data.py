@@ -123,6 +123,24 @@ class MaterialData(BaseModel):
             if d.stock.get(m.id, 0) > 0 and s.requests.get(m.id, 0) > 0
         ]
 
+    @cached_property
+    def cell_set(self) -> frozenset[tuple[str, str, str]]:
+        return frozenset(self.cells)
+
+    @cached_property
+    def requested_by_site(self) -> dict[str, int]:
+        """Site id -> units it requests (all materials)."""
+        return {s.id: sum(s.requests.values()) for s in self.sites}
+
+    @cached_property
+    def numbers(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+        """Depot, site and material id -> its position in its list, from 1."""
+        return (
+            {x.id: n for n, x in enumerate(self.depots, 1)},
+            {s.id: n for n, s in enumerate(self.sites, 1)},
+            {m.id: n for n, m in enumerate(self.materials, 1)},
+        )
+
     def requested(self, site: str) -> int:
         return sum(self.site_by_id[site].requests.values())
 

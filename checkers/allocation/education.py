@@ -8,23 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import OK, Check, TaskChecker, Verdict, figures_schema, lookup, norm
 from pbsolve.checkers.allocation.data import EducationData, Lesson
-from pbsolve.checkers.allocation.rule_params import (
-    RULE_PARAMS,
-    TERM_PARAMS,
-    Continuity,
-    CurrentLessons,
-    DailyLoad,
-    KitPool,
-    LoadBalance,
-    MinLoad,
-    RoomClosed,
-    SameRoom,
-    TeacherAbsent,
-    TeacherGap,
-    TeacherLoad,
-)
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
@@ -106,7 +92,7 @@ def _availability(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
 
 
 @check("teacher_absent")
-def _teacher_absent(d: EducationData, plan: Plan, p: TeacherAbsent) -> Verdict:
+def _teacher_absent(d: EducationData, plan: Plan, p: rp.TeacherAbsent) -> Verdict:
     for x in d.lessons:
         if teacher_of(plan, x.id) == p.teacher and x.slot in p.slots:
             return False, f"{p.teacher} is absent in {x.slot} but teaches {x.id}"
@@ -114,7 +100,7 @@ def _teacher_absent(d: EducationData, plan: Plan, p: TeacherAbsent) -> Verdict:
 
 
 @check("teacher_load")
-def _teacher_load(d: EducationData, plan: Plan, p: TeacherLoad) -> Verdict:
+def _teacher_load(d: EducationData, plan: Plan, p: rp.TeacherLoad) -> Verdict:
     for t in p.teachers:
         n = load(d, plan, t)
         if n > p.max:
@@ -123,7 +109,7 @@ def _teacher_load(d: EducationData, plan: Plan, p: TeacherLoad) -> Verdict:
 
 
 @check("kit_pool")
-def _kit_pool(d: EducationData, plan: Plan, p: KitPool) -> Verdict:
+def _kit_pool(d: EducationData, plan: Plan, p: rp.KitPool) -> Verdict:
     for slot in d.slots:
         using = [
             x.id for x in d.lessons
@@ -138,7 +124,7 @@ def _kit_pool(d: EducationData, plan: Plan, p: KitPool) -> Verdict:
 
 
 @check("room_closed")
-def _room_closed(d: EducationData, plan: Plan, p: RoomClosed) -> Verdict:
+def _room_closed(d: EducationData, plan: Plan, p: rp.RoomClosed) -> Verdict:
     for x in d.lessons:
         if plan.assign[x.id][1] == p.room and x.slot in p.slots:
             return False, f"{x.id} uses {p.room} in {x.slot} while it is closed"
@@ -146,7 +132,7 @@ def _room_closed(d: EducationData, plan: Plan, p: RoomClosed) -> Verdict:
 
 
 @check("daily_load")
-def _daily_load(d: EducationData, plan: Plan, p: DailyLoad) -> Verdict:
+def _daily_load(d: EducationData, plan: Plan, p: rp.DailyLoad) -> Verdict:
     day = {s.id: s.day for s in d.slots}
     for t in p.teachers:
         counts: dict[int, int] = {}
@@ -159,7 +145,7 @@ def _daily_load(d: EducationData, plan: Plan, p: DailyLoad) -> Verdict:
 
 
 @check("load_balance")
-def _load_balance(d: EducationData, plan: Plan, p: LoadBalance) -> Verdict:
+def _load_balance(d: EducationData, plan: Plan, p: rp.LoadBalance) -> Verdict:
     loads = {t.id: load(d, plan, t.id) for t in d.teachers}
     hi, lo = max(loads, key=loads.__getitem__), min(loads, key=loads.__getitem__)
     if loads[hi] - loads[lo] > p.max:
@@ -168,7 +154,7 @@ def _load_balance(d: EducationData, plan: Plan, p: LoadBalance) -> Verdict:
 
 
 @check("min_load")
-def _min_load(d: EducationData, plan: Plan, p: MinLoad) -> Verdict:
+def _min_load(d: EducationData, plan: Plan, p: rp.MinLoad) -> Verdict:
     for t in p.teachers:
         n = load(d, plan, t)
         if n < p.min:
@@ -177,19 +163,19 @@ def _min_load(d: EducationData, plan: Plan, p: MinLoad) -> Verdict:
 
 
 @check("continuity")
-def _continuity(d: EducationData, plan: Plan, p: Continuity) -> Verdict:
+def _continuity(d: EducationData, plan: Plan, p: rp.Continuity) -> Verdict:
     teachers = sorted({teacher_of(plan, x) for x in p.lessons})
     return OK if len(teachers) == 1 else (False, f"taught by {', '.join(teachers)}")
 
 
 @check("same_room")
-def _same_room(d: EducationData, plan: Plan, p: SameRoom) -> Verdict:
+def _same_room(d: EducationData, plan: Plan, p: rp.SameRoom) -> Verdict:
     rooms = sorted({plan.assign[x][1] for x in p.lessons})
     return OK if len(rooms) == 1 else (False, f"held in {', '.join(rooms)}")
 
 
 @check("teacher_gap")
-def _teacher_gap(d: EducationData, plan: Plan, p: TeacherGap) -> Verdict:
+def _teacher_gap(d: EducationData, plan: Plan, p: rp.TeacherGap) -> Verdict:
     idx = d.slot_index
     mine = sorted((idx[x.slot], x.id) for x in d.lessons if teacher_of(plan, x.id) == p.teacher)
     for (a, xa), (b, xb) in itertools.pairwise(mine):
@@ -239,7 +225,7 @@ def objective_value(d: EducationData, plan: Plan, term: ObjectiveTerm, tp: Param
         tn = {t.id: n for n, t in enumerate(d.teachers, 1)}
         return sum(tn[(plan.backup or {})[x.id]] for x in d.lessons)
     if term.kind == "changes":
-        old = as_model(tp, CurrentLessons).existing
+        old = as_model(tp, rp.CurrentLessons).existing
         return sum(1 for x in d.lessons if list(plan.assign[x.id]) != list(old[x.id]))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -253,8 +239,8 @@ class EducationalResources(TaskChecker):
     )
     data_type = EducationData
     checks = CHECKS
-    rule_params = RULE_PARAMS["educational_resource_planning"]
-    term_params = TERM_PARAMS["educational_resource_planning"]
+    rule_params = rp.RULE_PARAMS["educational_resource_planning"]
+    term_params = rp.TERM_PARAMS["educational_resource_planning"]
 
     def lookups(self, d: EducationData) -> dict[str, dict[str, str]]:
         return {

@@ -11,24 +11,9 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import OK, Check, TaskChecker, Verdict, figures_schema, lookup, norm
 from pbsolve.checkers.allocation.data import GroupingData
-from pbsolve.checkers.allocation.rule_params import (
-    RULE_PARAMS,
-    TERM_PARAMS,
-    Apart,
-    CurrentGroups,
-    Diversity,
-    DropoutRobust,
-    GroupSize,
-    LeaderFloor,
-    Mentor,
-    SkillBalance,
-    SkillFloor,
-    Together,
-    TrackCap,
-    WishGuarantee,
-)
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
@@ -60,7 +45,7 @@ def skill_totals(d: GroupingData, plan: Plan) -> list[int]:
 
 # -- rule checks -----------------------------------------------------------------------
 @check("group_size")
-def _group_size(d: GroupingData, plan: Plan, p: GroupSize) -> Verdict:
+def _group_size(d: GroupingData, plan: Plan, p: rp.GroupSize) -> Verdict:
     for g in plan:
         if not p.min <= len(g) <= p.max:
             return False, f"the group of {g[0]} has {len(g)} students"
@@ -68,7 +53,7 @@ def _group_size(d: GroupingData, plan: Plan, p: GroupSize) -> Verdict:
 
 
 @check("apart")
-def _apart(d: GroupingData, plan: Plan, p: Apart) -> Verdict:
+def _apart(d: GroupingData, plan: Plan, p: rp.Apart) -> Verdict:
     where = group_of(plan)
     for a, b in p.pairs:
         if where[a] == where[b]:
@@ -77,7 +62,7 @@ def _apart(d: GroupingData, plan: Plan, p: Apart) -> Verdict:
 
 
 @check("together")
-def _together(d: GroupingData, plan: Plan, p: Together) -> Verdict:
+def _together(d: GroupingData, plan: Plan, p: rp.Together) -> Verdict:
     where = group_of(plan)
     for a, b in p.pairs:
         if where[a] != where[b]:
@@ -86,7 +71,7 @@ def _together(d: GroupingData, plan: Plan, p: Together) -> Verdict:
 
 
 @check("leader_floor")
-def _leader_floor(d: GroupingData, plan: Plan, p: LeaderFloor) -> Verdict:
+def _leader_floor(d: GroupingData, plan: Plan, p: rp.LeaderFloor) -> Verdict:
     for g in plan:
         if not any(d.student_by_id[s].leadership >= p.level for s in g):
             return False, f"the group of {g[0]} has nobody with leadership {p.level} or more"
@@ -94,7 +79,7 @@ def _leader_floor(d: GroupingData, plan: Plan, p: LeaderFloor) -> Verdict:
 
 
 @check("track_cap")
-def _track_cap(d: GroupingData, plan: Plan, p: TrackCap) -> Verdict:
+def _track_cap(d: GroupingData, plan: Plan, p: rp.TrackCap) -> Verdict:
     for g in plan:
         for track in d.tracks:
             n = sum(1 for s in g if d.student_by_id[s].track == track)
@@ -104,7 +89,7 @@ def _track_cap(d: GroupingData, plan: Plan, p: TrackCap) -> Verdict:
 
 
 @check("skill_floor")
-def _skill_floor(d: GroupingData, plan: Plan, p: SkillFloor) -> Verdict:
+def _skill_floor(d: GroupingData, plan: Plan, p: rp.SkillFloor) -> Verdict:
     for g, total in zip(plan, skill_totals(d, plan)):
         if total < p.min:
             return False, f"the group of {g[0]} has skill total {total} (at least {p.min})"
@@ -112,7 +97,7 @@ def _skill_floor(d: GroupingData, plan: Plan, p: SkillFloor) -> Verdict:
 
 
 @check("skill_balance")
-def _skill_balance(d: GroupingData, plan: Plan, p: SkillBalance) -> Verdict:
+def _skill_balance(d: GroupingData, plan: Plan, p: rp.SkillBalance) -> Verdict:
     totals = skill_totals(d, plan)
     if max(totals) - min(totals) > p.max:
         return False, f"group skill totals range from {min(totals)} to {max(totals)}, more than {p.max} apart"
@@ -120,7 +105,7 @@ def _skill_balance(d: GroupingData, plan: Plan, p: SkillBalance) -> Verdict:
 
 
 @check("diversity")
-def _diversity(d: GroupingData, plan: Plan, p: Diversity) -> Verdict:
+def _diversity(d: GroupingData, plan: Plan, p: rp.Diversity) -> Verdict:
     for g in plan:
         n = len({d.student_by_id[s].track for s in g})
         if n < p.min:
@@ -139,7 +124,7 @@ def _no_isolation(d: GroupingData, plan: Plan, p: NoParams) -> Verdict:
 
 
 @check("wish_guarantee")
-def _wish_guarantee(d: GroupingData, plan: Plan, p: WishGuarantee) -> Verdict:
+def _wish_guarantee(d: GroupingData, plan: Plan, p: rp.WishGuarantee) -> Verdict:
     where = group_of(plan)
     for s in p.students:
         if not any(where[w] == where[s] for w in d.student_by_id[s].wishes):
@@ -148,7 +133,7 @@ def _wish_guarantee(d: GroupingData, plan: Plan, p: WishGuarantee) -> Verdict:
 
 
 @check("mentor")
-def _mentor(d: GroupingData, plan: Plan, p: Mentor) -> Verdict:
+def _mentor(d: GroupingData, plan: Plan, p: rp.Mentor) -> Verdict:
     for g in plan:
         mentors = [s for s in g if not d.student_by_id[s].newcomer and d.student_by_id[s].leadership >= p.level]
         for s in g:
@@ -158,7 +143,7 @@ def _mentor(d: GroupingData, plan: Plan, p: Mentor) -> Verdict:
 
 
 @check("dropout_robust")
-def _dropout_robust(d: GroupingData, plan: Plan, p: DropoutRobust) -> Verdict:
+def _dropout_robust(d: GroupingData, plan: Plan, p: rp.DropoutRobust) -> Verdict:
     """Simulates each student dropping out on their own: every group must still have a
     student with leadership at the level."""
     for gone in d.students:
@@ -185,7 +170,7 @@ def objective_value(d: GroupingData, plan: Plan, term: ObjectiveTerm, tp: Params
         where = group_of(plan)
         return int("".join(str(where[s.id] + 1) for s in d.students))
     if term.kind == "changes":
-        old = together_pairs(d, canonical(d, as_model(tp, CurrentGroups).existing))
+        old = together_pairs(d, canonical(d, as_model(tp, rp.CurrentGroups).existing))
         return len(old ^ together_pairs(d, plan))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -196,8 +181,8 @@ class StudentGrouping(TaskChecker):
     plan_text = "a list of exactly the stated number of groups, each a list of student names, every student in exactly one group"
     data_type = GroupingData
     checks = CHECKS
-    rule_params = RULE_PARAMS["student_grouping"]
-    term_params = TERM_PARAMS["student_grouping"]
+    rule_params = rp.RULE_PARAMS["student_grouping"]
+    term_params = rp.TERM_PARAMS["student_grouping"]
 
     def lookups(self, d: GroupingData) -> dict[str, str]:
         return lookup([s.id for s in d.students])

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import (
     MAX_QUANTITY,
     OK,
@@ -18,22 +19,6 @@ from pbsolve.checkers.allocation.common import (
     stated_int,
 )
 from pbsolve.checkers.allocation.data import MaterialData
-from pbsolve.checkers.allocation.rule_params import (
-    RULE_PARAMS,
-    TERM_PARAMS,
-    CurrentShipments,
-    DepotThroughput,
-    FillGap,
-    MinGuarantee,
-    MinShipment,
-    PriorityOrder,
-    RouteClosed,
-    ShareCap,
-    SingleSource,
-    SiteIntake,
-    TransportBudget,
-    TruckCapacity,
-)
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
@@ -62,12 +47,56 @@ def fill(d: MaterialData, plan: Plan, site: str) -> int:
     return 100 * received(d, plan, site) // d.requested(site)
 
 
+# Totals of a plan in one pass each (the checks below read them instead of summing the
+# plan once per site, depot or material; sums of integers, so the figures are the same).
+def _by_site_material(plan: Plan) -> dict[tuple[str, str], int]:
+    out: dict[tuple[str, str], int] = {}
+    for (_, s, m), q in plan.items():
+        out[s, m] = out.get((s, m), 0) + q
+    return out
+
+
+def _by_depot_material(plan: Plan) -> dict[tuple[str, str], int]:
+    out: dict[tuple[str, str], int] = {}
+    for (x, _, m), q in plan.items():
+        out[x, m] = out.get((x, m), 0) + q
+    return out
+
+
+def _by_route(plan: Plan) -> dict[tuple[str, str], int]:
+    out: dict[tuple[str, str], int] = {}
+    for (x, s, _), q in plan.items():
+        out[x, s] = out.get((x, s), 0) + q
+    return out
+
+
+def _by_site(plan: Plan) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for (_, s, _), q in plan.items():
+        out[s] = out.get(s, 0) + q
+    return out
+
+
+def _by_depot(plan: Plan) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for (x, _, _), q in plan.items():
+        out[x] = out.get(x, 0) + q
+    return out
+
+
+def _fills(d: MaterialData, plan: Plan) -> dict[str, int]:
+    """:func:`fill` of every site, in site order."""
+    got, want = _by_site(plan), d.requested_by_site
+    return {s.id: 100 * got.get(s.id, 0) // want[s.id] for s in d.sites}
+
+
 # -- rule checks -----------------------------------------------------------------------
 @check("depot_stock")
 def _depot_stock(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
+    sent = _by_depot_material(plan)
     for depot in d.depots:
         for m, have in depot.stock.items():
-            n = shipped(d, plan, depot.id, m)
+            n = sent.get((depot.id, m), 0)
             if n > have:
                 return False, f"{depot.id} ships {n} {m} but holds {have}"
     return OK
@@ -75,60 +104,63 @@ def _depot_stock(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("request_cap")
 def _request_cap(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
+    got = _by_site_material(plan)
     for site in d.sites:
         for m in d.materials:
-            n, want = received(d, plan, site.id, m.id), site.requests.get(m.id, 0)
+            n, want = got.get((site.id, m.id), 0), site.requests.get(m.id, 0)
             if n > want:
                 return False, f"{site.id} receives {n} {m.id} but requested {want}"
     return OK
 
 
 @check("route_closed")
-def _route_closed(d: MaterialData, plan: Plan, p: RouteClosed) -> Verdict:
+def _route_closed(d: MaterialData, plan: Plan, p: rp.RouteClosed) -> Verdict:
     n = sum(q for (x, s, _), q in plan.items() if x == p.depot and s == p.site)
     return OK if n == 0 else (False, f"{n} units go from {p.depot} to {p.site} on a closed route")
 
 
 @check("truck_capacity")
-def _truck_capacity(d: MaterialData, plan: Plan, p: TruckCapacity) -> Verdict:
+def _truck_capacity(d: MaterialData, plan: Plan, p: rp.TruckCapacity) -> Verdict:
+    routes = _by_route(plan)
     for depot in d.depots:
         for site in d.sites:
-            n = sum(q for (x, s, _), q in plan.items() if x == depot.id and s == site.id)
+            n = routes.get((depot.id, site.id), 0)
             if n > p.max:
                 return False, f"{n} units go from {depot.id} to {site.id} (truck holds {p.max})"
     return OK
 
 
 @check("depot_throughput")
-def _depot_throughput(d: MaterialData, plan: Plan, p: DepotThroughput) -> Verdict:
+def _depot_throughput(d: MaterialData, plan: Plan, p: rp.DepotThroughput) -> Verdict:
     n = shipped(d, plan, p.depot)
     return OK if n <= p.max else (False, f"{p.depot} dispatches {n} units (limit {p.max})")
 
 
 @check("min_guarantee")
-def _min_guarantee(d: MaterialData, plan: Plan, p: MinGuarantee) -> Verdict:
+def _min_guarantee(d: MaterialData, plan: Plan, p: rp.MinGuarantee) -> Verdict:
+    got = _by_site_material(plan)
     for site in p.sites:
-        n = received(d, plan, site, p.material)
+        n = got.get((site, p.material), 0)
         if n < p.min:
             return False, f"{site} receives {n} {p.material} (guaranteed {p.min})"
     return OK
 
 
 @check("site_intake")
-def _site_intake(d: MaterialData, plan: Plan, p: SiteIntake) -> Verdict:
+def _site_intake(d: MaterialData, plan: Plan, p: rp.SiteIntake) -> Verdict:
     n = received(d, plan, p.site)
     return OK if n <= p.max else (False, f"{p.site} receives {n} units (room for {p.max})")
 
 
 @check("transport_budget")
-def _transport_budget(d: MaterialData, plan: Plan, p: TransportBudget) -> Verdict:
+def _transport_budget(d: MaterialData, plan: Plan, p: rp.TransportBudget) -> Verdict:
     n = sum(d.cost[x][s] * q for (x, s, _), q in plan.items())
     return OK if n <= p.max else (False, f"transport costs {n} (budget {p.max})")
 
 
 @check("fill_gap")
-def _fill_gap(d: MaterialData, plan: Plan, p: FillGap) -> Verdict:
-    rates = {s.id: fill(d, plan, s.id) for s in d.sites}
+def _fill_gap(d: MaterialData, plan: Plan, p: rp.FillGap) -> Verdict:
+    rates = _fills(d, plan)
     hi, lo = max(rates, key=rates.__getitem__), min(rates, key=rates.__getitem__)
     if rates[hi] - rates[lo] > p.max:
         return False, f"fill rates range from {rates[lo]}% ({lo}) to {rates[hi]}% ({hi}), more than {p.max} points"
@@ -136,17 +168,18 @@ def _fill_gap(d: MaterialData, plan: Plan, p: FillGap) -> Verdict:
 
 
 @check("priority_order")
-def _priority_order(d: MaterialData, plan: Plan, p: PriorityOrder) -> Verdict:
+def _priority_order(d: MaterialData, plan: Plan, p: rp.PriorityOrder) -> Verdict:
     chain = p.sites
+    got, want = _by_site(plan), d.requested_by_site
     for a, b in itertools.pairwise(chain):
-        fa, fb = fill(d, plan, a), fill(d, plan, b)
+        fa, fb = 100 * got.get(a, 0) // want[a], 100 * got.get(b, 0) // want[b]
         if fa < fb:
             return False, f"{a} is filled {fa}% but {b} {fb}%"
     return OK
 
 
 @check("single_source")
-def _single_source(d: MaterialData, plan: Plan, p: SingleSource) -> Verdict:
+def _single_source(d: MaterialData, plan: Plan, p: rp.SingleSource) -> Verdict:
     for site in p.sites:
         depots = sorted({x for (x, s, _), q in plan.items() if s == site})
         if len(depots) > 1:
@@ -155,21 +188,23 @@ def _single_source(d: MaterialData, plan: Plan, p: SingleSource) -> Verdict:
 
 
 @check("min_shipment")
-def _min_shipment(d: MaterialData, plan: Plan, p: MinShipment) -> Verdict:
+def _min_shipment(d: MaterialData, plan: Plan, p: rp.MinShipment) -> Verdict:
+    routes = _by_route(plan)
     for depot in d.depots:
         for site in d.sites:
-            n = sum(q for (x, s, _), q in plan.items() if x == depot.id and s == site.id)
+            n = routes.get((depot.id, site.id), 0)
             if 0 < n < p.min:
                 return False, f"only {n} units go from {depot.id} to {site.id} (a delivery is at least {p.min})"
     return OK
 
 
 @check("share_cap")
-def _share_cap(d: MaterialData, plan: Plan, p: ShareCap) -> Verdict:
+def _share_cap(d: MaterialData, plan: Plan, p: rp.ShareCap) -> Verdict:
     m, pct = p.material, p.pct
     total = sum(q for (_, _, x), q in plan.items() if x == m)
+    got = _by_site_material(plan)
     for site in d.sites:
-        n = received(d, plan, site.id, m)
+        n = got.get((site.id, m), 0)
         if 100 * n > pct * total:
             return False, f"{site.id} receives {n} of the {total} {m} shipped, more than {pct}%"
     return OK
@@ -179,10 +214,11 @@ def _share_cap(d: MaterialData, plan: Plan, p: ShareCap) -> Verdict:
 def _depot_failure(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
     """Simulates each depot failing on its own: every site must keep at least half of
     every material the plan sends it."""
+    got = _by_site_material(plan)
     for failed in d.depots:
         for site in d.sites:
             for m in d.materials:
-                planned = received(d, plan, site.id, m.id)
+                planned = got.get((site.id, m.id), 0)
                 kept = planned - plan.get((failed.id, site.id, m.id), 0)
                 if 2 * kept < planned:
                     return False, f"if {failed.id} failed, {site.id} would keep {kept} of its {planned} {m.id}"
@@ -192,16 +228,15 @@ def _depot_failure(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
 # -- objective -------------------------------------------------------------------------
 def objective_value(d: MaterialData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     if term.kind == "shortage":
-        return sum(s.priority * (want - received(d, plan, s.id, m)) for s in d.sites for m, want in s.requests.items())
+        got = _by_site_material(plan)
+        return sum(s.priority * (want - got.get((s.id, m), 0)) for s in d.sites for m, want in s.requests.items())
     if term.kind == "transport_cost":
         return sum(d.cost[x][s] * q for (x, s, _), q in plan.items())
     if term.kind == "route_score":
-        dn = {x.id: n for n, x in enumerate(d.depots, 1)}
-        sn = {s.id: n for n, s in enumerate(d.sites, 1)}
-        mn = {m.id: n for n, m in enumerate(d.materials, 1)}
+        dn, sn, mn = d.numbers
         return sum(q * mn[m] * (10 * dn[x] + sn[s]) for (x, s, m), q in plan.items())
     if term.kind == "changes":
-        old = {(x, s, m): q for x, s, m, q in as_model(tp, CurrentShipments).existing}
+        old = {(x, s, m): q for x, s, m, q in as_model(tp, rp.CurrentShipments).existing}
         return sum(1 for cell in set(old) | set(plan) if old.get(cell, 0) != plan.get(cell, 0))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -215,8 +250,8 @@ class MaterialAllocation(TaskChecker):
     )
     data_type = MaterialData
     checks = CHECKS
-    rule_params = RULE_PARAMS["material_allocation"]
-    term_params = TERM_PARAMS["material_allocation"]
+    rule_params = rp.RULE_PARAMS["material_allocation"]
+    term_params = rp.TERM_PARAMS["material_allocation"]
 
     def lookups(self, d: MaterialData) -> dict[str, dict[str, str]]:
         return {
@@ -233,28 +268,31 @@ class MaterialAllocation(TaskChecker):
             return None, "'shipments' is missing or not a list"
         plan: Plan = {}
         seen: set[tuple[str, str, str]] = set()
-        cells = set(d.cells)
-        fields = ("depot", "site", "material")
+        cells = d.cell_set
+        depots, sites, materials = lk["depot"], lk["site"], lk["material"]
         for k, row in enumerate(rows):
             if not isinstance(row, dict):
                 return None, f"shipment {k + 1} is not an object"
-            names = [v for f in fields if isinstance(v := row.get(f), str)]
-            if len(names) < len(fields):  # some field is missing or not a string
+            depot, site, material = row.get("depot"), row.get("site"), row.get("material")
+            if not (isinstance(depot, str) and isinstance(site, str) and isinstance(material, str)):
                 return None, f"shipment {k + 1} needs string fields 'depot', 'site' and 'material'"
-            found = [lk[f].get(norm(v)) for f, v in zip(fields, names)]
-            for f, v, hit in zip(fields, names, found):
-                if hit is None:
-                    return None, f"shipment {k + 1} names unknown {f} {v[:40]!r}"
-            cell = (found[0], found[1], found[2])
+            x, s, m = depots.get(norm(depot)), sites.get(norm(site)), materials.get(norm(material))
+            if x is None:
+                return None, f"shipment {k + 1} names unknown depot {depot[:40]!r}"
+            if s is None:
+                return None, f"shipment {k + 1} names unknown site {site[:40]!r}"
+            if m is None:
+                return None, f"shipment {k + 1} names unknown material {material[:40]!r}"
+            cell = (x, s, m)
             q = stated_int(row.get("units"))
             if q is None or not 0 <= q <= MAX_QUANTITY:
                 return None, f"shipment {k + 1} needs whole non-negative 'units'"
             if cell not in cells and q:
-                return None, f"{cell[0]} holds no {cell[2]} or {cell[1]} requests none"
-            if q and q > d.depot_by_id[cell[0]].stock[cell[2]]:
-                return None, f"shipment {k + 1} sends {q} {cell[2]} from {cell[0]}, more than it holds"
+                return None, f"{x} holds no {m} or {s} requests none"
+            if q and q > d.depot_by_id[x].stock[m]:
+                return None, f"shipment {k + 1} sends {q} {m} from {x}, more than it holds"
             if cell in seen:
-                return None, f"the shipment of {cell[2]} from {cell[0]} to {cell[1]} appears more than once"
+                return None, f"the shipment of {m} from {x} to {s} appears more than once"
             seen.add(cell)
             if q:
                 plan[cell] = q
@@ -264,9 +302,10 @@ class MaterialAllocation(TaskChecker):
         return objective_value(d, plan, term, tp)
 
     def verification(self, d: MaterialData, plan: Plan) -> dict[str, dict[str, int]]:
+        got, sent = _by_site(plan), _by_depot(plan)
         return {
-            "received": {s.id: received(d, plan, s.id) for s in d.sites},
-            "dispatched": {x.id: shipped(d, plan, x.id) for x in d.depots},
+            "received": {s.id: got.get(s.id, 0) for s in d.sites},
+            "dispatched": {x.id: sent.get(x.id, 0) for x in d.depots},
         }
 
     def existing(self, d: MaterialData, plan: Plan) -> list[list[Any]]:

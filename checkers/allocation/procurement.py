@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import (
     MAX_QUANTITY,
     OK,
@@ -23,25 +24,6 @@ from pbsolve.checkers.allocation.common import (
     stated_int,
 )
 from pbsolve.checkers.allocation.data import ProcurementData
-from pbsolve.checkers.allocation.rule_params import (
-    RULE_PARAMS,
-    TERM_PARAMS,
-    ContractMinimum,
-    CurrentOrders,
-    DockCapacity,
-    DualSourcing,
-    LotCap,
-    MinOrder,
-    OrderGap,
-    PeriodBudget,
-    SafetyStock,
-    ShelfLife,
-    SingleSourcing,
-    StockTarget,
-    StorageCap,
-    SupplierClosed,
-    SupplierShare,
-)
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
@@ -109,7 +91,7 @@ def _supplier_capacity(d: ProcurementData, plan: Plan, p: NoParams) -> Verdict:
 
 
 @check("period_budget")
-def _period_budget(d: ProcurementData, plan: Plan, p: PeriodBudget) -> Verdict:
+def _period_budget(d: ProcurementData, plan: Plan, p: rp.PeriodBudget) -> Verdict:
     for t in range(len(d.periods)):
         spent = spend_in(d, plan, t)
         if spent > p.max:
@@ -118,7 +100,7 @@ def _period_budget(d: ProcurementData, plan: Plan, p: PeriodBudget) -> Verdict:
 
 
 @check("min_order")
-def _min_order(d: ProcurementData, plan: Plan, p: MinOrder) -> Verdict:
+def _min_order(d: ProcurementData, plan: Plan, p: rp.MinOrder) -> Verdict:
     for supplier, least in p.min.items():
         for t in range(len(d.periods)):
             n = ordered(d, plan, supplier, t)
@@ -128,7 +110,7 @@ def _min_order(d: ProcurementData, plan: Plan, p: MinOrder) -> Verdict:
 
 
 @check("supplier_closed")
-def _supplier_closed(d: ProcurementData, plan: Plan, p: SupplierClosed) -> Verdict:
+def _supplier_closed(d: ProcurementData, plan: Plan, p: rp.SupplierClosed) -> Verdict:
     for label in p.periods:
         if ordered(d, plan, p.supplier, d.period_index[label]) > 0:
             return False, f"an order is placed with {p.supplier} in {label}, when it takes none"
@@ -136,7 +118,7 @@ def _supplier_closed(d: ProcurementData, plan: Plan, p: SupplierClosed) -> Verdi
 
 
 @check("dock_capacity")
-def _dock_capacity(d: ProcurementData, plan: Plan, p: DockCapacity) -> Verdict:
+def _dock_capacity(d: ProcurementData, plan: Plan, p: rp.DockCapacity) -> Verdict:
     arr = arrivals(d, plan)
     for t in range(len(d.periods)):
         n = sum(arr[i.id][t] for i in d.items)
@@ -146,7 +128,7 @@ def _dock_capacity(d: ProcurementData, plan: Plan, p: DockCapacity) -> Verdict:
 
 
 @check("safety_stock")
-def _safety_stock(d: ProcurementData, plan: Plan, p: SafetyStock) -> Verdict:
+def _safety_stock(d: ProcurementData, plan: Plan, p: rp.SafetyStock) -> Verdict:
     for t, level in enumerate(stock_levels(d, plan)[p.item]):
         if level < p.min:
             return False, f"{p.item} ends {d.periods[t]} with {level} in stock (safety stock {p.min})"
@@ -154,7 +136,7 @@ def _safety_stock(d: ProcurementData, plan: Plan, p: SafetyStock) -> Verdict:
 
 
 @check("stock_target")
-def _stock_target(d: ProcurementData, plan: Plan, p: StockTarget) -> Verdict:
+def _stock_target(d: ProcurementData, plan: Plan, p: rp.StockTarget) -> Verdict:
     level = stock_levels(d, plan)[p.item][d.period_index[p.period]]
     if level < p.min:
         return False, f"{p.item} ends {p.period} with {level} in stock (at least {p.min} committed)"
@@ -162,7 +144,7 @@ def _stock_target(d: ProcurementData, plan: Plan, p: StockTarget) -> Verdict:
 
 
 @check("storage_cap")
-def _storage_cap(d: ProcurementData, plan: Plan, p: StorageCap) -> Verdict:
+def _storage_cap(d: ProcurementData, plan: Plan, p: rp.StorageCap) -> Verdict:
     levels = stock_levels(d, plan)
     for t in range(len(d.periods)):
         n = sum(levels[i.id][t] for i in d.items)
@@ -172,7 +154,7 @@ def _storage_cap(d: ProcurementData, plan: Plan, p: StorageCap) -> Verdict:
 
 
 @check("shelf_life")
-def _shelf_life(d: ProcurementData, plan: Plan, p: ShelfLife) -> Verdict:
+def _shelf_life(d: ProcurementData, plan: Plan, p: rp.ShelfLife) -> Verdict:
     """First in, first out: lots of (arrival period, units); a unit that arrived in
     period a may be used up to period a + k - 1 and must not be in stock after it."""
     item, k = d.item_by_id[p.item], p.periods
@@ -203,7 +185,7 @@ def _shelf_life(d: ProcurementData, plan: Plan, p: ShelfLife) -> Verdict:
 
 
 @check("supplier_share")
-def _supplier_share(d: ProcurementData, plan: Plan, p: SupplierShare) -> Verdict:
+def _supplier_share(d: ProcurementData, plan: Plan, p: rp.SupplierShare) -> Verdict:
     item, pct = p.item, p.pct
     total = sum(q for (_, i, _), q in plan.items() if i == item)
     for s in d.suppliers:
@@ -214,13 +196,13 @@ def _supplier_share(d: ProcurementData, plan: Plan, p: SupplierShare) -> Verdict
 
 
 @check("contract_minimum")
-def _contract_minimum(d: ProcurementData, plan: Plan, p: ContractMinimum) -> Verdict:
+def _contract_minimum(d: ProcurementData, plan: Plan, p: rp.ContractMinimum) -> Verdict:
     n = sum(q for (s, _, _), q in plan.items() if s == p.supplier)
     return OK if n >= p.min else (False, f"{p.supplier} receives orders for {n} units (contract minimum {p.min})")
 
 
 @check("order_gap")
-def _order_gap(d: ProcurementData, plan: Plan, p: OrderGap) -> Verdict:
+def _order_gap(d: ProcurementData, plan: Plan, p: rp.OrderGap) -> Verdict:
     s = p.supplier
     for t in range(len(d.periods) - 1):
         if ordered(d, plan, s, t) > 0 and ordered(d, plan, s, t + 1) > 0:
@@ -233,19 +215,19 @@ def _sources(plan: Plan, item: str) -> list[str]:
 
 
 @check("single_sourcing")
-def _single_sourcing(d: ProcurementData, plan: Plan, p: SingleSourcing) -> Verdict:
+def _single_sourcing(d: ProcurementData, plan: Plan, p: rp.SingleSourcing) -> Verdict:
     sources = _sources(plan, p.item)
     return OK if len(sources) <= 1 else (False, f"{p.item} is bought from {', '.join(sources)}")
 
 
 @check("dual_sourcing")
-def _dual_sourcing(d: ProcurementData, plan: Plan, p: DualSourcing) -> Verdict:
+def _dual_sourcing(d: ProcurementData, plan: Plan, p: rp.DualSourcing) -> Verdict:
     sources = _sources(plan, p.item)
     return OK if len(sources) >= 2 else (False, f"{p.item} is bought from {len(sources)} supplier(s)")
 
 
 @check("lot_cap")
-def _lot_cap(d: ProcurementData, plan: Plan, p: LotCap) -> Verdict:
+def _lot_cap(d: ProcurementData, plan: Plan, p: rp.LotCap) -> Verdict:
     for (s, i, t), q in plan.items():
         if q > p.max:
             return False, f"the order of {q} {i} from {s} in {d.periods[t]} exceeds the lot size {p.max}"
@@ -287,7 +269,7 @@ def objective_value(d: ProcurementData, plan: Plan, term: ObjectiveTerm, tp: Par
         number = {s.id: n for n, s in enumerate(d.suppliers, 1)}
         return sum(q * (10 * number[s] + t + 1) for (s, _, t), q in plan.items())
     if term.kind == "changes":
-        old = {(s, i, d.period_index[label]): q for s, i, label, q in as_model(tp, CurrentOrders).existing}
+        old = {(s, i, d.period_index[label]): q for s, i, label, q in as_model(tp, rp.CurrentOrders).existing}
         return sum(1 for cell in set(old) | set(plan) if old.get(cell, 0) != plan.get(cell, 0))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -301,8 +283,8 @@ class Procurement(TaskChecker):
     )
     data_type = ProcurementData
     checks = CHECKS
-    rule_params = RULE_PARAMS["procurement_planning"]
-    term_params = TERM_PARAMS["procurement_planning"]
+    rule_params = rp.RULE_PARAMS["procurement_planning"]
+    term_params = rp.TERM_PARAMS["procurement_planning"]
 
     def lookups(self, d: ProcurementData) -> dict[str, dict[str, str]]:
         return {

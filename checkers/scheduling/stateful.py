@@ -8,9 +8,9 @@ solver model (which encodes the same rules on its own), so the two can be compar
 
 from __future__ import annotations
 
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.checks import Check, Plan, Verdict, check
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.checkers.scheduling.rule_params import BatteryLevel, FatigueProtocol, RoomCooldown
 
 OK: Verdict = (True, "holds")
 
@@ -26,7 +26,7 @@ def _running(d: TimetableData, plan: Plan, events: list[Event]) -> list[list[Eve
 
 
 @check("room_cooldown")
-def _room_cooldown(d: TimetableData, plan: Plan, p: RoomCooldown) -> Verdict:
+def _room_cooldown(d: TimetableData, plan: Plan, p: rp.RoomCooldown) -> Verdict:
     """State: slots of reset still owed by the room, and the event that caused them."""
     room, gap = p.room, p.gap
     mine = [e for e in d.events if plan[e.id][1] == room]
@@ -46,7 +46,7 @@ def _room_cooldown(d: TimetableData, plan: Plan, p: RoomCooldown) -> Verdict:
 
 
 @check("fatigue_protocol")
-def _fatigue_protocol(d: TimetableData, plan: Plan, p: FatigueProtocol) -> Verdict:
+def _fatigue_protocol(d: TimetableData, plan: Plan, p: rp.FatigueProtocol) -> Verdict:
     """State: busy slots so far today and the last busy slot; the protocol binds every
     event that starts once the busy count has reached the threshold."""
     person, threshold, rest = p.person, p.threshold, p.rest
@@ -70,7 +70,7 @@ def _fatigue_protocol(d: TimetableData, plan: Plan, p: FatigueProtocol) -> Verdi
 
 
 @check("battery_level")
-def _battery_level(d: TimetableData, plan: Plan, p: BatteryLevel) -> Verdict:
+def _battery_level(d: TimetableData, plan: Plan, p: rp.BatteryLevel) -> Verdict:
     """State: the battery level, reset to the start level each day, updated every slot."""
     feature = p.feature
     users = [e for e in d.events if feature in e.needs]

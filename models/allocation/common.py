@@ -16,7 +16,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible, make_solver, optimum
-from pbsolve.checkers.allocation.rule_params import RULE_PARAMS
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.family import Draft, SolverModel
 from pbsolve.kit import KindRegistry, Uncertain, encode_rules, insert_at, insert_rule, post
 from pbsolve.params import Params, make_rule
@@ -67,7 +67,7 @@ def solver_model(
     parameters: dict[str, Any] | None = None,
 ) -> SolverModel:
     """Post every numbered rule behind its own literal and collect the objective terms."""
-    rule_literals = encode_rules(tm.m, draft.rules, encoders, tm, RULE_PARAMS[draft.spec.task])
+    rule_literals = encode_rules(tm.m, draft.rules, encoders, tm, rp.RULE_PARAMS[draft.spec.task])
     terms = []
     for term in draft.objective:
         expr, ub = objective(tm, term)

@@ -16,20 +16,8 @@ from ortools.sat.python import cp_model
 from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import EducationData, Lesson, Room, Slot, Teacher
-from pbsolve.checkers.allocation.rule_params import (
-    Continuity,
-    DailyLoad,
-    KitPool,
-    LoadBalance,
-    MinLoad,
-    RoomClosed,
-    SameRoom,
-    TeacherAbsent,
-    TeacherGap,
-    TeacherLoad,
-    current_plan,
-)
 from pbsolve.family import Draft, NoDraft, SolverModel
 from pbsolve.kit import (
     KindRegistry,
@@ -223,20 +211,20 @@ def _availability(tm: EducationModel, p: NoParams, lit: cp_model.IntVar) -> None
 
 
 @encoder("teacher_absent")
-def _teacher_absent(tm: EducationModel, p: TeacherAbsent, lit: cp_model.IntVar) -> None:
+def _teacher_absent(tm: EducationModel, p: rp.TeacherAbsent, lit: cp_model.IntVar) -> None:
     for x in tm.data.lessons:
         if x.slot in p.slots:
             tm.post(tm.t[x.id, p.teacher] == 0, lit)
 
 
 @encoder("teacher_load")
-def _teacher_load(tm: EducationModel, p: TeacherLoad, lit: cp_model.IntVar) -> None:
+def _teacher_load(tm: EducationModel, p: rp.TeacherLoad, lit: cp_model.IntVar) -> None:
     for t in p.teachers:
         tm.post(tm.load(t) <= p.max, lit)
 
 
 @encoder("kit_pool")
-def _kit_pool(tm: EducationModel, p: KitPool, lit: cp_model.IntVar) -> None:
+def _kit_pool(tm: EducationModel, p: rp.KitPool, lit: cp_model.IntVar) -> None:
     plain = [r for r in tm.data.rooms if "computers" not in r.features]
     for s in tm.data.slots:
         using = [tm.r[x.id, r.id] for x in tm.in_slot(s.id) if x.kit for r in plain]
@@ -245,14 +233,14 @@ def _kit_pool(tm: EducationModel, p: KitPool, lit: cp_model.IntVar) -> None:
 
 
 @encoder("room_closed")
-def _room_closed(tm: EducationModel, p: RoomClosed, lit: cp_model.IntVar) -> None:
+def _room_closed(tm: EducationModel, p: rp.RoomClosed, lit: cp_model.IntVar) -> None:
     for x in tm.data.lessons:
         if x.slot in p.slots:
             tm.post(tm.r[x.id, p.room] == 0, lit)
 
 
 @encoder("daily_load")
-def _daily_load(tm: EducationModel, p: DailyLoad, lit: cp_model.IntVar) -> None:
+def _daily_load(tm: EducationModel, p: rp.DailyLoad, lit: cp_model.IntVar) -> None:
     days = sorted({s.day for s in tm.data.slots})
     day = {s.id: s.day for s in tm.data.slots}
     for t in p.teachers:
@@ -263,7 +251,7 @@ def _daily_load(tm: EducationModel, p: DailyLoad, lit: cp_model.IntVar) -> None:
 
 
 @encoder("load_balance")
-def _load_balance(tm: EducationModel, p: LoadBalance, lit: cp_model.IntVar) -> None:
+def _load_balance(tm: EducationModel, p: rp.LoadBalance, lit: cp_model.IntVar) -> None:
     for a in tm.data.teachers:
         for b in tm.data.teachers:
             if a.id != b.id:
@@ -271,27 +259,27 @@ def _load_balance(tm: EducationModel, p: LoadBalance, lit: cp_model.IntVar) -> N
 
 
 @encoder("min_load")
-def _min_load(tm: EducationModel, p: MinLoad, lit: cp_model.IntVar) -> None:
+def _min_load(tm: EducationModel, p: rp.MinLoad, lit: cp_model.IntVar) -> None:
     for t in p.teachers:
         tm.post(tm.load(t) >= p.min, lit)
 
 
 @encoder("continuity")
-def _continuity(tm: EducationModel, p: Continuity, lit: cp_model.IntVar) -> None:
+def _continuity(tm: EducationModel, p: rp.Continuity, lit: cp_model.IntVar) -> None:
     for a, b in zip(p.lessons, p.lessons[1:]):
         for t in tm.data.teachers:
             tm.post(tm.t[a, t.id] == tm.t[b, t.id], lit)
 
 
 @encoder("same_room")
-def _same_room(tm: EducationModel, p: SameRoom, lit: cp_model.IntVar) -> None:
+def _same_room(tm: EducationModel, p: rp.SameRoom, lit: cp_model.IntVar) -> None:
     for a, b in zip(p.lessons, p.lessons[1:]):
         for r in tm.data.rooms:
             tm.post(tm.r[a, r.id] == tm.r[b, r.id], lit)
 
 
 @encoder("teacher_gap")
-def _teacher_gap(tm: EducationModel, p: TeacherGap, lit: cp_model.IntVar) -> None:
+def _teacher_gap(tm: EducationModel, p: rp.TeacherGap, lit: cp_model.IntVar) -> None:
     d, t = tm.data, p.teacher
     idx = d.slot_index
     for a in d.lessons:
@@ -355,7 +343,7 @@ def _objective(tm: EducationModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
         tn = {t.id: k for k, t in enumerate(d.teachers, 1)}
         return sum(tn[t] * v for (_, t), v in tm.b.items()), len(d.teachers) * len(d.lessons)
     if term.kind == "changes":
-        old = current_plan(TASK.id, term)
+        old = rp.current_plan(TASK.id, term)
         kept = [tm.both(tm.t[x.id, old[x.id][0]], tm.r[x.id, old[x.id][1]], f"kept[{x.id}]") for x in d.lessons]
         return len(d.lessons) - sum(kept), len(d.lessons)
     raise ValueError(f"unknown objective kind {term.kind!r}")
@@ -481,16 +469,16 @@ def _loads(d: EducationData, w: Witness) -> dict[str, int]:
     return {t.id: sum(1 for x in d.lessons if w[x.id][0] == t.id) for t in d.teachers}
 
 
-def _b_teacher_load(d: EducationData, w: Witness, rng: random.Random) -> TeacherLoad | None:
+def _b_teacher_load(d: EducationData, w: Witness, rng: random.Random) -> rp.TeacherLoad | None:
     loads = _loads(d, w)
     options = [t.id for t in d.teachers if sum(1 for x in d.lessons if x.subject in t.subjects) > loads[t.id] >= 1]
     if not options:
         return None
     chosen = sorted(rng.sample(options, min(len(options), rng.randint(1, 2))), key=[t.id for t in d.teachers].index)
-    return TeacherLoad(teachers=chosen, max=max(loads[t] for t in chosen))
+    return rp.TeacherLoad(teachers=chosen, max=max(loads[t] for t in chosen))
 
 
-def _b_kit_pool(d: EducationData, w: Witness, rng: random.Random) -> KitPool | None:
+def _b_kit_pool(d: EducationData, w: Witness, rng: random.Random) -> rp.KitPool | None:
     need = {s.id: sum(1 for x in d.lessons if x.slot == s.id and x.kit) for s in d.slots}
     if max(need.values()) < 1:
         return None
@@ -498,22 +486,22 @@ def _b_kit_pool(d: EducationData, w: Witness, rng: random.Random) -> KitPool | N
     used = max(sum(1 for x in d.lessons if x.slot == s.id and x.kit and w[x.id][1] in plain) for s in d.slots)
     if used >= max(need.values()):
         return None
-    return KitPool(max=used)
+    return rp.KitPool(max=used)
 
 
-def _b_room_closed(d: EducationData, w: Witness, rng: random.Random) -> RoomClosed | None:
+def _b_room_closed(d: EducationData, w: Witness, rng: random.Random) -> rp.RoomClosed | None:
     options = [(r.id, s.id) for r in d.rooms for s in d.slots if not any(
         x.slot == s.id and w[x.id][1] == r.id for x in d.lessons) and any(x.slot == s.id for x in d.lessons)]  # fmt: skip
     if not options:
         return None
     room, _ = rng.choice(options)
     free = [s for r, s in options if r == room]
-    return RoomClosed(
+    return rp.RoomClosed(
         room=room, slots=sorted(rng.sample(free, min(len(free), rng.randint(1, 2))), key=d.slot_index.__getitem__)
     )
 
 
-def _b_daily_load(d: EducationData, w: Witness, rng: random.Random) -> DailyLoad | None:
+def _b_daily_load(d: EducationData, w: Witness, rng: random.Random) -> rp.DailyLoad | None:
     day = {s.id: s.day for s in d.slots}
     options = []
     for t in d.teachers:
@@ -530,21 +518,21 @@ def _b_daily_load(d: EducationData, w: Witness, rng: random.Random) -> DailyLoad
     if not options:
         return None
     tid, most = rng.choice(options)
-    return DailyLoad(teachers=[tid], max=most)
+    return rp.DailyLoad(teachers=[tid], max=most)
 
 
-def _b_load_balance(d: EducationData, w: Witness, rng: random.Random) -> LoadBalance | None:
+def _b_load_balance(d: EducationData, w: Witness, rng: random.Random) -> rp.LoadBalance | None:
     loads = _loads(d, w).values()
-    return LoadBalance(max=max(loads) - min(loads) + rng.randint(0, 1))
+    return rp.LoadBalance(max=max(loads) - min(loads) + rng.randint(0, 1))
 
 
-def _b_min_load(d: EducationData, w: Witness, rng: random.Random) -> MinLoad | None:
+def _b_min_load(d: EducationData, w: Witness, rng: random.Random) -> rp.MinLoad | None:
     loads = _loads(d, w)
     options = [t for t, n in loads.items() if n >= 1]
     if not options:
         return None
     chosen = sorted(rng.sample(options, min(len(options), rng.randint(1, 2))), key=[t.id for t in d.teachers].index)
-    return MinLoad(teachers=chosen, min=min(loads[t] for t in chosen))
+    return rp.MinLoad(teachers=chosen, min=min(loads[t] for t in chosen))
 
 
 def _series(d: EducationData) -> list[list[str]]:
@@ -554,17 +542,17 @@ def _series(d: EducationData) -> list[list[str]]:
     return [v for v in groups.values() if len(v) >= 2]
 
 
-def _b_continuity(d: EducationData, w: Witness, rng: random.Random) -> Continuity | None:
+def _b_continuity(d: EducationData, w: Witness, rng: random.Random) -> rp.Continuity | None:
     options = [s for s in _series(d) if len({w[x][0] for x in s}) == 1]
-    return Continuity(lessons=rng.choice(options)) if options else None
+    return rp.Continuity(lessons=rng.choice(options)) if options else None
 
 
-def _b_same_room(d: EducationData, w: Witness, rng: random.Random) -> SameRoom | None:
+def _b_same_room(d: EducationData, w: Witness, rng: random.Random) -> rp.SameRoom | None:
     options = [s for s in _series(d) if len({w[x][1] for x in s}) == 1]
-    return SameRoom(lessons=rng.choice(options)) if options else None
+    return rp.SameRoom(lessons=rng.choice(options)) if options else None
 
 
-def _b_teacher_gap(d: EducationData, w: Witness, rng: random.Random) -> TeacherGap | None:
+def _b_teacher_gap(d: EducationData, w: Witness, rng: random.Random) -> rp.TeacherGap | None:
     idx = d.slot_index
     options = []
     for t in d.teachers:
@@ -573,7 +561,7 @@ def _b_teacher_gap(d: EducationData, w: Witness, rng: random.Random) -> TeacherG
             b == a + 1 and d.slots[a].day == d.slots[b].day for a, b in itertools.pairwise(mine)
         ):
             options.append(t.id)
-    return TeacherGap(teacher=rng.choice(options)) if options else None
+    return rp.TeacherGap(teacher=rng.choice(options)) if options else None
 
 
 BUILDERS = {
@@ -619,7 +607,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
 
     def with_cap(teachers: list[str], most: int) -> Draft:
-        return with_conflict_rule(draft_, "teacher_load", TeacherLoad(teachers=teachers, max=most), position)
+        return with_conflict_rule(draft_, "teacher_load", rp.TeacherLoad(teachers=teachers, max=most), position)
 
     names = [t.id for t in d.teachers]
     options = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]] + [[a] for a in names]
@@ -638,8 +626,8 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
     for x in d.lessons:
         t, r = _plan(plan)[x.id]
         out.append(rng.choice([
-            make_rule("teacher_absent", "hard", TeacherAbsent(teacher=t, slots=[x.slot])),
-            make_rule("room_closed", "hard", RoomClosed(room=r, slots=[x.slot])),
+            make_rule("teacher_absent", "hard", rp.TeacherAbsent(teacher=t, slots=[x.slot])),
+            make_rule("room_closed", "hard", rp.RoomClosed(room=r, slots=[x.slot])),
         ]))  # fmt: skip
     rng.shuffle(out)
     return out

@@ -28,21 +28,8 @@ from ortools.sat.python import cp_model
 from pydantic import Field, PositiveInt, model_validator
 
 from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import GroupingData, Student
-from pbsolve.checkers.allocation.rule_params import (
-    Apart,
-    Diversity,
-    DropoutRobust,
-    GroupSize,
-    LeaderFloor,
-    Mentor,
-    SkillBalance,
-    SkillFloor,
-    Together,
-    TrackCap,
-    WishGuarantee,
-    current_plan,
-)
 from pbsolve.family import Draft, SolverModel, Symmetry
 from pbsolve.kit import KindRegistry, Settings, SizeTable, Uncertain, insert_position, sampled_kinds, witness_rules
 from pbsolve.models.allocation.common import (
@@ -172,35 +159,35 @@ encoder = ENCODERS.register
 
 
 @encoder("group_size")
-def _group_size(tm: GroupingModel, p: GroupSize, lit: cp_model.IntVar) -> None:
+def _group_size(tm: GroupingModel, p: rp.GroupSize, lit: cp_model.IntVar) -> None:
     for g in range(tm.data.groups):
         tm.post(tm.members(g) >= p.min, lit)
         tm.post(tm.members(g) <= p.max, lit)
 
 
 @encoder("apart")
-def _apart(tm: GroupingModel, p: Apart, lit: cp_model.IntVar) -> None:
+def _apart(tm: GroupingModel, p: rp.Apart, lit: cp_model.IntVar) -> None:
     for a, b in p.pairs:
         for g in range(tm.data.groups):
             tm.post(tm.x[tm.pos[a]][g] + tm.x[tm.pos[b]][g] <= 1, lit)
 
 
 @encoder("together")
-def _together(tm: GroupingModel, p: Together, lit: cp_model.IntVar) -> None:
+def _together(tm: GroupingModel, p: rp.Together, lit: cp_model.IntVar) -> None:
     for a, b in p.pairs:
         for g in range(tm.data.groups):
             tm.post(tm.x[tm.pos[a]][g] == tm.x[tm.pos[b]][g], lit)
 
 
 @encoder("leader_floor")
-def _leader_floor(tm: GroupingModel, p: LeaderFloor, lit: cp_model.IntVar) -> None:
+def _leader_floor(tm: GroupingModel, p: rp.LeaderFloor, lit: cp_model.IntVar) -> None:
     leaders = tm.indices(lambda s: s.leadership >= p.level)
     for g in range(tm.data.groups):
         tm.post(tm.members(g, leaders) >= 1, lit)
 
 
 @encoder("track_cap")
-def _track_cap(tm: GroupingModel, p: TrackCap, lit: cp_model.IntVar) -> None:
+def _track_cap(tm: GroupingModel, p: rp.TrackCap, lit: cp_model.IntVar) -> None:
     for track in tm.data.tracks:
         who = tm.indices(lambda s: s.track == track)  # noqa: B023 - called within this iteration
         if len(who) > p.max:
@@ -209,13 +196,13 @@ def _track_cap(tm: GroupingModel, p: TrackCap, lit: cp_model.IntVar) -> None:
 
 
 @encoder("skill_floor")
-def _skill_floor(tm: GroupingModel, p: SkillFloor, lit: cp_model.IntVar) -> None:
+def _skill_floor(tm: GroupingModel, p: rp.SkillFloor, lit: cp_model.IntVar) -> None:
     for g in range(tm.data.groups):
         tm.post(tm.total(g) >= p.min, lit)
 
 
 @encoder("skill_balance")
-def _skill_balance(tm: GroupingModel, p: SkillBalance, lit: cp_model.IntVar) -> None:
+def _skill_balance(tm: GroupingModel, p: rp.SkillBalance, lit: cp_model.IntVar) -> None:
     for g in range(tm.data.groups):
         for h in range(tm.data.groups):
             if g != h:
@@ -223,7 +210,7 @@ def _skill_balance(tm: GroupingModel, p: SkillBalance, lit: cp_model.IntVar) -> 
 
 
 @encoder("diversity")
-def _diversity(tm: GroupingModel, p: Diversity, lit: cp_model.IntVar) -> None:
+def _diversity(tm: GroupingModel, p: rp.Diversity, lit: cp_model.IntVar) -> None:
     for g in range(tm.data.groups):
         flags = []
         for track in tm.data.tracks:
@@ -243,13 +230,13 @@ def _no_isolation(tm: GroupingModel, p: NoParams, lit: cp_model.IntVar) -> None:
 
 
 @encoder("wish_guarantee")
-def _wish_guarantee(tm: GroupingModel, p: WishGuarantee, lit: cp_model.IntVar) -> None:
+def _wish_guarantee(tm: GroupingModel, p: rp.WishGuarantee, lit: cp_model.IntVar) -> None:
     for s in p.students:
         tm.post(sum(tm.same(s, w) for w in tm.data.student_by_id[s].wishes) >= 1, lit)
 
 
 @encoder("mentor")
-def _mentor(tm: GroupingModel, p: Mentor, lit: cp_model.IntVar) -> None:
+def _mentor(tm: GroupingModel, p: rp.Mentor, lit: cp_model.IntVar) -> None:
     mentors = tm.indices(lambda s: not s.newcomer and s.leadership >= p.level)
     for i in tm.indices(lambda s: s.newcomer):
         for g in range(tm.data.groups):
@@ -257,7 +244,7 @@ def _mentor(tm: GroupingModel, p: Mentor, lit: cp_model.IntVar) -> None:
 
 
 @encoder("dropout_robust")
-def _dropout_robust(tm: GroupingModel, p: DropoutRobust, lit: cp_model.IntVar) -> None:
+def _dropout_robust(tm: GroupingModel, p: rp.DropoutRobust, lit: cp_model.IntVar) -> None:
     leaders = tm.indices(lambda s: s.leadership >= p.level)
     for g in range(tm.data.groups):
         tm.post(tm.members(g, leaders) >= 2, lit)
@@ -285,7 +272,7 @@ def _objective(tm: GroupingModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
         return expr, sum(w[i] * min(i + 1, k) for i in range(n))
     if term.kind == "changes":
         old = {}
-        for grp in current_plan(TASK.id, term):
+        for grp in rp.current_plan(TASK.id, term):
             for s in grp:
                 old[s] = tuple(grp)
         changes: cp_model.LinearExpr | int = 0
@@ -391,16 +378,16 @@ def _totals(d: GroupingData, w: Witness) -> list[int]:
     return [sum(d.student_by_id[s].skill for s in grp) for grp in w]
 
 
-def _b_apart(d: GroupingData, w: Witness, rng: random.Random) -> Apart | None:
+def _b_apart(d: GroupingData, w: Witness, rng: random.Random) -> rp.Apart | None:
     where = {s: g for g, grp in enumerate(w) for s in grp}
     pairs = [(a.id, b.id) for a, b in combinations(d.students, 2) if where[a.id] != where[b.id]]
     chosen = sorted(
         rng.sample(pairs, min(len(pairs), rng.randint(1, 2))), key=lambda p: (d.position[p[0]], d.position[p[1]])
     )
-    return Apart(pairs=chosen) if chosen else None
+    return rp.Apart(pairs=chosen) if chosen else None
 
 
-def _b_together(d: GroupingData, w: Witness, rng: random.Random) -> Together | None:
+def _b_together(d: GroupingData, w: Witness, rng: random.Random) -> rp.Together | None:
     """One or two pairs of witness group-mates, or a star: one student and up to all
     their witness group-mates (so long pair lists occur in feasible instances too)."""
     where = {s: g for g, grp in enumerate(w) for s in grp}
@@ -415,31 +402,31 @@ def _b_together(d: GroupingData, w: Witness, rng: random.Random) -> Together | N
         mates = rng.sample([b for b in grp if b != a], rng.randint(1, len(grp) - 1))
         chosen = [(a, b) if d.position[a] <= d.position[b] else (b, a) for b in mates]  # each pair in roster order
     chosen = sorted(chosen, key=lambda p: (d.position[p[0]], d.position[p[1]]))
-    return Together(pairs=chosen)
+    return rp.Together(pairs=chosen)
 
 
-def _b_leader_floor(d: GroupingData, w: Witness, rng: random.Random) -> LeaderFloor | None:
+def _b_leader_floor(d: GroupingData, w: Witness, rng: random.Random) -> rp.LeaderFloor | None:
     level = min(max(d.student_by_id[s].leadership for s in grp) for grp in w)
-    return LeaderFloor(level=level) if level >= 1 else None
+    return rp.LeaderFloor(level=level) if level >= 1 else None
 
 
-def _b_track_cap(d: GroupingData, w: Witness, rng: random.Random) -> TrackCap | None:
+def _b_track_cap(d: GroupingData, w: Witness, rng: random.Random) -> rp.TrackCap | None:
     most = max(sum(1 for s in grp if d.student_by_id[s].track == t) for grp in w for t in d.tracks)
-    return TrackCap(max=most) if most < len(w[0]) else None
+    return rp.TrackCap(max=most) if most < len(w[0]) else None
 
 
-def _b_skill_floor(d: GroupingData, w: Witness, rng: random.Random) -> SkillFloor | None:
-    return SkillFloor(min=max(1, min(_totals(d, w)) - rng.randint(0, 2)))
+def _b_skill_floor(d: GroupingData, w: Witness, rng: random.Random) -> rp.SkillFloor | None:
+    return rp.SkillFloor(min=max(1, min(_totals(d, w)) - rng.randint(0, 2)))
 
 
-def _b_skill_balance(d: GroupingData, w: Witness, rng: random.Random) -> SkillBalance | None:
+def _b_skill_balance(d: GroupingData, w: Witness, rng: random.Random) -> rp.SkillBalance | None:
     t = _totals(d, w)
-    return SkillBalance(max=max(t) - min(t) + rng.randint(0, 2))
+    return rp.SkillBalance(max=max(t) - min(t) + rng.randint(0, 2))
 
 
-def _b_diversity(d: GroupingData, w: Witness, rng: random.Random) -> Diversity | None:
+def _b_diversity(d: GroupingData, w: Witness, rng: random.Random) -> rp.Diversity | None:
     least = min(len({d.student_by_id[s].track for s in grp}) for grp in w)
-    return Diversity(min=least) if least >= 2 else None
+    return rp.Diversity(min=least) if least >= 2 else None
 
 
 def _b_no_isolation(d: GroupingData, w: Witness, rng: random.Random) -> NoParams | None:
@@ -450,16 +437,16 @@ def _b_no_isolation(d: GroupingData, w: Witness, rng: random.Random) -> NoParams
     return NoParams()
 
 
-def _b_wish_guarantee(d: GroupingData, w: Witness, rng: random.Random) -> WishGuarantee | None:
+def _b_wish_guarantee(d: GroupingData, w: Witness, rng: random.Random) -> rp.WishGuarantee | None:
     where = {s: g for g, grp in enumerate(w) for s in grp}
     granted = [s.id for s in d.students if any(where[x] == where[s.id] for x in s.wishes)]
     if not granted:
         return None
     chosen = rng.sample(granted, min(len(granted), rng.randint(1, 3)))
-    return WishGuarantee(students=sorted(chosen, key=d.position.__getitem__))
+    return rp.WishGuarantee(students=sorted(chosen, key=d.position.__getitem__))
 
 
-def _b_mentor(d: GroupingData, w: Witness, rng: random.Random) -> Mentor | None:
+def _b_mentor(d: GroupingData, w: Witness, rng: random.Random) -> rp.Mentor | None:
     if not any(s.newcomer for s in d.students):
         return None
     levels = []
@@ -469,7 +456,7 @@ def _b_mentor(d: GroupingData, w: Witness, rng: random.Random) -> Mentor | None:
                 max((d.student_by_id[s].leadership for s in grp if not d.student_by_id[s].newcomer), default=0)
             )
     level = min(levels)
-    return Mentor(level=rng.randint(1, level)) if level >= 1 else None
+    return rp.Mentor(level=rng.randint(1, level)) if level >= 1 else None
 
 
 BUILDERS = {
@@ -490,7 +477,7 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     per = len(witness[0])
-    base: list[tuple[str, Tier, Params]] = [("group_size", tiers["group_size"], GroupSize(min=per, max=per))]
+    base: list[tuple[str, Tier, Params]] = [("group_size", tiers["group_size"], rp.GroupSize(min=per, max=per))]
     rules = witness_rules(base, sampled_kinds(spec, TASK.base_rules), tiers, BUILDERS, data, witness, rng)
     first, second = (
         ("skill_spread", "unmet_wishes") if spec.subtask == "sports_teams" else ("unmet_wishes", "skill_spread")
@@ -526,7 +513,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 
     top = sum(s.skill for s in d.students)
     found = ok(
-        first_infeasible(range(top, -1, -1), lambda g: with_rule("skill_balance", SkillBalance(max=g)), feasible)
+        first_infeasible(range(top, -1, -1), lambda g: with_rule("skill_balance", rp.SkillBalance(max=g)), feasible)
     )
     if found is not None:
         return found
@@ -537,7 +524,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 
     def star(m: int) -> Draft:
         return with_rule(
-            "together", Together(pairs=sorted(pairs[:m], key=lambda p: (d.position[p[0]], d.position[p[1]])))
+            "together", rp.Together(pairs=sorted(pairs[:m], key=lambda p: (d.position[p[0]], d.position[p[1]])))
         )
 
     return ok(first_infeasible(range(1, len(pairs) + 1), star, feasible))
@@ -551,7 +538,9 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
     out = []
     for a, b in combinations([s.id for s in d.students], 2):
         kind = "apart" if where[a] == where[b] else "together"
-        out.append(make_rule(kind, "hard", Apart(pairs=[(a, b)]) if kind == "apart" else Together(pairs=[(a, b)])))
+        out.append(
+            make_rule(kind, "hard", rp.Apart(pairs=[(a, b)]) if kind == "apart" else rp.Together(pairs=[(a, b)]))
+        )
     rng.shuffle(out)
     return out
 
@@ -565,7 +554,7 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
     levels = [lv for lv in (3, 2, 1) if sum(1 for s in d.students if s.leadership >= lv) >= 2 * d.groups]
     if not levels:
         return None
-    return make_rule("dropout_robust", "hard", DropoutRobust(level=rng.choice(levels))), []
+    return make_rule("dropout_robust", "hard", rp.DropoutRobust(level=rng.choice(levels))), []
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:

@@ -16,21 +16,8 @@ from ortools.sat.python import cp_model
 from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import Depot, Material, MaterialData, Site
-from pbsolve.checkers.allocation.rule_params import (
-    DepotThroughput,
-    FillGap,
-    MinGuarantee,
-    MinShipment,
-    PriorityOrder,
-    RouteClosed,
-    ShareCap,
-    SingleSource,
-    SiteIntake,
-    TransportBudget,
-    TruckCapacity,
-    current_plan,
-)
 from pbsolve.family import Draft, SolverModel
 from pbsolve.kit import (
     KindRegistry,
@@ -192,40 +179,40 @@ def _request_cap(tm: MaterialModel, p: NoParams, lit: cp_model.IntVar) -> None:
 
 
 @encoder("route_closed")
-def _route_closed(tm: MaterialModel, p: RouteClosed, lit: cp_model.IntVar) -> None:
+def _route_closed(tm: MaterialModel, p: rp.RouteClosed, lit: cp_model.IntVar) -> None:
     tm.post(sum(tm.route(p.depot, p.site)) == 0, lit)
 
 
 @encoder("truck_capacity")
-def _truck_capacity(tm: MaterialModel, p: TruckCapacity, lit: cp_model.IntVar) -> None:
+def _truck_capacity(tm: MaterialModel, p: rp.TruckCapacity, lit: cp_model.IntVar) -> None:
     for dp in tm.data.depots:
         for s in tm.data.sites:
             tm.post(sum(tm.route(dp.id, s.id)) <= p.max, lit)
 
 
 @encoder("depot_throughput")
-def _depot_throughput(tm: MaterialModel, p: DepotThroughput, lit: cp_model.IntVar) -> None:
+def _depot_throughput(tm: MaterialModel, p: rp.DepotThroughput, lit: cp_model.IntVar) -> None:
     tm.post(sum(v for (x, _, _), v in tm.x.items() if x == p.depot) <= p.max, lit)
 
 
 @encoder("min_guarantee")
-def _min_guarantee(tm: MaterialModel, p: MinGuarantee, lit: cp_model.IntVar) -> None:
+def _min_guarantee(tm: MaterialModel, p: rp.MinGuarantee, lit: cp_model.IntVar) -> None:
     for s in p.sites:
         tm.post(tm.recv(s, p.material) >= p.min, lit)
 
 
 @encoder("site_intake")
-def _site_intake(tm: MaterialModel, p: SiteIntake, lit: cp_model.IntVar) -> None:
+def _site_intake(tm: MaterialModel, p: rp.SiteIntake, lit: cp_model.IntVar) -> None:
     tm.post(tm.recv(p.site) <= p.max, lit)
 
 
 @encoder("transport_budget")
-def _transport_budget(tm: MaterialModel, p: TransportBudget, lit: cp_model.IntVar) -> None:
+def _transport_budget(tm: MaterialModel, p: rp.TransportBudget, lit: cp_model.IntVar) -> None:
     tm.post(sum(tm.data.cost[x][s] * v for (x, s, _), v in tm.x.items()) <= p.max, lit)
 
 
 @encoder("fill_gap")
-def _fill_gap(tm: MaterialModel, p: FillGap, lit: cp_model.IntVar) -> None:
+def _fill_gap(tm: MaterialModel, p: rp.FillGap, lit: cp_model.IntVar) -> None:
     for a in tm.data.sites:
         for b in tm.data.sites:
             if a.id != b.id:
@@ -233,13 +220,13 @@ def _fill_gap(tm: MaterialModel, p: FillGap, lit: cp_model.IntVar) -> None:
 
 
 @encoder("priority_order")
-def _priority_order(tm: MaterialModel, p: PriorityOrder, lit: cp_model.IntVar) -> None:
+def _priority_order(tm: MaterialModel, p: rp.PriorityOrder, lit: cp_model.IntVar) -> None:
     for a, b in zip(p.sites, p.sites[1:]):
         tm.post(tm.fill(a) >= tm.fill(b), lit)
 
 
 @encoder("single_source")
-def _single_source(tm: MaterialModel, p: SingleSource, lit: cp_model.IntVar) -> None:
+def _single_source(tm: MaterialModel, p: rp.SingleSource, lit: cp_model.IntVar) -> None:
     for s in p.sites:
         flags = [a for dp in tm.data.depots if (a := tm.active(dp.id, s)) is not None]
         if len(flags) > 1:
@@ -247,7 +234,7 @@ def _single_source(tm: MaterialModel, p: SingleSource, lit: cp_model.IntVar) -> 
 
 
 @encoder("min_shipment")
-def _min_shipment(tm: MaterialModel, p: MinShipment, lit: cp_model.IntVar) -> None:
+def _min_shipment(tm: MaterialModel, p: rp.MinShipment, lit: cp_model.IntVar) -> None:
     for dp in tm.data.depots:
         for s in tm.data.sites:
             a = tm.active(dp.id, s.id)
@@ -256,7 +243,7 @@ def _min_shipment(tm: MaterialModel, p: MinShipment, lit: cp_model.IntVar) -> No
 
 
 @encoder("share_cap")
-def _share_cap(tm: MaterialModel, p: ShareCap, lit: cp_model.IntVar) -> None:
+def _share_cap(tm: MaterialModel, p: rp.ShareCap, lit: cp_model.IntVar) -> None:
     m, pct = p.material, p.pct
     total = sum(v for (_, _, k), v in tm.x.items() if k == m)
     for s in tm.data.sites:
@@ -287,7 +274,7 @@ def _objective(tm: MaterialModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
             weight[c] * d.depot_by_id[c[0]].stock[c[2]] for c in tm.x
         )
     if term.kind == "changes":
-        old = {(x, s, m): q for x, s, m, q in current_plan(TASK.id, term)}
+        old = {(x, s, m): q for x, s, m, q in rp.current_plan(TASK.id, term)}
         return sum(tm.differs(v, old.get(c, 0), f"changed[{c}]") for c, v in tm.x.items()), len(tm.x)
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -376,88 +363,88 @@ def _up(x: float, step: int) -> int:
     return -(-int(x) // step) * step if x > 0 else step
 
 
-def _b_route_closed(d: MaterialData, w: Witness, rng: random.Random) -> RouteClosed | None:
+def _b_route_closed(d: MaterialData, w: Witness, rng: random.Random) -> rp.RouteClosed | None:
     options = [(x.id, s.id) for x in d.depots for s in d.sites if _route(w, x.id, s.id) == 0 and any(
         c[0] == x.id and c[1] == s.id for c in d.cells)]  # fmt: skip
     if not options:
         return None
     x, s = rng.choice(options)
-    return RouteClosed(depot=x, site=s)
+    return rp.RouteClosed(depot=x, site=s)
 
 
-def _b_truck_capacity(d: MaterialData, w: Witness, rng: random.Random) -> TruckCapacity | None:
+def _b_truck_capacity(d: MaterialData, w: Witness, rng: random.Random) -> rp.TruckCapacity | None:
     peak = max((_route(w, x.id, s.id) for x in d.depots for s in d.sites), default=0)
     if peak == 0:
         return None
-    return TruckCapacity(max=_up(peak * rng.uniform(1.0, 1.2), _step(d)))
+    return rp.TruckCapacity(max=_up(peak * rng.uniform(1.0, 1.2), _step(d)))
 
 
-def _b_depot_throughput(d: MaterialData, w: Witness, rng: random.Random) -> DepotThroughput | None:
+def _b_depot_throughput(d: MaterialData, w: Witness, rng: random.Random) -> rp.DepotThroughput | None:
     options = []
     for x in d.depots:
         sent = sum(q for (dp, _, _), q in w.items() if dp == x.id)
         cap = _up(sent * rng.uniform(1.0, 1.1), _step(d))
         if sent > 0 and cap < sum(x.stock.values()):
-            options.append(DepotThroughput(depot=x.id, max=cap))
+            options.append(rp.DepotThroughput(depot=x.id, max=cap))
     return rng.choice(options) if options else None
 
 
-def _b_min_guarantee(d: MaterialData, w: Witness, rng: random.Random) -> MinGuarantee | None:
+def _b_min_guarantee(d: MaterialData, w: Witness, rng: random.Random) -> rp.MinGuarantee | None:
     m = rng.choice(d.materials).id
     takers = [s.id for s in d.sites if _recv(w, s.id, m) > 0]
     if not takers:
         return None
     chosen = sorted(rng.sample(takers, min(len(takers), rng.randint(1, 2))), key=[s.id for s in d.sites].index)
     least = min(_recv(w, s, m) for s in chosen)
-    return MinGuarantee(sites=chosen, material=m, min=max(1, int(least * rng.uniform(0.5, 1.0))))
+    return rp.MinGuarantee(sites=chosen, material=m, min=max(1, int(least * rng.uniform(0.5, 1.0))))
 
 
-def _b_site_intake(d: MaterialData, w: Witness, rng: random.Random) -> SiteIntake | None:
+def _b_site_intake(d: MaterialData, w: Witness, rng: random.Random) -> rp.SiteIntake | None:
     options = []
     for s in d.sites:
         cap = _up(_recv(w, s.id) * rng.uniform(1.0, 1.1), _step(d))
         if cap < d.requested(s.id):
-            options.append(SiteIntake(site=s.id, max=cap))
+            options.append(rp.SiteIntake(site=s.id, max=cap))
     return rng.choice(options) if options else None
 
 
-def _b_transport_budget(d: MaterialData, w: Witness, rng: random.Random) -> TransportBudget | None:
+def _b_transport_budget(d: MaterialData, w: Witness, rng: random.Random) -> rp.TransportBudget | None:
     spent = sum(d.cost[x][s] * q for (x, s, _), q in w.items())
-    return TransportBudget(max=_up(spent * rng.uniform(1.0, 1.1), _step(d) * 2)) if spent else None
+    return rp.TransportBudget(max=_up(spent * rng.uniform(1.0, 1.1), _step(d) * 2)) if spent else None
 
 
-def _b_fill_gap(d: MaterialData, w: Witness, rng: random.Random) -> FillGap | None:
+def _b_fill_gap(d: MaterialData, w: Witness, rng: random.Random) -> rp.FillGap | None:
     rates = [_fill(d, w, s.id) for s in d.sites]
     gap = max(rates) - min(rates) + rng.randint(0, 5)
-    return FillGap(max=gap) if gap < 100 else None
+    return rp.FillGap(max=gap) if gap < 100 else None
 
 
-def _b_priority_order(d: MaterialData, w: Witness, rng: random.Random) -> PriorityOrder | None:
+def _b_priority_order(d: MaterialData, w: Witness, rng: random.Random) -> rp.PriorityOrder | None:
     ranked = sorted(d.sites, key=lambda s: (-s.priority, -_fill(d, w, s.id)))
     chain = [ranked[0]]
     for s in ranked[1:]:
         if s.priority < chain[-1].priority and _fill(d, w, s.id) <= _fill(d, w, chain[-1].id):
             chain.append(s)
-    return PriorityOrder(sites=[s.id for s in chain]) if len(chain) >= 2 else None
+    return rp.PriorityOrder(sites=[s.id for s in chain]) if len(chain) >= 2 else None
 
 
-def _b_single_source(d: MaterialData, w: Witness, rng: random.Random) -> SingleSource | None:
+def _b_single_source(d: MaterialData, w: Witness, rng: random.Random) -> rp.SingleSource | None:
     options = [s.id for s in d.sites if len({x for (x, t, _) in w if t == s.id}) == 1]
     options = [s for s in options if len({c[0] for c in d.cells if c[1] == s}) >= 2]
     if not options:
         return None
     chosen = rng.sample(options, min(len(options), rng.randint(1, 2)))
-    return SingleSource(sites=sorted(chosen, key=[s.id for s in d.sites].index))
+    return rp.SingleSource(sites=sorted(chosen, key=[s.id for s in d.sites].index))
 
 
-def _b_min_shipment(d: MaterialData, w: Witness, rng: random.Random) -> MinShipment | None:
+def _b_min_shipment(d: MaterialData, w: Witness, rng: random.Random) -> rp.MinShipment | None:
     sizes = [_route(w, x.id, s.id) for x in d.depots for s in d.sites if _route(w, x.id, s.id) > 0]
     if not sizes or min(sizes) < 2:
         return None
-    return MinShipment(min=max(2, int(min(sizes) * rng.uniform(0.5, 1.0))))
+    return rp.MinShipment(min=max(2, int(min(sizes) * rng.uniform(0.5, 1.0))))
 
 
-def _b_share_cap(d: MaterialData, w: Witness, rng: random.Random) -> ShareCap | None:
+def _b_share_cap(d: MaterialData, w: Witness, rng: random.Random) -> rp.ShareCap | None:
     options = []
     for m in d.materials:
         total = sum(q for (_, _, k), q in w.items() if k == m.id)
@@ -468,7 +455,7 @@ def _b_share_cap(d: MaterialData, w: Witness, rng: random.Random) -> ShareCap | 
         pct = -(-100 * top // total)
         pct = pct + (-pct) % 5
         if pct < 100:
-            options.append(ShareCap(material=m.id, pct=pct))
+            options.append(rp.ShareCap(material=m.id, pct=pct))
     return rng.choice(options) if options else None
 
 
@@ -515,7 +502,9 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
 
     def with_guarantee(sites: list[str], m: str, least: int) -> Draft:
-        return with_conflict_rule(draft_, "min_guarantee", MinGuarantee(sites=sites, material=m, min=least), position)
+        return with_conflict_rule(
+            draft_, "min_guarantee", rp.MinGuarantee(sites=sites, material=m, min=least), position
+        )
 
     options = []
     for m in d.materials:
@@ -535,7 +524,7 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
     """A road closed between a depot and a site the plan serves from it."""
     used = sorted({(x, s) for (x, s, _) in _plan(plan)})
     rng.shuffle(used)
-    return [make_rule("route_closed", "hard", RouteClosed(depot=x, site=s)) for x, s in used]
+    return [make_rule("route_closed", "hard", rp.RouteClosed(depot=x, site=s)) for x, s in used]
 
 
 def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:

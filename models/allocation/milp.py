@@ -22,8 +22,8 @@ from typing import Any
 
 import pulp
 
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import MaterialData, ProcurementData
-from pbsolve.checkers.allocation.rule_params import RULE_PARAMS, current_plan
 from pbsolve.family import Draft
 from pbsolve.params import parse
 from pbsolve.schema import ObjectiveTerm, Rule
@@ -171,7 +171,7 @@ def _procurement(
         return units + pulp.lpSum([d.supplier_by_id[s].fixed_cost * yv for (s, u), yv in y.items() if u == t])
 
     def rule(r: Rule) -> None:
-        p: Any = parse(RULE_PARAMS[draft.spec.task], r)
+        p: Any = parse(rp.RULE_PARAMS[draft.spec.task], r)
         k = r.kind
         if k in ("inventory_balance", "delay_robust"):
             for levels in stock.values():
@@ -248,7 +248,7 @@ def _procurement(
             number = {s.id: k for k, s in enumerate(d.suppliers, 1)}
             return pulp.lpSum([(10 * number[s] + u + 1) * v for (s, _, u), v in q.items()])
         if t.kind == "changes":
-            old = {(s, i, d.period_index[label]): x for s, i, label, x in current_plan(draft.spec.task, t)}
+            old = {(s, i, d.period_index[label]): x for s, i, label, x in rp.current_plan(draft.spec.task, t)}
             return pulp.lpSum([b.differs(v, old.get(c, 0), cap[c[0]]) for c, v in q.items()])
         raise ValueError(f"no MILP expression for objective kind {t.kind!r}")
 
@@ -304,7 +304,7 @@ def _material(
         return fills[site]
 
     def rule(r: Rule) -> None:
-        p: Any = parse(RULE_PARAMS[draft.spec.task], r)
+        p: Any = parse(rp.RULE_PARAMS[draft.spec.task], r)
         k = r.kind
         if k == "depot_stock":
             for dp in d.depots:
@@ -372,7 +372,7 @@ def _material(
             mn = {m.id: k for k, m in enumerate(d.materials, 1)}
             return pulp.lpSum([mn[m] * (10 * dn[a] + sn[s]) * v for (a, s, m), v in x.items()])
         if t.kind == "changes":
-            old = {(a, s, m): q for a, s, m, q in current_plan(draft.spec.task, t)}
+            old = {(a, s, m): q for a, s, m, q in rp.current_plan(draft.spec.task, t)}
             return pulp.lpSum([b.differs(v, old.get(c, 0), d.depot_by_id[c[0]].stock[c[2]]) for c, v in x.items()])
         raise ValueError(f"no MILP expression for objective kind {t.kind!r}")
 

@@ -22,24 +22,8 @@ from ortools.sat.python import cp_model
 from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import Item, Offer, ProcurementData, Supplier
-from pbsolve.checkers.allocation.rule_params import (
-    ContractMinimum,
-    DockCapacity,
-    DualSourcing,
-    LotCap,
-    MinOrder,
-    OrderGap,
-    PeriodBudget,
-    SafetyStock,
-    ShelfLife,
-    SingleSourcing,
-    StockTarget,
-    StorageCap,
-    SupplierClosed,
-    SupplierShare,
-    current_plan,
-)
 from pbsolve.family import Draft, NoDraft, SolverModel
 from pbsolve.kit import (
     IntRange,
@@ -258,13 +242,13 @@ def _supplier_capacity(tm: ProcurementModel, p: NoParams, lit: cp_model.IntVar) 
 
 
 @encoder("period_budget")
-def _period_budget(tm: ProcurementModel, p: PeriodBudget, lit: cp_model.IntVar) -> None:
+def _period_budget(tm: ProcurementModel, p: rp.PeriodBudget, lit: cp_model.IntVar) -> None:
     for t in range(len(tm.data.periods)):
         tm.post(tm.spend(t) <= p.max, lit)
 
 
 @encoder("min_order")
-def _min_order(tm: ProcurementModel, p: MinOrder, lit: cp_model.IntVar) -> None:
+def _min_order(tm: ProcurementModel, p: rp.MinOrder, lit: cp_model.IntVar) -> None:
     for supplier, least in p.min.items():
         for t in range(len(tm.data.periods)):
             if (supplier, t) in tm.y:
@@ -272,7 +256,7 @@ def _min_order(tm: ProcurementModel, p: MinOrder, lit: cp_model.IntVar) -> None:
 
 
 @encoder("supplier_closed")
-def _supplier_closed(tm: ProcurementModel, p: SupplierClosed, lit: cp_model.IntVar) -> None:
+def _supplier_closed(tm: ProcurementModel, p: rp.SupplierClosed, lit: cp_model.IntVar) -> None:
     for label in p.periods:
         cells = tm.of(p.supplier, tm.data.period_index[label])
         if cells:
@@ -280,30 +264,30 @@ def _supplier_closed(tm: ProcurementModel, p: SupplierClosed, lit: cp_model.IntV
 
 
 @encoder("dock_capacity")
-def _dock_capacity(tm: ProcurementModel, p: DockCapacity, lit: cp_model.IntVar) -> None:
+def _dock_capacity(tm: ProcurementModel, p: rp.DockCapacity, lit: cp_model.IntVar) -> None:
     for t in range(len(tm.data.periods)):
         tm.post(sum(tm.arr[i.id][t] for i in tm.data.items) <= p.max, lit)
 
 
 @encoder("safety_stock")
-def _safety_stock(tm: ProcurementModel, p: SafetyStock, lit: cp_model.IntVar) -> None:
+def _safety_stock(tm: ProcurementModel, p: rp.SafetyStock, lit: cp_model.IntVar) -> None:
     for level in tm.stock[p.item]:
         tm.post(level >= p.min, lit)
 
 
 @encoder("storage_cap")
-def _storage_cap(tm: ProcurementModel, p: StorageCap, lit: cp_model.IntVar) -> None:
+def _storage_cap(tm: ProcurementModel, p: rp.StorageCap, lit: cp_model.IntVar) -> None:
     for t in range(len(tm.data.periods)):
         tm.post(sum(tm.stock[i.id][t] for i in tm.data.items) <= p.max, lit)
 
 
 @encoder("stock_target")
-def _stock_target(tm: ProcurementModel, p: StockTarget, lit: cp_model.IntVar) -> None:
+def _stock_target(tm: ProcurementModel, p: rp.StockTarget, lit: cp_model.IntVar) -> None:
     tm.post(tm.stock[p.item][tm.data.period_index[p.period]] >= p.min, lit)
 
 
 @encoder("shelf_life")
-def _shelf_life(tm: ProcurementModel, p: ShelfLife, lit: cp_model.IntVar) -> None:
+def _shelf_life(tm: ProcurementModel, p: rp.ShelfLife, lit: cp_model.IntVar) -> None:
     """First in, first out leaves the newest units in stock, so no unit is older than
     allowed exactly when the stock is at most what arrived in the last k - 1 periods
     (the initial stock counts as arriving in the first period)."""
@@ -316,7 +300,7 @@ def _shelf_life(tm: ProcurementModel, p: ShelfLife, lit: cp_model.IntVar) -> Non
 
 
 @encoder("supplier_share")
-def _supplier_share(tm: ProcurementModel, p: SupplierShare, lit: cp_model.IntVar) -> None:
+def _supplier_share(tm: ProcurementModel, p: rp.SupplierShare, lit: cp_model.IntVar) -> None:
     item, pct = p.item, p.pct
     total = sum(v for (_, i, _), v in tm.q.items() if i == item)
     for s in tm.data.suppliers:
@@ -326,12 +310,12 @@ def _supplier_share(tm: ProcurementModel, p: SupplierShare, lit: cp_model.IntVar
 
 
 @encoder("contract_minimum")
-def _contract_minimum(tm: ProcurementModel, p: ContractMinimum, lit: cp_model.IntVar) -> None:
+def _contract_minimum(tm: ProcurementModel, p: rp.ContractMinimum, lit: cp_model.IntVar) -> None:
     tm.post(sum(v for (s, _, _), v in tm.q.items() if s == p.supplier) >= p.min, lit)
 
 
 @encoder("order_gap")
-def _order_gap(tm: ProcurementModel, p: OrderGap, lit: cp_model.IntVar) -> None:
+def _order_gap(tm: ProcurementModel, p: rp.OrderGap, lit: cp_model.IntVar) -> None:
     s = p.supplier
     for t in range(len(tm.data.periods) - 1):
         if (s, t) in tm.y and (s, t + 1) in tm.y:
@@ -339,20 +323,20 @@ def _order_gap(tm: ProcurementModel, p: OrderGap, lit: cp_model.IntVar) -> None:
 
 
 @encoder("single_sourcing")
-def _single_sourcing(tm: ProcurementModel, p: SingleSourcing, lit: cp_model.IntVar) -> None:
+def _single_sourcing(tm: ProcurementModel, p: rp.SingleSourcing, lit: cp_model.IntVar) -> None:
     used = [u for s in tm.data.suppliers if (u := tm.used(s.id, p.item)) is not None]
     if len(used) > 1:
         tm.post(sum(used) <= 1, lit)
 
 
 @encoder("dual_sourcing")
-def _dual_sourcing(tm: ProcurementModel, p: DualSourcing, lit: cp_model.IntVar) -> None:
+def _dual_sourcing(tm: ProcurementModel, p: rp.DualSourcing, lit: cp_model.IntVar) -> None:
     used = [u for s in tm.data.suppliers if (u := tm.used(s.id, p.item)) is not None]
     tm.post(sum(used) >= 2, lit)
 
 
 @encoder("lot_cap")
-def _lot_cap(tm: ProcurementModel, p: LotCap, lit: cp_model.IntVar) -> None:
+def _lot_cap(tm: ProcurementModel, p: rp.LotCap, lit: cp_model.IntVar) -> None:
     for v in tm.q.values():
         tm.post(v <= p.max, lit)
 
@@ -386,7 +370,7 @@ def _objective(tm: ProcurementModel, term: ObjectiveTerm) -> tuple[cp_model.Line
             weight[c] * d.supplier_by_id[c[0]].capacity for c in tm.q
         )
     if term.kind == "changes":
-        old = {(s, i, d.period_index[label]): q for s, i, label, q in current_plan(TASK.id, term)}
+        old = {(s, i, d.period_index[label]): q for s, i, label, q in rp.current_plan(TASK.id, term)}
         expr = sum(tm.differs(v, old.get(c, 0), f"changed[{c}]") for c, v in tm.q.items())
         return expr, len(tm.q)
     raise ValueError(f"unknown objective kind {term.kind!r}")
@@ -533,12 +517,12 @@ def _step(d: ProcurementData) -> int:
     return 1 if max(s.capacity for s in d.suppliers) <= 10 else 5
 
 
-def _b_period_budget(d: ProcurementData, w: Witness, rng: random.Random) -> PeriodBudget | None:
+def _b_period_budget(d: ProcurementData, w: Witness, rng: random.Random) -> rp.PeriodBudget | None:
     peak = max(_spend(d, w, t) for t in range(len(d.periods)))
-    return PeriodBudget(max=_round_up(peak * rng.uniform(1.0, 1.1), _step(d) * 2))
+    return rp.PeriodBudget(max=_round_up(peak * rng.uniform(1.0, 1.1), _step(d) * 2))
 
 
-def _b_min_order(d: ProcurementData, w: Witness, rng: random.Random) -> MinOrder | None:
+def _b_min_order(d: ProcurementData, w: Witness, rng: random.Random) -> rp.MinOrder | None:
     options = {}
     for s in d.suppliers:
         sizes = [_ordered(w, s.id, t) for t in range(len(d.periods)) if _ordered(w, s.id, t) > 0]
@@ -551,10 +535,10 @@ def _b_min_order(d: ProcurementData, w: Witness, rng: random.Random) -> MinOrder
     chosen = sorted(
         rng.sample(sorted(options), min(len(options), rng.randint(1, 2))), key=[s.id for s in d.suppliers].index
     )
-    return MinOrder(min={s: options[s] for s in chosen})
+    return rp.MinOrder(min={s: options[s] for s in chosen})
 
 
-def _b_supplier_closed(d: ProcurementData, w: Witness, rng: random.Random) -> SupplierClosed | None:
+def _b_supplier_closed(d: ProcurementData, w: Witness, rng: random.Random) -> rp.SupplierClosed | None:
     options = [
         (s.id, t) for s in d.suppliers for t in range(len(d.periods)) if _ordered(w, s.id, t) == 0 and any(
             (s.id, i, t) in set(d.cells) for i in d.item_by_id)
@@ -564,39 +548,39 @@ def _b_supplier_closed(d: ProcurementData, w: Witness, rng: random.Random) -> Su
     s, _ = rng.choice(options)
     free = [t for x, t in options if x == s]
     picks = sorted(rng.sample(free, min(len(free), rng.randint(1, 2))))
-    return SupplierClosed(supplier=s, periods=[d.periods[t] for t in picks])
+    return rp.SupplierClosed(supplier=s, periods=[d.periods[t] for t in picks])
 
 
-def _b_dock_capacity(d: ProcurementData, w: Witness, rng: random.Random) -> DockCapacity | None:
+def _b_dock_capacity(d: ProcurementData, w: Witness, rng: random.Random) -> rp.DockCapacity | None:
     n = len(d.periods)
     peak = max(sum(q for (s, _, u), q in w.items() if d.arrival(s, u) == t) for t in range(n))
-    return DockCapacity(max=max(1, _round_up(peak * rng.uniform(1.0, 1.15), _step(d))))
+    return rp.DockCapacity(max=max(1, _round_up(peak * rng.uniform(1.0, 1.15), _step(d))))
 
 
-def _b_safety_stock(d: ProcurementData, w: Witness, rng: random.Random) -> SafetyStock | None:
+def _b_safety_stock(d: ProcurementData, w: Witness, rng: random.Random) -> rp.SafetyStock | None:
     options = [(i.id, min(_stock(d, w, i.id))) for i in d.items]
     options = [(i, low) for i, low in options if low >= 1]
     if not options:
         return None
     item, low = rng.choice(options)
-    return SafetyStock(item=item, min=rng.randint((low + 1) // 2, low))
+    return rp.SafetyStock(item=item, min=rng.randint((low + 1) // 2, low))
 
 
-def _b_storage_cap(d: ProcurementData, w: Witness, rng: random.Random) -> StorageCap | None:
+def _b_storage_cap(d: ProcurementData, w: Witness, rng: random.Random) -> rp.StorageCap | None:
     n = len(d.periods)
     peak = max(sum(_stock(d, w, i.id)[t] for i in d.items) for t in range(n))
-    return StorageCap(max=max(1, _round_up(peak * rng.uniform(1.0, 1.1), _step(d))))
+    return rp.StorageCap(max=max(1, _round_up(peak * rng.uniform(1.0, 1.1), _step(d))))
 
 
-def _b_stock_target(d: ProcurementData, w: Witness, rng: random.Random) -> StockTarget | None:
+def _b_stock_target(d: ProcurementData, w: Witness, rng: random.Random) -> rp.StockTarget | None:
     options = [(i.id, t, level) for i in d.items for t, level in enumerate(_stock(d, w, i.id)) if level >= 1]
     if not options:
         return None
     item, t, level = rng.choice(options)
-    return StockTarget(item=item, period=d.periods[t], min=rng.randint((level + 1) // 2, level))
+    return rp.StockTarget(item=item, period=d.periods[t], min=rng.randint((level + 1) // 2, level))
 
 
-def _b_shelf_life(d: ProcurementData, w: Witness, rng: random.Random) -> ShelfLife | None:
+def _b_shelf_life(d: ProcurementData, w: Witness, rng: random.Random) -> rp.ShelfLife | None:
     n = len(d.periods)
     options = []
     for i in d.items:
@@ -606,10 +590,10 @@ def _b_shelf_life(d: ProcurementData, w: Witness, rng: random.Random) -> ShelfLi
     if not options:
         return None
     item, k = rng.choice(options)
-    return ShelfLife(item=item, periods=k)
+    return rp.ShelfLife(item=item, periods=k)
 
 
-def _b_supplier_share(d: ProcurementData, w: Witness, rng: random.Random) -> SupplierShare | None:
+def _b_supplier_share(d: ProcurementData, w: Witness, rng: random.Random) -> rp.SupplierShare | None:
     options = []
     for i in d.items:
         sellers = [s.id for s in d.suppliers if (s.id, i.id) in d.prices]
@@ -619,11 +603,11 @@ def _b_supplier_share(d: ProcurementData, w: Witness, rng: random.Random) -> Sup
         top = max(sum(q for (s, x, _), q in w.items() if s == sid and x == i.id) for sid in sellers)
         pct = _round_up(100 * top / total, 5)
         if pct < 100:
-            options.append(SupplierShare(item=i.id, pct=max(pct, 50)))
+            options.append(rp.SupplierShare(item=i.id, pct=max(pct, 50)))
     return rng.choice(options) if options else None
 
 
-def _b_contract_minimum(d: ProcurementData, w: Witness, rng: random.Random) -> ContractMinimum | None:
+def _b_contract_minimum(d: ProcurementData, w: Witness, rng: random.Random) -> rp.ContractMinimum | None:
     options = [(s.id, sum(q for (x, _, _), q in w.items() if x == s.id)) for s in d.suppliers]
     options = [(s, n) for s, n in options if n >= 2]
     if not options:
@@ -631,10 +615,10 @@ def _b_contract_minimum(d: ProcurementData, w: Witness, rng: random.Random) -> C
     s, n = rng.choice(options)
     least = max(1, int(n * rng.uniform(0.5, 1.0)))
     step = _step(d)
-    return ContractMinimum(supplier=s, min=max(1, least - least % step))
+    return rp.ContractMinimum(supplier=s, min=max(1, least - least % step))
 
 
-def _b_order_gap(d: ProcurementData, w: Witness, rng: random.Random) -> OrderGap | None:
+def _b_order_gap(d: ProcurementData, w: Witness, rng: random.Random) -> rp.OrderGap | None:
     n = len(d.periods)
     options = []
     for s in d.suppliers:
@@ -642,32 +626,32 @@ def _b_order_gap(d: ProcurementData, w: Witness, rng: random.Random) -> OrderGap
         possible = {t for (x, _, t) in d.cells if x == s.id}
         if len(possible) >= 2 and all(b - a >= 2 for a, b in itertools.pairwise(times)):
             options.append(s.id)
-    return OrderGap(supplier=rng.choice(options)) if options else None
+    return rp.OrderGap(supplier=rng.choice(options)) if options else None
 
 
 def _sources(w: Witness, item: str) -> set[str]:
     return {s for (s, i, _), q in w.items() if i == item and q > 0}
 
 
-def _b_single_sourcing(d: ProcurementData, w: Witness, rng: random.Random) -> SingleSourcing | None:
+def _b_single_sourcing(d: ProcurementData, w: Witness, rng: random.Random) -> rp.SingleSourcing | None:
     options = [
         i.id
         for i in d.items
         if len(_sources(w, i.id)) == 1 and sum(1 for s in d.suppliers if (s.id, i.id) in d.prices) >= 2
     ]
-    return SingleSourcing(item=rng.choice(options)) if options else None
+    return rp.SingleSourcing(item=rng.choice(options)) if options else None
 
 
-def _b_dual_sourcing(d: ProcurementData, w: Witness, rng: random.Random) -> DualSourcing | None:
+def _b_dual_sourcing(d: ProcurementData, w: Witness, rng: random.Random) -> rp.DualSourcing | None:
     options = [i.id for i in d.items if len(_sources(w, i.id)) >= 2]
-    return DualSourcing(item=rng.choice(options)) if options else None
+    return rp.DualSourcing(item=rng.choice(options)) if options else None
 
 
-def _b_lot_cap(d: ProcurementData, w: Witness, rng: random.Random) -> LotCap | None:
+def _b_lot_cap(d: ProcurementData, w: Witness, rng: random.Random) -> rp.LotCap | None:
     most = max(w.values(), default=0)
     if most < 2:
         return None
-    return LotCap(max=most + rng.randint(0, max(0, most // 10)))
+    return rp.LotCap(max=most + rng.randint(0, max(0, most // 10)))
 
 
 BUILDERS = {
@@ -719,7 +703,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 
     def with_target(item: str, t: int, least: int) -> Draft:
         return with_conflict_rule(
-            draft_, "stock_target", StockTarget(item=item, period=d.periods[t], min=least), position
+            draft_, "stock_target", rp.StockTarget(item=item, period=d.periods[t], min=least), position
         )
 
     n = len(d.periods)
@@ -742,7 +726,9 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
         {(s, t) for (s, _, t) in _plan(d, plan)}, key=lambda x: ([s.id for s in d.suppliers].index(x[0]), x[1])
     )
     rng.shuffle(placed)
-    return [make_rule("supplier_closed", "hard", SupplierClosed(supplier=s, periods=[d.periods[t]])) for s, t in placed]
+    return [
+        make_rule("supplier_closed", "hard", rp.SupplierClosed(supplier=s, periods=[d.periods[t]])) for s, t in placed
+    ]
 
 
 def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:

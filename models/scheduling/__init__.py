@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.checkers.scheduling.rule_params import Deadline
 from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import insert_at, insert_position
 from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning, stateful  # noqa: F401 (registers)
@@ -57,7 +57,7 @@ class SchedulingFamily(Family):
         position = insert_position(draft.rules, base, rng)
 
         def with_deadline(a_id: str, b_id: str, last: int) -> Draft:
-            rule = make_rule("deadline", "hard", Deadline(events=[a_id, b_id], to=data.slots[last].id))
+            rule = make_rule("deadline", "hard", rp.Deadline(events=[a_id, b_id], to=data.slots[last].id))
             rules = insert_at(draft.rules, rule, position)
             return Draft(
                 spec=draft.spec,

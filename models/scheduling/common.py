@@ -14,20 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
-from pbsolve.checkers.scheduling.rule_params import (
-    BlockedSlots,
-    DailyLimit,
-    DayCap,
-    Deadline,
-    DifferentDays,
-    MaxConsecutive,
-    PersonBuffer,
-    Precedence,
-    PriorityOrder,
-    SameRoom,
-    Window,
-)
 from pbsolve.family import Draft, NoDraft
 from pbsolve.kit import KindRegistry, sampled_kinds, witness_rules
 from pbsolve.params import NoParams, Params
@@ -194,7 +182,7 @@ def with_availability(data: TimetableData, plan: Witness, rng: random.Random, sh
 RuleBuilder = Callable[[TimetableData, Witness, random.Random], Params | None]
 
 
-def _window(data: TimetableData, plan: Witness, rng: random.Random) -> Window | None:
+def _window(data: TimetableData, plan: Witness, rng: random.Random) -> rp.Window | None:
     e = rng.choice(data.events)
     s = plan[e.id][0]
     day = [i for i, sl in enumerate(data.slots) if sl.day == data.slots[s].day]
@@ -202,10 +190,10 @@ def _window(data: TimetableData, plan: Witness, rng: random.Random) -> Window | 
     hi = min(day[-1], s + e.duration - 1 + rng.randint(0, 1))
     if lo == day[0] and hi == day[-1]:
         return None
-    return Window.model_validate({"event": e.id, "from": data.slots[lo].id, "to": data.slots[hi].id})
+    return rp.Window.model_validate({"event": e.id, "from": data.slots[lo].id, "to": data.slots[hi].id})
 
 
-def _deadline(data: TimetableData, plan: Witness, rng: random.Random) -> Deadline | None:
+def _deadline(data: TimetableData, plan: Witness, rng: random.Random) -> rp.Deadline | None:
     """Two events that must finish by a moment the witness meets (the same sentence that
     states the conflict in infeasible variants, so its presence gives nothing away)."""
     if len(data.events) < 2:
@@ -214,16 +202,16 @@ def _deadline(data: TimetableData, plan: Witness, rng: random.Random) -> Deadlin
     last = max(plan[e.id][0] + e.duration - 1 for e in (a, b))
     day_end = max(i for i, sl in enumerate(data.slots) if sl.day == data.slots[last].day)
     last = min(day_end, last + rng.randint(0, 1))
-    return Deadline(events=[a.id, b.id], to=data.slots[last].id)
+    return rp.Deadline(events=[a.id, b.id], to=data.slots[last].id)
 
 
-def _blocked_slots(data: TimetableData, plan: Witness, rng: random.Random) -> BlockedSlots | None:
+def _blocked_slots(data: TimetableData, plan: Witness, rng: random.Random) -> rp.BlockedSlots | None:
     used = used_slots(data, plan, list(data.events))
     free = [i for i in range(len(data.slots)) if i not in used]
     if not free:
         return None
     picks = sorted(rng.sample(free, min(len(free), rng.randint(1, 2))))
-    return BlockedSlots(slots=[data.slots[i].id for i in picks])
+    return rp.BlockedSlots(slots=[data.slots[i].id for i in picks])
 
 
 def _busy_people(data: TimetableData, minimum: int = 2) -> list[Person]:
@@ -237,7 +225,7 @@ def _per_day(data: TimetableData, plan: Witness, events: list[Event]) -> list[in
     return counts
 
 
-def _daily_limit(data: TimetableData, plan: Witness, rng: random.Random) -> DailyLimit | None:
+def _daily_limit(data: TimetableData, plan: Witness, rng: random.Random) -> rp.DailyLimit | None:
     people = _busy_people(data, 3 if len(data.days) == 1 else 2)
     if not people:
         return None
@@ -246,16 +234,16 @@ def _daily_limit(data: TimetableData, plan: Witness, rng: random.Random) -> Dail
     most = max(len(events_of(data, p.id)) for p in chosen)
     if need >= most:
         return None
-    return DailyLimit(max=need, people=[p.id for p in chosen])
+    return rp.DailyLimit(max=need, people=[p.id for p in chosen])
 
 
-def _day_cap(data: TimetableData, plan: Witness, rng: random.Random) -> DayCap | None:
+def _day_cap(data: TimetableData, plan: Witness, rng: random.Random) -> rp.DayCap | None:
     if len(data.days) < 2:
         return None
-    return DayCap(max=max(_per_day(data, plan, list(data.events))))
+    return rp.DayCap(max=max(_per_day(data, plan, list(data.events))))
 
 
-def _precedence(data: TimetableData, plan: Witness, rng: random.Random) -> Precedence | None:
+def _precedence(data: TimetableData, plan: Witness, rng: random.Random) -> rp.Precedence | None:
     pairs = [
         (a, b)
         for a in data.events
@@ -267,10 +255,10 @@ def _precedence(data: TimetableData, plan: Witness, rng: random.Random) -> Prece
     if not pairs:
         return None
     a, b = rng.choice(pairs)
-    return Precedence(before=a.id, after=b.id)
+    return rp.Precedence(before=a.id, after=b.id)
 
 
-def _priority_order(data: TimetableData, plan: Witness, rng: random.Random) -> PriorityOrder | None:
+def _priority_order(data: TimetableData, plan: Witness, rng: random.Random) -> rp.PriorityOrder | None:
     ranked = sorted(data.events, key=lambda e: (-e.priority, plan[e.id][0]))
     chain = [ranked[0]]
     for e in ranked[1:]:
@@ -278,10 +266,10 @@ def _priority_order(data: TimetableData, plan: Witness, rng: random.Random) -> P
             chain.append(e)
     if len(chain) < 2:
         return None
-    return PriorityOrder(events=[e.id for e in chain])
+    return rp.PriorityOrder(events=[e.id for e in chain])
 
 
-def _person_buffer(data: TimetableData, plan: Witness, rng: random.Random) -> PersonBuffer | None:
+def _person_buffer(data: TimetableData, plan: Witness, rng: random.Random) -> rp.PersonBuffer | None:
     options = []
     for p in _busy_people(data):
         mine = sorted(events_of(data, p.id), key=lambda e: plan[e.id][0])
@@ -295,10 +283,10 @@ def _person_buffer(data: TimetableData, plan: Witness, rng: random.Random) -> Pe
     if not options:
         return None
     person, gap = rng.choice(options)
-    return PersonBuffer(person=person, gap=gap)
+    return rp.PersonBuffer(person=person, gap=gap)
 
 
-def _max_consecutive(data: TimetableData, plan: Witness, rng: random.Random) -> MaxConsecutive | None:
+def _max_consecutive(data: TimetableData, plan: Witness, rng: random.Random) -> rp.MaxConsecutive | None:
     options = []
     for p in _busy_people(data):
         busy = used_slots(data, plan, events_of(data, p.id))
@@ -314,25 +302,25 @@ def _max_consecutive(data: TimetableData, plan: Witness, rng: random.Random) -> 
     if not options:
         return None
     person, k = rng.choice(options)
-    return MaxConsecutive(person=person, max=k)
+    return rp.MaxConsecutive(person=person, max=k)
 
 
-def _different_days(data: TimetableData, plan: Witness, rng: random.Random) -> DifferentDays | None:
+def _different_days(data: TimetableData, plan: Witness, rng: random.Random) -> rp.DifferentDays | None:
     groups = [m for m in data.series_members().values() if len(m) >= 2]
     groups += [events_of(data, p.id) for p in _busy_people(data)]
     groups = [g for g in groups if len({data.slots[plan[e.id][0]].day for e in g}) == len(g)]
     if not groups or len(data.days) < 2:
         return None
-    return DifferentDays(events=[e.id for e in rng.choice(groups)])
+    return rp.DifferentDays(events=[e.id for e in rng.choice(groups)])
 
 
-def _same_room(data: TimetableData, plan: Witness, rng: random.Random) -> SameRoom | None:
+def _same_room(data: TimetableData, plan: Witness, rng: random.Random) -> rp.SameRoom | None:
     groups = [m for m in data.series_members().values() if len(m) >= 2]
     groups += [events_of(data, p.id) for p in _busy_people(data)]
     groups = [g for g in groups if len({plan[e.id][1] for e in g}) == 1]
     if not groups:
         return None
-    return SameRoom(events=[e.id for e in rng.choice(groups)])
+    return rp.SameRoom(events=[e.id for e in rng.choice(groups)])
 
 
 # One registry of witness rule builders (the stateful layer adds its own kinds).

@@ -6,8 +6,8 @@ import random
 
 from pydantic import Field, PositiveInt
 
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.checkers.scheduling.rule_params import SlotPenalty, WeightedEnd
 from pbsolve.kit import Settings, SizeTable
 from pbsolve.models.scheduling.common import (
     PEOPLE,
@@ -128,8 +128,8 @@ def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     for e in data.events:
         weights[e.id] = len(rank) - rank[e.series] if e.series else 1
     return [
-        make_term("period_penalty", "slot_penalty", SlotPenalty(penalty=penalty)),
-        make_term("weighted_finish", "weighted_end", WeightedEnd(weights=weights)),
+        make_term("period_penalty", "slot_penalty", rp.SlotPenalty(penalty=penalty)),
+        make_term("weighted_finish", "weighted_end", rp.WeightedEnd(weights=weights)),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
 

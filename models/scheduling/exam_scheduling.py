@@ -6,8 +6,8 @@ import random
 
 from pydantic import Field, PositiveInt
 
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.checkers.scheduling.rule_params import SameDayPairs, WeightedEnd
 from pbsolve.kit import Settings, SizeTable
 from pbsolve.models.scheduling.common import (
     ROOMS,
@@ -108,8 +108,8 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
 
 def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     return [
-        make_term("same_day_extra", "same_day_pairs", SameDayPairs(people=[p.id for p in data.people])),
-        make_term("weighted_finish", "weighted_end", WeightedEnd(weights={e.id: e.size for e in data.events})),
+        make_term("same_day_extra", "same_day_pairs", rp.SameDayPairs(people=[p.id for p in data.people])),
+        make_term("weighted_finish", "weighted_end", rp.WeightedEnd(weights={e.id: e.size for e in data.events})),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
 

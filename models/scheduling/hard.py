@@ -12,8 +12,8 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.checkers.scheduling.rule_params import CurrentSchedule, PersonAbsent, RoomClosed
 from pbsolve.family import Draft
 from pbsolve.kit import Uncertain, insert_rule
 from pbsolve.models.scheduling.timetable_model import TimetableModel, build, encoder, post
@@ -22,7 +22,7 @@ from pbsolve.schema import ObjectiveTerm
 
 
 @encoder("person_absent")
-def _person_absent(tm: TimetableModel, params: PersonAbsent, lit: cp_model.IntVar) -> None:
+def _person_absent(tm: TimetableModel, params: rp.PersonAbsent, lit: cp_model.IntVar) -> None:
     gone = [tm.data.slot_index[sid] for sid in params.slots]
     for e in tm.events_of(params.person):
         for s in tm.starts[e.id]:
@@ -31,7 +31,7 @@ def _person_absent(tm: TimetableModel, params: PersonAbsent, lit: cp_model.IntVa
 
 
 @encoder("room_closed")
-def _room_closed(tm: TimetableModel, params: RoomClosed, lit: cp_model.IntVar) -> None:
+def _room_closed(tm: TimetableModel, params: rp.RoomClosed, lit: cp_model.IntVar) -> None:
     gone = [tm.data.slot_index[sid] for sid in params.slots]
     for e in tm.data.events:
         for s in tm.starts[e.id]:
@@ -104,10 +104,10 @@ def make_disruption(
         start_id, room = rows[e.id]
         s = data.slot_index[start_id]
         slots = [data.slots[t].id for t in range(s, s + e.duration)]
-        options = [make_rule("room_closed", "hard", RoomClosed(room=room, slots=slots))]
-        options += [make_rule("person_absent", "hard", PersonAbsent(person=p, slots=slots)) for p in e.people]
+        options = [make_rule("room_closed", "hard", rp.RoomClosed(room=room, slots=slots))]
+        options += [make_rule("person_absent", "hard", rp.PersonAbsent(person=p, slots=slots)) for p in e.people]
         rule = rng.choice(options)
-        changes = make_term("changes", "changes", CurrentSchedule(existing=rows))
+        changes = make_term("changes", "changes", rp.CurrentSchedule(existing=rows))
         if scenario:
             rules = [*draft.rules, rule.model_copy(update={"id": "S1"})]
             mechanisms = draft.mechanisms

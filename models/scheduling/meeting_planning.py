@@ -6,8 +6,8 @@ import random
 
 from pydantic import Field, PositiveInt, model_validator
 
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
-from pbsolve.checkers.scheduling.rule_params import WeightedEnd
 from pbsolve.kit import PositiveRange, Settings, SizeTable
 from pbsolve.models.scheduling.common import (
     BATTERY,
@@ -130,7 +130,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
 
 def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     return [
-        make_term("weighted_finish", "weighted_end", WeightedEnd(weights={e.id: e.priority for e in data.events})),
+        make_term("weighted_finish", "weighted_end", rp.WeightedEnd(weights={e.id: e.priority for e in data.events})),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
 

@@ -14,8 +14,8 @@ import random
 
 from ortools.sat.python import cp_model
 
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.checkers.scheduling.rule_params import BatteryLevel, FatigueProtocol, RoomCooldown
 from pbsolve.models.scheduling.common import RULE_BUILDERS, RuleBuilder, Witness, fits
 from pbsolve.models.scheduling.timetable_model import Encoder, TimetableModel, encoder, post
 
@@ -36,7 +36,7 @@ def _indicator(tm: TimetableModel, terms: list[cp_model.LinearExprT], name: str)
 
 # -- encoders ----------------------------------------------------------------------------
 @encoder("room_cooldown")
-def _room_cooldown(tm: TimetableModel, params: RoomCooldown, lit: cp_model.IntVar) -> None:
+def _room_cooldown(tm: TimetableModel, params: rp.RoomCooldown, lit: cp_model.IntVar) -> None:
     """No placement in the room that ends at t together with one that uses the room in
     one of the `gap` same-day slots after t. Plain pairs: an "ends at t" indicator was
     measured slower to certify (plan counting on default course timetables)."""
@@ -58,7 +58,7 @@ def _room_cooldown(tm: TimetableModel, params: RoomCooldown, lit: cp_model.IntVa
 
 
 @encoder("fatigue_protocol")
-def _fatigue_protocol(tm: TimetableModel, params: FatigueProtocol, lit: cp_model.IntVar) -> None:
+def _fatigue_protocol(tm: TimetableModel, params: rp.FatigueProtocol, lit: cp_model.IntVar) -> None:
     """An event starting at t when the day's busy count before t is >= threshold has no
     busy slot among the `rest` slots before t (clipped to the day: with no room for the
     rest before t the start is forbidden, as the earlier busy slot lies inside the clip)."""
@@ -81,7 +81,7 @@ def _fatigue_protocol(tm: TimetableModel, params: FatigueProtocol, lit: cp_model
 
 
 @encoder("battery_level")
-def _battery_level(tm: TimetableModel, params: BatteryLevel, lit: cp_model.IntVar) -> None:
+def _battery_level(tm: TimetableModel, params: rp.BatteryLevel, lit: cp_model.IntVar) -> None:
     """Level variables follow the recurrence (drain while a user runs, else capped
     recharge), restarted each day; the rule bounds every level below by 0."""
     feature, cap, start = params.feature, params.capacity, params.start
@@ -111,7 +111,7 @@ def _by_day(data: TimetableData, witness: Witness, events: list[Event]) -> dict[
     return out
 
 
-def build_room_cooldown(data: TimetableData, witness: Witness, rng: random.Random) -> RoomCooldown | None:
+def build_room_cooldown(data: TimetableData, witness: Witness, rng: random.Random) -> rp.RoomCooldown | None:
     """A room at least two events fit, with the largest gap (at most 2) that the
     witness's same-day reuses of it allow; a room the witness reuses back to back is
     out. An unused room counts too: the optimum may well want it (rooms differ in cost)."""
@@ -127,15 +127,17 @@ def build_room_cooldown(data: TimetableData, witness: Witness, rng: random.Rando
         ]
         k = min(min(gaps), 2) if gaps else rng.randint(1, 2)
         if k >= 1:
-            options.append(RoomCooldown(room=r.id, gap=k))
+            options.append(rp.RoomCooldown(room=r.id, gap=k))
     return rng.choice(options) if options else None
 
 
-def build_fatigue_protocol(data: TimetableData, witness: Witness, rng: random.Random) -> FatigueProtocol | None:
+def build_fatigue_protocol(data: TimetableData, witness: Witness, rng: random.Random) -> rp.FatigueProtocol | None:
     """A person with several events; (threshold, rest) the witness meets, preferring
     pairs under which some witness event actually starts with the protocol on."""
-    triggered: list[FatigueProtocol] = []  # candidate params under which some witness event starts with the protocol on
-    quiet: list[FatigueProtocol] = []
+    triggered: list[
+        rp.FatigueProtocol
+    ] = []  # candidate params under which some witness event starts with the protocol on
+    quiet: list[rp.FatigueProtocol] = []
     per_day = max(sum(1 for s in data.slots if s.day == d) for d in range(len(data.days)))
     for p in data.people:
         mine = [e for e in data.events if p.id in e.people]
@@ -157,7 +159,7 @@ def build_fatigue_protocol(data: TimetableData, witness: Witness, rng: random.Ra
             bound = [free for before, free in starts if before >= h]
             for g in (1, 2):
                 if all(free >= g for free in bound):
-                    (triggered if bound else quiet).append(FatigueProtocol(person=p.id, threshold=h, rest=g))
+                    (triggered if bound else quiet).append(rp.FatigueProtocol(person=p.id, threshold=h, rest=g))
     if triggered:  # a threshold above 1 makes it a switch rather than a plain buffer
         switching = [o for o in triggered if o.threshold >= 2]
         return rng.choice(switching or triggered)
@@ -175,7 +177,7 @@ def _battery_ok(drain: list[list[bool]], cap: int, start: int, use: int, gain: i
     return True
 
 
-def build_battery_level(data: TimetableData, witness: Witness, rng: random.Random) -> BatteryLevel | None:
+def build_battery_level(data: TimetableData, witness: Witness, rng: random.Random) -> rp.BatteryLevel | None:
     """A needed feature; the smallest capacity, then the smallest start level, that the
     witness's use of it allows (one spare unit of capacity at random). None when even
     running every user back to back at the start of a day could not empty the battery."""
@@ -196,7 +198,7 @@ def build_battery_level(data: TimetableData, witness: Witness, rng: random.Rando
         cap += rng.randint(0, 1)
         start = next(s for s in range(cap + 1) if _battery_ok(drain, cap, s, use, gain))
         if total * use > start:
-            return BatteryLevel(feature=feature, capacity=cap, start=start, use=use, recharge=gain)
+            return rp.BatteryLevel(feature=feature, capacity=cap, start=start, use=use, recharge=gain)
     return None
 
 

@@ -14,26 +14,8 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve import kit
+from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.checkers.scheduling.rule_params import (
-    RULE_PARAMS,
-    TERM_PARAMS,
-    BlockedSlots,
-    CurrentSchedule,
-    DailyLimit,
-    DayCap,
-    Deadline,
-    DifferentDays,
-    MaxConsecutive,
-    PersonBuffer,
-    Precedence,
-    PriorityOrder,
-    SameDayPairs,
-    SameRoom,
-    SlotPenalty,
-    WeightedEnd,
-    Window,
-)
 from pbsolve.family import Draft, SolverModel
 from pbsolve.kit import KindRegistry
 from pbsolve.params import NoParams, as_model, parse
@@ -149,7 +131,7 @@ def _series_order(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) ->
 
 
 @encoder("window")
-def _window(tm: TimetableModel, params: Window, lit: cp_model.IntVar) -> None:
+def _window(tm: TimetableModel, params: rp.Window, lit: cp_model.IntVar) -> None:
     e = tm.data.event_by_id[params.event]
     lo, hi = tm.data.slot_index[params.from_], tm.data.slot_index[params.to]
     for s in tm.starts[e.id]:
@@ -158,7 +140,7 @@ def _window(tm: TimetableModel, params: Window, lit: cp_model.IntVar) -> None:
 
 
 @encoder("deadline")
-def _deadline(tm: TimetableModel, params: Deadline, lit: cp_model.IntVar) -> None:
+def _deadline(tm: TimetableModel, params: rp.Deadline, lit: cp_model.IntVar) -> None:
     hi = tm.data.slot_index[params.to]
     for eid in params.events:
         e = tm.data.event_by_id[eid]
@@ -168,7 +150,7 @@ def _deadline(tm: TimetableModel, params: Deadline, lit: cp_model.IntVar) -> Non
 
 
 @encoder("blocked_slots")
-def _blocked_slots(tm: TimetableModel, params: BlockedSlots, lit: cp_model.IntVar) -> None:
+def _blocked_slots(tm: TimetableModel, params: rp.BlockedSlots, lit: cp_model.IntVar) -> None:
     blocked = [tm.data.slot_index[sid] for sid in params.slots]
     for e in tm.data.events:
         for s in tm.starts[e.id]:
@@ -177,7 +159,7 @@ def _blocked_slots(tm: TimetableModel, params: BlockedSlots, lit: cp_model.IntVa
 
 
 @encoder("daily_limit")
-def _daily_limit(tm: TimetableModel, params: DailyLimit, lit: cp_model.IntVar) -> None:
+def _daily_limit(tm: TimetableModel, params: rp.DailyLimit, lit: cp_model.IntVar) -> None:
     for pid in params.people:
         mine = tm.events_of(pid)
         if len(mine) <= params.max:
@@ -187,26 +169,26 @@ def _daily_limit(tm: TimetableModel, params: DailyLimit, lit: cp_model.IntVar) -
 
 
 @encoder("day_cap")
-def _day_cap(tm: TimetableModel, params: DayCap, lit: cp_model.IntVar) -> None:
+def _day_cap(tm: TimetableModel, params: rp.DayCap, lit: cp_model.IntVar) -> None:
     for d in tm.days():
         post(tm, sum(tm.on_day(e, d) for e in tm.data.events) <= params.max, lit)
 
 
 @encoder("precedence")
-def _precedence(tm: TimetableModel, params: Precedence, lit: cp_model.IntVar) -> None:
+def _precedence(tm: TimetableModel, params: rp.Precedence, lit: cp_model.IntVar) -> None:
     a, b = tm.data.event_by_id[params.before], tm.data.event_by_id[params.after]
     post(tm, tm.start_index(a) + a.duration <= tm.start_index(b), lit)
 
 
 @encoder("priority_order")
-def _priority_order(tm: TimetableModel, params: PriorityOrder, lit: cp_model.IntVar) -> None:
+def _priority_order(tm: TimetableModel, params: rp.PriorityOrder, lit: cp_model.IntVar) -> None:
     chain = [tm.data.event_by_id[eid] for eid in params.events]
     for a, b in itertools.pairwise(chain):
         post(tm, tm.start_index(a) <= tm.start_index(b), lit)
 
 
 @encoder("person_buffer")
-def _person_buffer(tm: TimetableModel, params: PersonBuffer, lit: cp_model.IntVar) -> None:
+def _person_buffer(tm: TimetableModel, params: rp.PersonBuffer, lit: cp_model.IntVar) -> None:
     gap = params.gap
     mine = tm.events_of(params.person)
     day = [s.day for s in tm.data.slots]
@@ -223,7 +205,7 @@ def _person_buffer(tm: TimetableModel, params: PersonBuffer, lit: cp_model.IntVa
 
 
 @encoder("max_consecutive")
-def _max_consecutive(tm: TimetableModel, params: MaxConsecutive, lit: cp_model.IntVar) -> None:
+def _max_consecutive(tm: TimetableModel, params: rp.MaxConsecutive, lit: cp_model.IntVar) -> None:
     k = params.max
     mine = tm.events_of(params.person)
     busy = {}
@@ -240,14 +222,14 @@ def _max_consecutive(tm: TimetableModel, params: MaxConsecutive, lit: cp_model.I
 
 
 @encoder("different_days")
-def _different_days(tm: TimetableModel, params: DifferentDays, lit: cp_model.IntVar) -> None:
+def _different_days(tm: TimetableModel, params: rp.DifferentDays, lit: cp_model.IntVar) -> None:
     group = [tm.data.event_by_id[eid] for eid in params.events]
     for d in tm.days():
         post(tm, sum(tm.on_day(e, d) for e in group) <= 1, lit)
 
 
 @encoder("same_room")
-def _same_room(tm: TimetableModel, params: SameRoom, lit: cp_model.IntVar) -> None:
+def _same_room(tm: TimetableModel, params: rp.SameRoom, lit: cp_model.IntVar) -> None:
     group = [tm.data.event_by_id[eid] for eid in params.events]
     for a, b in itertools.pairwise(group):
         for r in tm.data.rooms:
@@ -258,9 +240,9 @@ def _same_room(tm: TimetableModel, params: SameRoom, lit: cp_model.IntVar) -> No
 
 # -- objective terms -------------------------------------------------------------------
 def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
-    d, tp = tm.data, parse(TERM_PARAMS, term)
+    d, tp = tm.data, parse(rp.TERM_PARAMS, term)
     if term.kind == "weighted_end":
-        w = as_model(tp, WeightedEnd).weights
+        w = as_model(tp, rp.WeightedEnd).weights
         expr = sum(w[e.id] * (d.slots[s].value + e.duration) * tm.at(e, s) for e in d.events for s in tm.starts[e.id])
         ub = sum(w[e.id] * max(d.slots[s].value + e.duration for s in tm.starts[e.id]) for e in d.events)
         return expr, ub
@@ -268,7 +250,7 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
         expr = sum(d.room_by_id[r].cost * v for (_, _, r), v in tm.x.items())
         return expr, len(d.events) * max(r.cost for r in d.rooms)
     if term.kind == "slot_penalty":
-        pen = {d.slot_index[k]: v for k, v in as_model(tp, SlotPenalty).penalty.items()}
+        pen = {d.slot_index[k]: v for k, v in as_model(tp, rp.SlotPenalty).penalty.items()}
         expr = sum(
             sum(pen.get(t, 0) for t in range(s, s + e.duration)) * tm.at(e, s)
             for e in d.events
@@ -278,16 +260,16 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
         return expr, ub
     if term.kind == "same_day_pairs":
         parts = []
-        for pid in as_model(tp, SameDayPairs).people:
+        for pid in as_model(tp, rp.SameDayPairs).people:
             mine = tm.events_of(pid)
             for day in tm.days():
                 z = tm.m.new_int_var(0, len(mine), f"extra[{pid},{day}]")
                 tm.m.add_max_equality(z, [sum(tm.on_day(e, day) for e in mine) - 1, 0])
                 parts.append(z)
-        ub = sum(max(len(tm.events_of(pid)) - 1, 0) for pid in as_model(tp, SameDayPairs).people)
+        ub = sum(max(len(tm.events_of(pid)) - 1, 0) for pid in as_model(tp, rp.SameDayPairs).people)
         return sum(parts), ub
     if term.kind == "changes":
-        old = as_model(tp, CurrentSchedule).existing
+        old = as_model(tp, rp.CurrentSchedule).existing
         expr = 0
         for e in d.events:
             start, room = old[e.id]
@@ -304,7 +286,7 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
 def build(draft: Draft) -> SolverModel:
     data = TimetableData.model_validate(draft.data)
     tm = TimetableModel(data, with_backups=any(r.kind == "room_backup" for r in draft.rules))
-    rule_literals = kit.encode_rules(tm.m, draft.rules, ENCODERS, tm, RULE_PARAMS)
+    rule_literals = kit.encode_rules(tm.m, draft.rules, ENCODERS, tm, rp.RULE_PARAMS)
     terms = []
     for term in draft.objective:
         expr, ub = _objective(tm, term)

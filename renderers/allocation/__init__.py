@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbsolve.checkers.allocation.rule_params import RULE_PARAMS, TERM_PARAMS
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.params import parse
 from pbsolve.renderers.allocation import education, grouping, material, procurement
@@ -33,7 +33,7 @@ def render_rule(rule: Rule, data: dict[str, Any], task: str) -> str:
     fn = text.sentences.get(rule.kind)
     if fn is None:
         raise ValueError(f"no sentence for rule kind {rule.kind!r} in {task}")
-    return fn(text.data_type.model_validate(data), parse(RULE_PARAMS[task], rule))
+    return fn(text.data_type.model_validate(data), parse(rp.RULE_PARAMS[task], rule))
 
 
 def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> str:
@@ -41,7 +41,7 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
     fn = text.objectives.get(term.kind)
     if fn is None:
         raise ValueError(f"no sentence for objective kind {term.kind!r} in {task}")
-    return fn(text.data_type.model_validate(data), parse(TERM_PARAMS[task], term))
+    return fn(text.data_type.model_validate(data), parse(rp.TERM_PARAMS[task], term))
 
 
 def _objective_lines(objective: list[ObjectiveTerm], current: str, baseline: str | None = None) -> list[str]:

@@ -3,22 +3,8 @@ body of the prompt (the shared closing sections are the family's, in __init__)."
 
 from __future__ import annotations
 
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import EducationData
-from pbsolve.checkers.allocation.rule_params import (
-    Continuity,
-    CurrentLessons,
-    DailyLoad,
-    KitPool,
-    LoadBalance,
-    MinLoad,
-    NoParams,
-    RoomClosed,
-    SameRoom,
-    TeacherAbsent,
-    TeacherGap,
-    TeacherLoad,
-    current_plan,
-)
 from pbsolve.renderers.allocation.text import TaskText, and_list, disrupted, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
@@ -37,43 +23,43 @@ EDUCATION_CONTEXT = {
 
 
 @TEXT.rule("qualified")
-def _e_qualified(d: EducationData, p: NoParams) -> str:
+def _e_qualified(d: EducationData, p: rp.NoParams) -> str:
     return "Every lesson is taught by a teacher who teaches its subject."
 
 
 @TEXT.rule("room_fit")
-def _e_room_fit(d: EducationData, p: NoParams) -> str:
+def _e_room_fit(d: EducationData, p: rp.NoParams) -> str:
     return "A lesson's room must seat its whole group and have all the equipment the lesson needs."
 
 
 @TEXT.rule("teacher_no_clash")
-def _e_teacher_clash(d: EducationData, p: NoParams) -> str:
+def _e_teacher_clash(d: EducationData, p: rp.NoParams) -> str:
     return "No teacher teaches two lessons in the same slot."
 
 
 @TEXT.rule("room_no_clash")
-def _e_room_clash(d: EducationData, p: NoParams) -> str:
+def _e_room_clash(d: EducationData, p: rp.NoParams) -> str:
     return "A room holds at most one lesson per slot."
 
 
 @TEXT.rule("availability")
-def _e_availability(d: EducationData, p: NoParams) -> str:
+def _e_availability(d: EducationData, p: rp.NoParams) -> str:
     return "No teacher teaches in a slot in which they are unavailable."
 
 
 @TEXT.rule("teacher_absent")
-def _e_absent(d: EducationData, p: TeacherAbsent) -> str:
+def _e_absent(d: EducationData, p: rp.TeacherAbsent) -> str:
     return f"{p.teacher} is absent in {and_list(p.slots)} and teaches no lesson then."
 
 
 @TEXT.rule("teacher_load")
-def _e_load(d: EducationData, p: TeacherLoad) -> str:
+def _e_load(d: EducationData, p: rp.TeacherLoad) -> str:
     who = and_list(p.teachers) + (" each teach" if len(p.teachers) > 1 else " teaches")
     return f"{who} at most {plural(p.max, 'lesson')}." if p.max else f"{who} no lessons."
 
 
 @TEXT.rule("kit_pool")
-def _e_kit(d: EducationData, p: KitPool) -> str:
+def _e_kit(d: EducationData, p: rp.KitPool) -> str:
     n = p.max
     if n == 0:
         return "There are no laptop trolleys: every lesson that needs laptops must be held in a room with computers."
@@ -86,12 +72,12 @@ def _e_kit(d: EducationData, p: KitPool) -> str:
 
 
 @TEXT.rule("room_closed")
-def _e_closed(d: EducationData, p: RoomClosed) -> str:
+def _e_closed(d: EducationData, p: rp.RoomClosed) -> str:
     return f"Room {p.room} is closed in {and_list(p.slots)}."
 
 
 @TEXT.rule("daily_load")
-def _e_daily(d: EducationData, p: DailyLoad) -> str:
+def _e_daily(d: EducationData, p: rp.DailyLoad) -> str:
     who = and_list(p.teachers) + (" each teach" if len(p.teachers) > 1 else " teaches")
     if not p.max:
         return f"{who} no lessons on any day."
@@ -99,7 +85,7 @@ def _e_daily(d: EducationData, p: DailyLoad) -> str:
 
 
 @TEXT.rule("load_balance")
-def _e_balance(d: EducationData, p: LoadBalance) -> str:
+def _e_balance(d: EducationData, p: rp.LoadBalance) -> str:
     spread = f"differ by at most {p.max} between any two teachers" if p.max else "are all equal"
     return (
         f"Fairness: the teaching loads (lessons per teacher, counting every teacher listed, also those who teach "
@@ -108,23 +94,23 @@ def _e_balance(d: EducationData, p: LoadBalance) -> str:
 
 
 @TEXT.rule("min_load")
-def _e_min_load(d: EducationData, p: MinLoad) -> str:
+def _e_min_load(d: EducationData, p: rp.MinLoad) -> str:
     who = and_list(p.teachers) + (" each teach" if len(p.teachers) > 1 else " teaches")
     return f"{who} at least {plural(p.min, 'lesson')}."
 
 
 @TEXT.rule("continuity")
-def _e_continuity(d: EducationData, p: Continuity) -> str:
+def _e_continuity(d: EducationData, p: rp.Continuity) -> str:
     return f"{and_list(p.lessons)} are taught by the same teacher."
 
 
 @TEXT.rule("same_room")
-def _e_same_room(d: EducationData, p: SameRoom) -> str:
+def _e_same_room(d: EducationData, p: rp.SameRoom) -> str:
     return f"{and_list(p.lessons)} are held in the same room."
 
 
 @TEXT.rule("teacher_gap")
-def _e_gap(d: EducationData, p: TeacherGap) -> str:
+def _e_gap(d: EducationData, p: rp.TeacherGap) -> str:
     return (
         f"{p.teacher} never teaches in two consecutive slots of the same day (slots are consecutive when they "
         f"follow each other in the slot list on one day)."
@@ -132,7 +118,7 @@ def _e_gap(d: EducationData, p: TeacherGap) -> str:
 
 
 @TEXT.rule("teacher_backup")
-def _e_backup(d: EducationData, p: NoParams) -> str:
+def _e_backup(d: EducationData, p: rp.NoParams) -> str:
     free = (
         ", and is available in the lesson's slot (not listed as unavailable then)"
         if any(t.unavailable for t in d.teachers)
@@ -146,7 +132,7 @@ def _e_backup(d: EducationData, p: NoParams) -> str:
 
 
 @TEXT.objective("preference")
-def _e_preference(d: EducationData, p: NoParams) -> str:
+def _e_preference(d: EducationData, p: rp.NoParams) -> str:
     return (
         "the preference total: each lesson counts its teacher's preference for the lesson's subject (0 = first "
         "choice; a teacher outside their subjects would count 3)"
@@ -154,12 +140,12 @@ def _e_preference(d: EducationData, p: NoParams) -> str:
 
 
 @TEXT.objective("room_cost")
-def _e_room_cost(d: EducationData, p: NoParams) -> str:
+def _e_room_cost(d: EducationData, p: rp.NoParams) -> str:
     return "the room cost: each lesson pays its room's cost"
 
 
 @TEXT.objective("assignment_score")
-def _e_score(d: EducationData, p: NoParams) -> str:
+def _e_score(d: EducationData, p: rp.NoParams) -> str:
     return (
         "the assignment score: lesson number n taught by the teacher listed k-th in the room listed j-th scores "
         "n × (10 × k + j); summed over lessons"
@@ -167,12 +153,12 @@ def _e_score(d: EducationData, p: NoParams) -> str:
 
 
 @TEXT.objective("backup_score")
-def _e_backup_score(d: EducationData, p: NoParams) -> str:
+def _e_backup_score(d: EducationData, p: rp.NoParams) -> str:
     return "the backup score: each lesson counts the listed number k of its backup teacher; summed over lessons"
 
 
 @TEXT.objective("changes")
-def _e_changes(d: EducationData, p: CurrentLessons) -> str:
+def _e_changes(d: EducationData, p: rp.CurrentLessons) -> str:
     return "the number of lessons whose teacher or room differs from the current plan (each changed lesson counts 1)"
 
 
@@ -204,7 +190,7 @@ def _education_body(d: EducationData, subtask: str, objective: list[ObjectiveTer
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {disrupted(rules)}; change as few lessons as you can):"]
-        out += [f"- {lid}: {t}, {r}" for lid, (t, r) in current_plan(E, changes).items()]
+        out += [f"- {lid}: {t}, {r}" for lid, (t, r) in rp.current_plan(E, changes).items()]
     return out
 
 

@@ -5,23 +5,8 @@ from __future__ import annotations
 
 import itertools
 
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import MaterialData
-from pbsolve.checkers.allocation.rule_params import (
-    CurrentShipments,
-    DepotThroughput,
-    FillGap,
-    MinGuarantee,
-    MinShipment,
-    NoParams,
-    PriorityOrder,
-    RouteClosed,
-    ShareCap,
-    SingleSource,
-    SiteIntake,
-    TransportBudget,
-    TruckCapacity,
-    current_plan,
-)
 from pbsolve.renderers.allocation.text import TaskText, and_list, counting, disrupted, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
@@ -64,22 +49,22 @@ def _m_unit(d: MaterialData, m: str) -> str:
 
 
 @TEXT.rule("depot_stock")
-def _m_stock(d: MaterialData, p: NoParams) -> str:
+def _m_stock(d: MaterialData, p: rp.NoParams) -> str:
     return "No depot sends out more of a material than it holds (all sites together)."
 
 
 @TEXT.rule("request_cap")
-def _m_request(d: MaterialData, p: NoParams) -> str:
+def _m_request(d: MaterialData, p: rp.NoParams) -> str:
     return "No site receives more of a material than it requested (all depots together)."
 
 
 @TEXT.rule("route_closed")
-def _m_closed(d: MaterialData, p: RouteClosed) -> str:
+def _m_closed(d: MaterialData, p: rp.RouteClosed) -> str:
     return f"The road from {p.depot} to {p.site} is closed: nothing can be sent from {p.depot} to {p.site}."
 
 
 @TEXT.rule("truck_capacity")
-def _m_truck(d: MaterialData, p: TruckCapacity) -> str:
+def _m_truck(d: MaterialData, p: rp.TruckCapacity) -> str:
     return (
         f"Everything sent from one depot to one site travels in a single truck, which carries at most {p.max} "
         f"units (all materials together)."
@@ -87,35 +72,35 @@ def _m_truck(d: MaterialData, p: TruckCapacity) -> str:
 
 
 @TEXT.rule("depot_throughput")
-def _m_throughput(d: MaterialData, p: DepotThroughput) -> str:
+def _m_throughput(d: MaterialData, p: rp.DepotThroughput) -> str:
     return f"{p.depot} can dispatch at most {p.max} units in total (all materials and sites together)."
 
 
 @TEXT.rule("min_guarantee")
-def _m_guarantee(d: MaterialData, p: MinGuarantee) -> str:
+def _m_guarantee(d: MaterialData, p: rp.MinGuarantee) -> str:
     who = and_list(p.sites) + (" are each" if len(p.sites) > 1 else " is")
     return f"{who} guaranteed at least {p.min} {_m_unit(d, p.material)} of {p.material}."
 
 
 @TEXT.rule("site_intake")
-def _m_intake(d: MaterialData, p: SiteIntake) -> str:
+def _m_intake(d: MaterialData, p: rp.SiteIntake) -> str:
     return f"{p.site} can take in at most {p.max} units in total (all materials together)."
 
 
 @TEXT.rule("transport_budget")
-def _m_budget(d: MaterialData, p: TransportBudget) -> str:
+def _m_budget(d: MaterialData, p: rp.TransportBudget) -> str:
     return f"The total transport cost may not exceed {p.max}."
 
 
 @TEXT.rule("fill_gap")
-def _m_gap(d: MaterialData, p: FillGap) -> str:
+def _m_gap(d: MaterialData, p: rp.FillGap) -> str:
     if not p.max:
         return "Fairness: every site has the same fill rate."
     return f"Fairness: the fill rates of all sites lie within {plural(p.max, 'percentage point')} of each other."
 
 
 @TEXT.rule("priority_order")
-def _m_priority(d: MaterialData, p: PriorityOrder) -> str:
+def _m_priority(d: MaterialData, p: rp.PriorityOrder) -> str:
     chain = p.sites
     return (
         "Priority order: " + ", ".join(f"{a}'s fill rate is at least {b}'s" for a, b in itertools.pairwise(chain)) + "."
@@ -123,23 +108,23 @@ def _m_priority(d: MaterialData, p: PriorityOrder) -> str:
 
 
 @TEXT.rule("single_source")
-def _m_single(d: MaterialData, p: SingleSource) -> str:
+def _m_single(d: MaterialData, p: rp.SingleSource) -> str:
     who = and_list(p.sites) + (" each receive" if len(p.sites) > 1 else " receives")
     return f"{who} everything from one depot only."
 
 
 @TEXT.rule("min_shipment")
-def _m_min_shipment(d: MaterialData, p: MinShipment) -> str:
+def _m_min_shipment(d: MaterialData, p: rp.MinShipment) -> str:
     return f"A delivery from a depot to a site (all materials together) is either nothing or at least {p.min} units."
 
 
 @TEXT.rule("share_cap")
-def _m_share(d: MaterialData, p: ShareCap) -> str:
+def _m_share(d: MaterialData, p: rp.ShareCap) -> str:
     return f"No site receives more than {p.pct}% of all the {p.material} sent out."
 
 
 @TEXT.rule("depot_failure")
-def _m_failure(d: MaterialData, p: NoParams) -> str:
+def _m_failure(d: MaterialData, p: rp.NoParams) -> str:
     return (
         "If any one depot failed and sent nothing (every other shipment unchanged), every site must still receive "
         "at least half of each material your plan sends it. This must hold for each depot failing on its own."
@@ -147,17 +132,17 @@ def _m_failure(d: MaterialData, p: NoParams) -> str:
 
 
 @TEXT.objective("shortage")
-def _m_shortage(d: MaterialData, p: NoParams) -> str:
+def _m_shortage(d: MaterialData, p: rp.NoParams) -> str:
     return "the weighted shortage: for every site and material, (units requested − units received) × the site's priority, summed"
 
 
 @TEXT.objective("transport_cost")
-def _m_transport(d: MaterialData, p: NoParams) -> str:
+def _m_transport(d: MaterialData, p: rp.NoParams) -> str:
     return "the transport cost: every unit sent costs its route's cost per unit (depot to site), summed"
 
 
 @TEXT.objective("route_score")
-def _m_route_score(d: MaterialData, p: NoParams) -> str:
+def _m_route_score(d: MaterialData, p: rp.NoParams) -> str:
     return (
         "the route score: each unit of the material listed i-th sent from the depot listed j-th to the site listed "
         "k-th scores i × (10 × j + k); summed over all units sent"
@@ -165,7 +150,7 @@ def _m_route_score(d: MaterialData, p: NoParams) -> str:
 
 
 @TEXT.objective("changes")
-def _m_changes(d: MaterialData, p: CurrentShipments) -> str:
+def _m_changes(d: MaterialData, p: rp.CurrentShipments) -> str:
     return (
         "the number of shipment lines (depot, site and material) whose units differ from the current plan "
         "(a line found in only one of the two plans counts as well)"
@@ -204,7 +189,7 @@ def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {disrupted(rules)}; change as few shipment lines as you can):"]
-        lines = [f"- {q} {_m_unit(d, m)} of {m} from {x} to {s}" for x, s, m, q in current_plan(M, changes)]
+        lines = [f"- {q} {_m_unit(d, m)} of {m} from {x} to {s}" for x, s, m, q in rp.current_plan(M, changes)]
         out += lines or ["- (no shipments)"]
     return out
 

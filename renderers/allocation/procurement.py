@@ -3,26 +3,8 @@ body of the prompt (the shared closing sections are the family's, in __init__)."
 
 from __future__ import annotations
 
+from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import ProcurementData
-from pbsolve.checkers.allocation.rule_params import (
-    ContractMinimum,
-    CurrentOrders,
-    DockCapacity,
-    DualSourcing,
-    LotCap,
-    MinOrder,
-    NoParams,
-    OrderGap,
-    PeriodBudget,
-    SafetyStock,
-    ShelfLife,
-    SingleSourcing,
-    StockTarget,
-    StorageCap,
-    SupplierClosed,
-    SupplierShare,
-    current_plan,
-)
 from pbsolve.renderers.allocation.text import TaskText, and_list, counting, disrupted, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
@@ -48,7 +30,7 @@ def _unit_of(d: ProcurementData, item: str) -> str:
 
 
 @TEXT.rule("inventory_balance")
-def _p_inventory(d: ProcurementData, p: NoParams) -> str:
+def _p_inventory(d: ProcurementData, p: rp.NoParams) -> str:
     return (
         "Stock is carried from week to week, and every week's demand must be met from the stock on hand that week "
         "(deliveries arriving that week included): no item may ever run short."
@@ -56,14 +38,14 @@ def _p_inventory(d: ProcurementData, p: NoParams) -> str:
 
 
 @TEXT.rule("supplier_capacity")
-def _p_capacity(d: ProcurementData, p: NoParams) -> str:
+def _p_capacity(d: ProcurementData, p: rp.NoParams) -> str:
     return (
         "In any one week, the units ordered from a supplier (all items together) must not exceed its weekly capacity."
     )
 
 
 @TEXT.rule("period_budget")
-def _p_budget(d: ProcurementData, p: PeriodBudget) -> str:
+def _p_budget(d: ProcurementData, p: rp.PeriodBudget) -> str:
     return (
         f"At most {p.max} may be spent in any one week: the unit prices of the orders placed that week plus the "
         f"order charges of the suppliers ordered from that week."
@@ -71,7 +53,7 @@ def _p_budget(d: ProcurementData, p: PeriodBudget) -> str:
 
 
 @TEXT.rule("min_order")
-def _p_min_order(d: ProcurementData, p: MinOrder) -> str:
+def _p_min_order(d: ProcurementData, p: rp.MinOrder) -> str:
     parts = [f"{s} {plural(m, 'unit')}" for s, m in p.min.items()]
     return (
         "Minimum order sizes, counting all items together: in any week in which anything is ordered from one of "
@@ -81,32 +63,32 @@ def _p_min_order(d: ProcurementData, p: MinOrder) -> str:
 
 
 @TEXT.rule("supplier_closed")
-def _p_closed(d: ProcurementData, p: SupplierClosed) -> str:
+def _p_closed(d: ProcurementData, p: rp.SupplierClosed) -> str:
     return f"{p.supplier} takes no orders in {and_list(p.periods)}."
 
 
 @TEXT.rule("dock_capacity")
-def _p_dock(d: ProcurementData, p: DockCapacity) -> str:
+def _p_dock(d: ProcurementData, p: rp.DockCapacity) -> str:
     return f"At most {plural(p.max, 'unit')} (all items together) can be received in any one week."
 
 
 @TEXT.rule("safety_stock")
-def _p_safety(d: ProcurementData, p: SafetyStock) -> str:
+def _p_safety(d: ProcurementData, p: rp.SafetyStock) -> str:
     return f"{p.item} never ends a week with fewer than {p.min} {_unit_of(d, p.item)} in stock."
 
 
 @TEXT.rule("stock_target")
-def _p_target(d: ProcurementData, p: StockTarget) -> str:
+def _p_target(d: ProcurementData, p: rp.StockTarget) -> str:
     return f"At the end of {p.period}, at least {p.min} {_unit_of(d, p.item)} of {p.item} must be in stock (a delivery commitment)."
 
 
 @TEXT.rule("storage_cap")
-def _p_storage(d: ProcurementData, p: StorageCap) -> str:
+def _p_storage(d: ProcurementData, p: rp.StorageCap) -> str:
     return f"At the end of every week, at most {plural(p.max, 'unit')} (all items together) may be in storage."
 
 
 @TEXT.rule("shelf_life")
-def _p_shelf(d: ProcurementData, p: ShelfLife) -> str:
+def _p_shelf(d: ProcurementData, p: rp.ShelfLife) -> str:
     k = p.periods
     last = (
         "in the week it is received"
@@ -124,37 +106,37 @@ def _ordinal(n: int) -> str:
 
 
 @TEXT.rule("supplier_share")
-def _p_share(d: ProcurementData, p: SupplierShare) -> str:
+def _p_share(d: ProcurementData, p: rp.SupplierShare) -> str:
     return f"No single supplier provides more than {p.pct}% of all the {p.item} ordered over the plan."
 
 
 @TEXT.rule("contract_minimum")
-def _p_contract(d: ProcurementData, p: ContractMinimum) -> str:
+def _p_contract(d: ProcurementData, p: rp.ContractMinimum) -> str:
     return f"Under its contract, {p.supplier} receives orders for at least {p.min} units in total over the plan (all items and weeks together)."
 
 
 @TEXT.rule("order_gap")
-def _p_gap(d: ProcurementData, p: OrderGap) -> str:
+def _p_gap(d: ProcurementData, p: rp.OrderGap) -> str:
     return f"Orders are never placed with {p.supplier} in two consecutive weeks."
 
 
 @TEXT.rule("single_sourcing")
-def _p_single(d: ProcurementData, p: SingleSourcing) -> str:
+def _p_single(d: ProcurementData, p: rp.SingleSourcing) -> str:
     return f"All the {p.item} is bought from one supplier only."
 
 
 @TEXT.rule("dual_sourcing")
-def _p_dual(d: ProcurementData, p: DualSourcing) -> str:
+def _p_dual(d: ProcurementData, p: rp.DualSourcing) -> str:
     return f"{p.item} is bought from at least two different suppliers over the plan."
 
 
 @TEXT.rule("lot_cap")
-def _p_lot(d: ProcurementData, p: LotCap) -> str:
+def _p_lot(d: ProcurementData, p: rp.LotCap) -> str:
     return f"No single order line (one item from one supplier in one week) may exceed {p.max} units."
 
 
 @TEXT.rule("delay_robust")
-def _p_delay(d: ProcurementData, p: NoParams) -> str:
+def _p_delay(d: ProcurementData, p: rp.NoParams) -> str:
     return (
         "Every week's demand must be met from stock, and must still be met if any one order (one supplier, item and "
         "week) arrived one week late while every other order came on time; an order due in the last week would then "
@@ -163,7 +145,7 @@ def _p_delay(d: ProcurementData, p: NoParams) -> str:
 
 
 @TEXT.objective("total_cost")
-def _p_total_cost(d: ProcurementData, p: NoParams) -> str:
+def _p_total_cost(d: ProcurementData, p: rp.NoParams) -> str:
     return (
         "the total cost: the unit prices of everything ordered, plus each supplier's order charge for every week in "
         "which an order is placed with it, plus each item's holding cost for every unit in stock at the end of each week"
@@ -171,7 +153,7 @@ def _p_total_cost(d: ProcurementData, p: NoParams) -> str:
 
 
 @TEXT.objective("order_score")
-def _p_order_score(d: ProcurementData, p: NoParams) -> str:
+def _p_order_score(d: ProcurementData, p: rp.NoParams) -> str:
     return (
         "the order score: each unit ordered from the supplier listed k-th (first = 1) in week Wt scores 10 × k + t; "
         "sum over all units ordered"
@@ -179,7 +161,7 @@ def _p_order_score(d: ProcurementData, p: NoParams) -> str:
 
 
 @TEXT.objective("changes")
-def _p_changes(d: ProcurementData, p: CurrentOrders) -> str:
+def _p_changes(d: ProcurementData, p: rp.CurrentOrders) -> str:
     return (
         "the number of order lines (supplier, item and week) whose quantity differs from the current plan "
         "(a line found in only one of the two plans counts as well)"
@@ -221,7 +203,7 @@ def _procurement_body(d: ProcurementData, subtask: str, objective: list[Objectiv
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {disrupted(rules)}; change as few order lines as you can):"]
-        lines = [f"- {q} {i} from {s} in {label}" for s, i, label, q in current_plan(P, changes)]
+        lines = [f"- {q} {i} from {s} in {label}" for s, i, label, q in rp.current_plan(P, changes)]
         out += lines or ["- (no orders)"]
     return out
 
