@@ -53,7 +53,9 @@ def validation_verdict(answer: dict[str, Any], values: dict[str, int], where: st
     if not isinstance(stated, dict):
         return False, f"'{where}' figures are missing"
     for key, true_value in values.items():
-        got = stated_int(stated.get(key))
+        got = stated.get(key)
+        if type(got) is not int:  # an int stands for itself; anything else is read by stated_int
+            got = stated_int(got)
         if got is None:
             return False, f"'{where}.{key}' is missing or not an integer"
         if got != true_value:

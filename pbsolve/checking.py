@@ -11,8 +11,8 @@ builds the answer schema. Nothing here imports the solver models.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
 
@@ -22,13 +22,51 @@ from pbsolve.mechanisms.base import CheckContext, SchemaContext, Verdict
 from pbsolve.params import Params, ParamsTable, TypedParams
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
+V = TypeVar("V")
 Check = Callable[[Any, Any, Any], Verdict]  # (data, plan, the rule's Params model) -> verdict
 _SPACES = re.compile(r"\s+")
 
 
+_NORM_CACHE_SIZE = 4096  # distinct names remembered (answers repeat a few dozen names)
+_NORM_CACHE_CHARS = 80  # longer texts are never names of an instance: not worth keeping
+
+
 def norm(text: str) -> str:
     """Case- and space-insensitive key."""
-    return _SPACES.sub(" ", text.strip().lower())
+    found = _norm_cache.get(text)
+    return found if found is not None else remember(_norm_cache, text, _SPACES.sub(" ", text.strip().lower()))
+
+
+_norm_cache: dict[str, str] = {}
+
+
+def remember(cache: dict[str, str], text: str, key: str) -> str:
+    """Keep ``key``, the normalised form of ``text``, in ``cache`` and return it.
+
+    Name normalisation (:func:`norm`, a family's own) is a pure function of the text --
+    the same text always gives the same key, whatever the instance -- so its results can
+    be shared: answers name the same few entities over and over, and a regular-expression
+    pass costs ten times a lookup. Only short texts are kept, and a full cache is emptied,
+    so its size stays bounded whatever the answers hold."""
+    if len(text) <= _NORM_CACHE_CHARS:
+        if len(cache) >= _NORM_CACHE_SIZE:
+            cache.clear()
+        cache[text] = key
+    return key
+
+
+def exact_names(table: dict[str, V], names: Iterable[str], key: Callable[[str], str] = norm) -> dict[str, V]:
+    """``text -> table.get(key(text))`` for each of ``names`` and each key of ``table``
+    where that finds something: the spellings answers mostly use (the instance's own),
+    read without normalising them. Any other text is looked up by its key, to the same
+    effect, so ``exact.get(text)``, falling back to ``table.get(key(text))``, reads
+    exactly as ``table.get(key(text))``."""
+    out: dict[str, V] = {}
+    for text in (*names, *table):
+        hit = table.get(key(text))
+        if hit is not None:
+            out[text] = hit
+    return out
 
 
 class TaskChecker:
@@ -57,14 +95,18 @@ class TaskChecker:
 
     def typed(self, instance: Instance) -> TypedParams:
         """The instance's rules and objective terms with parsed parameters, parsed once."""
-        rec = instance.recovery
-        owned: list[Rule | ObjectiveTerm] = [
-            *instance.rules,
-            *instance.objective,
-            *(rec.scenario if rec else []),
-            *(rec.objective if rec else []),
-        ]
-        return instance.memo(f"{self.family}.params", lambda: TypedParams(self.rule_params, self.term_params, owned))
+
+        def make() -> TypedParams:
+            rec = instance.recovery
+            owned: list[Rule | ObjectiveTerm] = [
+                *instance.rules,
+                *instance.objective,
+                *(rec.scenario if rec else []),
+                *(rec.objective if rec else []),
+            ]
+            return TypedParams(self.rule_params, self.term_params, owned)
+
+        return instance.memo(f"{self.family}.params", make)
 
     def known_kinds(self) -> tuple[ParamsTable, ParamsTable]:
         """(rule kind -> parameter model, objective kind -> parameter model) of what this
@@ -110,8 +152,9 @@ class TaskChecker:
         """Verdict per rule and figure per objective term (``typed``: the instance's parsed
         parameters; without it every item is parsed here)."""
         typed = typed or TypedParams(self.rule_params, self.term_params)
-        verdicts = {r.id: self.checks[r.kind](data, plan, typed.rule(r)) for r in rules}
-        return verdicts, {t.id: self.objective_value(data, plan, t, typed.term(t)) for t in objective}
+        checks, params, value = self.checks, typed.rule, self.objective_value
+        verdicts = {r.id: checks[r.kind](data, plan, params(r)) for r in rules}
+        return verdicts, {t.id: value(data, plan, t, typed.term(t)) for t in objective}
 
     # -- writing -------------------------------------------------------------------
     def plan_schema(self, data: Any, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
@@ -122,10 +165,51 @@ class TaskChecker:
 
 
 # -- grading one answer ----------------------------------------------------------------
+# How a checklist item is judged (worked out once per checklist, in the order of precedence
+# of the original chain of tests: the format item, mechanism items judged without a plan,
+# then -- only with a plan -- the objective, the validation, mechanism items, objective
+# terms and, last, the numbered rules).
+_FORMAT, _MECH_ANY, _OBJECTIVE, _VALIDATION, _MECH, _TERM, _RULE = range(7)
+ItemPlan = tuple[str, int, str, "Mechanism | None"]  # (item id, how it is judged, rule or term key, its mechanism)
+_ITEMS_KEY = "pbsolve.checking.items"
+
+
+def _item_plan(item_id: str, rule: str) -> ItemPlan:
+    owner = ITEM_OWNERS.get(rule)
+    needs_plan = owner is None or next(i.needs_plan for i in owner.items if i.rule == rule)
+    if rule == "format":
+        return item_id, _FORMAT, rule, None
+    if owner is not None and not needs_plan:
+        return item_id, _MECH_ANY, rule, owner
+    if rule == "objective":
+        return item_id, _OBJECTIVE, rule, None
+    if rule == "validation":
+        return item_id, _VALIDATION, rule, None
+    if owner is not None:
+        return item_id, _MECH, rule, owner
+    if rule.startswith("objective:"):
+        return item_id, _TERM, rule.split(":", 1)[1], None
+    return item_id, _RULE, rule, None
+
+
+def _prepared(tc: TaskChecker, instance: Instance) -> tuple[Any, Any, TypedParams, tuple[ItemPlan, ...]]:
+    """The instance's data, lookups and parsed parameters as ``tc`` reads them (its
+    ``Instance.memo`` entries), and how each checklist item is judged: gathered once, and
+    again for another checklist."""
+    memo: dict[Any, Any] = instance.memo(_ITEMS_KEY, dict)
+    checklist = instance.checklist
+    kept = memo.get(tc)
+    if kept is None or kept[0] is not checklist:
+        data = tc.data(instance)
+        lk = instance.memo(f"{tc.family}.lookups", lambda: tc.lookups(data))
+        plans = tuple(_item_plan(it.id, it.rule) for it in checklist)
+        kept = memo[tc] = (checklist, data, lk, tc.typed(instance), plans)
+    return kept[1], kept[2], kept[3], kept[4]
+
+
 def check_answer(tc: TaskChecker, instance: Instance, answer: Any) -> dict[str, Verdict]:
     """Verdict per checklist item id for a parsed answer (None when nothing parsed)."""
-    data = tc.data(instance)
-    lk = instance.memo(f"{tc.family}.lookups", lambda: tc.lookups(data))
+    data, lk, typed, item_plans = _prepared(tc, instance)
     items = instance.checklist
     if not isinstance(answer, dict):
         return {it.id: (False, "no JSON object to check") for it in items}
@@ -138,43 +222,49 @@ def check_answer(tc: TaskChecker, instance: Instance, answer: Any) -> dict[str, 
         plan, why = None, "the answer declares the instance infeasible"
         if conflict_list(answer) is None:
             return {it.id: (False, "'conflict' must be a list of rule ids") for it in items}
-    ctx = CheckContext(
-        instance=instance, checker=tc, data=data, lookups=lk, answer=answer, feasible=feasible, plan=plan, why=why
-    )
+    verdicts: dict[str, Verdict] = {}
+    values: dict[str, int] = {}
     if plan is not None:
-        ctx.verdicts, ctx.values = tc.evaluate(data, instance.rules, instance.objective, plan, tc.typed(instance))
+        verdicts, values = tc.evaluate(data, instance.rules, instance.objective, plan, typed)
     judged: dict[str, dict[str, Verdict]] = {}  # mechanism id -> its verdicts, computed once
+    contexts: list[CheckContext] = []  # the mechanisms' view of the answer, made when one is asked
 
     def by(mech: Mechanism, rule: str) -> Verdict:
         if mech.id not in judged:
-            judged[mech.id] = mech.verdicts(ctx)
+            if not contexts:
+                contexts.append(
+                    CheckContext(
+                        instance=instance, checker=tc, data=data, lookups=lk, answer=answer, feasible=feasible,
+                        plan=plan, why=why, verdicts=verdicts, values=values,
+                    )
+                )  # fmt: skip
+            judged[mech.id] = mech.verdicts(contexts[0])
         return judged[mech.id][rule]
 
     cert = instance.certificate
+    no_plan = (False, why if feasible else "no plan to check")
     out: dict[str, Verdict] = {}
-    for it in items:
-        rule = it.rule
-        owner = ITEM_OWNERS.get(rule)
-        needs_plan = owner is None or next(i.needs_plan for i in owner.items if i.rule == rule)
-        if rule == "format":
-            out[it.id] = format_verdict(instance, answer, plan is not None, why)
-        elif owner is not None and not needs_plan:
-            out[it.id] = by(owner, rule)
+    for item_id, how, rule, owner in item_plans:
+        if how == _RULE:
+            out[item_id] = no_plan if plan is None else verdicts.get(rule, (False, f"unknown rule {rule}"))
+        elif how == _FORMAT:
+            out[item_id] = format_verdict(instance, answer, plan is not None, why)
+        elif how == _MECH_ANY:
+            assert owner is not None
+            out[item_id] = by(owner, rule)
         elif plan is None:
-            out[it.id] = (False, why if feasible else "no plan to check")
-        elif rule == "objective":
+            out[item_id] = no_plan
+        elif how == _OBJECTIVE:
             best = cert.objective or {}
-            out[it.id] = (ctx.values == best, f"plan scores {ctx.values}; certified optimum {best}")
-        elif rule == "validation":
-            out[it.id] = validation_verdict(answer, ctx.values)
-        elif owner is not None:
-            out[it.id] = by(owner, rule)
-        elif rule.startswith("objective:"):
-            key = rule.split(":", 1)[1]
-            want = (cert.objective or {}).get(key)
-            out[it.id] = (ctx.values.get(key) == want, f"plan gives {key}={ctx.values.get(key)}; certified {want}")
-        else:
-            out[it.id] = ctx.verdicts.get(rule, (False, f"unknown rule {rule}"))
+            out[item_id] = (values == best, f"plan scores {values}; certified optimum {best}")
+        elif how == _VALIDATION:
+            out[item_id] = validation_verdict(answer, values)
+        elif how == _MECH:
+            assert owner is not None
+            out[item_id] = by(owner, rule)
+        else:  # _TERM: rule is the term's key
+            want = (cert.objective or {}).get(rule)
+            out[item_id] = (values.get(rule) == want, f"plan gives {rule}={values.get(rule)}; certified {want}")
     return out
 
 
@@ -189,12 +279,15 @@ def figures_verdict(
         got = stated.get(group)
         if not isinstance(got, dict):
             return False, f"'{key}.{group}' is missing"
-        keys = {name_key(k): v for k, v in got.items() if isinstance(k, str)}
+        named = [(k, name_key(k) if isinstance(k, str) else None) for k in got]  # each stated name keyed once
+        keys = {nk: got[k] for k, nk in named if nk is not None}
+        known: set[str] = set()
         for name, value in figures.items():
-            if stated_int(keys.get(name_key(name))) != value:
-                return False, f"'{key}.{group}.{name}' is {keys.get(name_key(name))!r}; the plan gives {value}"
-        known = {name_key(k) for k in figures}
-        extra = [k for k in got if not isinstance(k, str) or name_key(k) not in known]
+            nk = name_key(name)
+            if stated_int(keys.get(nk)) != value:
+                return False, f"'{key}.{group}.{name}' is {keys.get(nk)!r}; the plan gives {value}"
+            known.add(nk)
+        extra = [k for k, nk in named if nk is None or nk not in known]
         if extra:
             return False, f"'{key}.{group}' names unknown {[str(k)[:20] for k in extra[:3]]}"
     return True, "figures match the plan"

@@ -38,6 +38,9 @@ from pbsolve.schema import SCHEMA_VERSION, ChecklistItem, Instance, Provenance, 
 class GenerateOptions(BaseModel):
     family: str | None = None
     task: str | None = None
+    subtask: str | None = Field(
+        default=None, description="only this subtask (its task type's); None: drawn per instance"
+    )
     size: Size = "default"
     force_tiers: list[Tier] = Field(default_factory=list)
     include: list[str] = Field(default_factory=list, description="constraint ids every instance must carry")
@@ -220,6 +223,7 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
             spec = sample_spec(
                 run_seed, index, attempt, options.family, options.task, options.size,
                 counts=options.counts, force_tiers=options.force_tiers, include=options.include,
+                subtask=options.subtask,
             )  # fmt: skip
         except ValueError as exc:  # e.g. --include kinds that exclude each other
             out.rejects.append("no_compatible_spec")

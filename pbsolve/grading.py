@@ -16,6 +16,8 @@ An instance is validated once: the verdict is kept in ``Instance.memo``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from operator import is_
 from types import ModuleType
 from typing import Any, Literal
 
@@ -66,17 +68,27 @@ def is_validity_item(instance: Instance, rule: str) -> bool:
     return rule in VALIDITY_ITEMS or any(r.id == rule for r in instance.rules)
 
 
-def _reward(instance: Instance, items: list[ItemResult], mode: RewardMode) -> float:
-    passed = [r.passed for r in items]
-    if mode == "all_pass":
-        return float(all(passed))
-    if mode == "avg_pass":
-        return sum(passed) / len(passed)
-    if instance.certificate.status == "infeasible":
-        # no plan exists: the declaration and its conflict set are the whole answer
-        return float(all(passed))
-    rules = {it.id: it.rule for it in instance.checklist}
-    return float(all(r.passed for r in items if is_validity_item(instance, rules[r.id])))
+class _Checklist:
+    """What grading one more answer needs of a validated instance, computed once: the
+    checklist's item ids in order and, per item, whether the `feasible` mode counts it
+    (:func:`is_validity_item`; on an infeasible instance every item counts, since the
+    declaration and its conflict set are the whole answer)."""
+
+    __slots__ = ("feasible_counts", "ids")
+
+    def __init__(self, instance: Instance) -> None:
+        self.ids: tuple[str, ...] = tuple(it.id for it in instance.checklist)
+        infeasible = instance.certificate.status == "infeasible"
+        self.feasible_counts: tuple[bool, ...] = tuple(
+            infeasible or is_validity_item(instance, it.rule) for it in instance.checklist
+        )
+
+    def reward(self, passed: list[bool], mode: RewardMode) -> float:
+        if mode == "all_pass":
+            return float(all(passed))
+        if mode == "avg_pass":
+            return sum(passed) / len(passed)
+        return float(all(p for p, counts in zip(passed, self.feasible_counts) if counts))
 
 
 # -- validating a ground truth ------------------------------------------------------------------
@@ -184,25 +196,44 @@ def validate_instance(instance: Instance) -> ModuleType:
     return its family's checker. The verdict is computed once per instance (cached in
     ``Instance.memo``, and recomputed if a copy of the instance has other contents); only
     the instance's own verdicts are kept, never a checker crash or an import failure."""
+    return _validated(instance)[0]
+
+
+def _validated(instance: Instance) -> tuple[ModuleType, _Checklist]:
+    """:func:`validate_instance`, and the instance's :class:`_Checklist`.
+
+    Both are kept with the parts they were computed from, compared by identity on every
+    call: an instance whose parts were replaced since is validated again, and everything
+    else cached for it (parsed data, lookups, parameters) is dropped with the verdict, so
+    no cache can answer for contents the instance no longer has."""
     parts = (instance.family, instance.task, instance.data, instance.rules, instance.objective,
              instance.checklist, instance.certificate, instance.recovery, instance.reference)  # fmt: skip
     memo = instance.memo(_VALIDATION_KEY, dict)
     kept = memo.get("parts")
-    if kept is None or len(kept) != len(parts) or any(a is not b for a, b in zip(kept, parts)):
+    if kept is None or len(kept) != len(parts) or not all(map(is_, kept, parts)):
+        if kept is not None:  # the contents changed: nothing derived from the old ones may be used
+            instance.memo_clear()
+            memo = instance.memo(_VALIDATION_KEY, dict)
         module, error = _validate(instance)
         if error is not None and not isinstance(error, InvalidGroundTruth):
             raise error  # a checker that raised is not kept: the failure is the grader's, not the instance's
-        memo.update(parts=parts, module=module, error=error)
+        memo.update(parts=parts, module=module, error=error, checklist=None if error else _Checklist(instance))
     error = memo["error"]
     if error is not None:
         raise type(error)(str(error), error.instance_id)
-    return memo["module"]
+    return memo["module"], memo["checklist"]
 
 
 # -- grading one response ------------------------------------------------------------------------
 def _run_checker(instance: Instance, module: ModuleType, answer: Any) -> dict[str, tuple[bool, str]]:
     """The family checker's verdict per checklist item; any exception, or a verdict
     missing or malformed, is the grader's failure."""
+    ids = [it.id for it in instance.checklist]
+    return dict(zip(ids, _verdicts(instance, module, answer, ids)))
+
+
+def _verdicts(instance: Instance, module: ModuleType, answer: Any, ids: Sequence[str]) -> list[tuple[bool, str]]:
+    """:func:`_run_checker`'s verdicts, in the order of ``ids`` (the checklist's item ids)."""
     try:
         verdicts = module.check_answer(instance, answer)
     except Exception as exc:
@@ -210,16 +241,20 @@ def _run_checker(instance: Instance, module: ModuleType, answer: Any) -> dict[st
             f"the {instance.family} checker raised on instance {instance.id}: {type(exc).__name__}: {str(exc)[:500]}",
             instance.id,
         ) from exc
-    out: dict[str, tuple[bool, str]] = {}
-    for it in instance.checklist:
-        v = verdicts.get(it.id) if isinstance(verdicts, dict) else None
+    out: list[tuple[bool, str]] = []
+    got = verdicts.get if isinstance(verdicts, dict) else None
+    for item_id in ids:
+        v = got(item_id) if got is not None else None
+        if type(v) is tuple and len(v) == 2 and type(v[0]) is bool and type(v[1]) is str:
+            out.append(v)  # the usual verdict, kept as it is
+            continue
         if not (isinstance(v, (tuple, list)) and len(v) == 2 and isinstance(v[0], bool)):
             raise GradingError(
-                f"the {instance.family} checker gave no verdict (passed, reason) for item {it.id} of instance "
+                f"the {instance.family} checker gave no verdict (passed, reason) for item {item_id} of instance "
                 f"{instance.id} (got {str(v)[:80]})",
                 instance.id,
             )
-        out[it.id] = (v[0], str(v[1]))
+        out.append((v[0], str(v[1])))
     return out
 
 
@@ -250,27 +285,29 @@ def grade(
     if on_error not in ON_ERROR_MODES:
         raise ValueError(f"unknown on_error {on_error!r}; choose one of {', '.join(ON_ERROR_MODES)}")
     try:
-        module = validate_instance(instance)
+        module, checklist = _validated(instance)
         parsed = parse_response(response)
         if parsed.error is not None:  # the answer's fault: an ordinary failed grade
-            verdicts = {it.id: (False, parsed.error) for it in instance.checklist}
+            verdicts = [(False, parsed.error)] * len(checklist.ids)
         else:
-            verdicts = _run_checker(instance, module, parsed.value)
+            verdicts = _verdicts(instance, module, parsed.value, checklist.ids)
     except GradingError as exc:
         if on_error == "raise":
             raise
         return error_grade(instance, mode, response_id, exc)
-    items = [
-        ItemResult(id=it.id, passed=verdicts[it.id][0], reason=verdicts[it.id][1][:REASON_CHARS])
-        for it in instance.checklist
-    ]
-    return Grade(
-        id=instance.id,
-        response_id=response_id,
-        all_pass=int(all(r.passed for r in items)),
-        avg_pass=sum(r.passed for r in items) / len(items),
-        reward=_reward(instance, items, mode),
-        reward_mode=mode,
-        items=items,
-        parse_error=parsed.error,
-    )
+    passed = [ok for ok, _ in verdicts]
+    # one validation of the whole grade (its items included): the same Grade as building
+    # each ItemResult and then the Grade, at a fraction of the cost
+    return Grade.model_validate({
+        "id": instance.id,
+        "response_id": response_id,
+        "all_pass": int(all(passed)),
+        "avg_pass": sum(passed) / len(passed),
+        "reward": checklist.reward(passed, mode),
+        "reward_mode": mode,
+        "items": [
+            {"id": item_id, "passed": ok, "reason": reason[:REASON_CHARS]}
+            for item_id, (ok, reason) in zip(checklist.ids, verdicts)
+        ],
+        "parse_error": parsed.error,
+    })  # fmt: skip

@@ -26,10 +26,18 @@ def _draw(rng: random.Random, prior: dict[int, float]) -> int:
     return rng.choices(values, weights=[prior[v] for v in values])[0]
 
 
-def select_tasks(family: str | None = None, task: str | None = None) -> list[TaskSpec]:
-    tasks = [t for t in all_tasks() if (family is None or t.family == family) and (task is None or t.id == task)]
+def select_tasks(family: str | None = None, task: str | None = None, subtask: str | None = None) -> list[TaskSpec]:
+    """The task types matching every filter given (a subtask selects the task types that have it)."""
+    tasks = [
+        t
+        for t in all_tasks()
+        if (family is None or t.family == family)
+        and (task is None or t.id == task)
+        and (subtask is None or subtask in {s.id for s in t.subtasks})
+    ]
     if not tasks:
-        raise KeyError(f"no task matches family={family!r} task={task!r}; see `pbsolve taxonomy`")
+        which = f"family={family!r} task={task!r}" + (f" subtask={subtask!r}" if subtask is not None else "")
+        raise KeyError(f"no task matches {which}; see `pbsolve taxonomy`")
     return tasks
 
 
@@ -76,11 +84,15 @@ def sample_spec(
     counts: dict[Tier, int] | None = None,
     force_tiers: Sequence[Tier] = (),
     include: Sequence[str] = (),
+    subtask: str | None = None,
 ) -> GenerationSpec:
-    tasks = select_tasks(family, task)
+    """The spec of instance ``index``: its task type, subtask and sampled rule kinds
+    (``subtask``: that subtask always, else one drawn uniformly)."""
+    tasks = select_tasks(family, task, subtask)
     rng = random.Random(derive_seed("task", run_seed, index))
     chosen_task = rng.choice(tasks)
-    subtask = rng.choice(chosen_task.subtasks).id
+    drawn = rng.choice(chosen_task.subtasks).id
+    subtask = subtask or drawn
     crng = random.Random(derive_seed("constraints", run_seed, index, attempt))
     chosen = sample_constraints(chosen_task, crng, counts, force_tiers, include)
     return GenerationSpec(

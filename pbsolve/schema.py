@@ -161,9 +161,16 @@ class Instance(_Strict):
     def memo(self, key: str, make: Any) -> Any:
         """Per-instance cache for derived data (parsed family data, lookup tables), so
         grading many answers to one instance parses it once. Never serialised."""
-        if key not in self._memo:
-            self._memo[key] = make()
-        return self._memo[key]
+        # The private dict itself: reading ``self._memo`` goes through pydantic's
+        # ``__getattr__`` and costs microseconds, and grading reads the cache several times.
+        cache: dict[str, Any] = self.__pydantic_private__["_memo"]  # type: ignore[index]  # never None: the model has a private attribute
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
+
+    def memo_clear(self) -> None:
+        """Drop everything cached for this instance (its contents changed)."""
+        self._memo = {}
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Instance:
         """A copy with its own, empty cache: derived data of the original may not hold for it."""

@@ -26,7 +26,7 @@ VOCAB = {
     "course_timetabling": Vocab(
         "lecture", "lectures", "participant", "You are building a weekly timetable for {n} lectures."
     ),
-    "exam_scheduling": Vocab("exam", "exams", "cohort", "You are scheduling {n} exam sittings."),
+    "exam_scheduling": Vocab("exam", "exams", "participant", "You are scheduling {n} exam sittings."),
 }
 
 SUBTASK_CONTEXT = {
@@ -34,13 +34,17 @@ SUBTASK_CONTEXT = {
     "interview_panel": "A candidate meets a series of interview panels.",
     "board_meeting_series": "Numbered board sessions are part of one series.",
     "multi_time_zone_standups": "Several people work remotely from other time zones, so their hours are shifted.",
+    "client_visit": "A client is visiting for the day and joins several meetings, which have the highest priority.",
     "university_lectures": "Courses are shared between degree cohorts.",
     "school_classes": "Class groups are taught by subject teachers.",
     "lab_sessions": "Some sessions are double-period labs that need a lab room.",
+    "seminar_groups": "Each course has one lecture for all its groups and a seminar for each group, led by a tutor.",
+    "joint_degree": "This is a joint degree: every group takes every course.",
     "university_finals": "These are end-of-term finals for degree cohorts.",
     "school_mock_exams": "These are mock exams for school year groups.",
     "certification_sittings": "These are professional certification sittings; some need computer rooms.",
     "resit_week": "This is a short resit week; many candidates sit several papers.",
+    "oral_exams": "These are oral exams in small rooms; each is run by one examiner, who examines one exam at a time.",
 }
 
 

@@ -79,6 +79,21 @@ NOT_GRADING = {
     # mutant child forks after the import, so the mutant could never run and would read as
     # a survivor. The regex it builds is held by tests/test_parsing.py directly.
     "_object_pattern": "import-time only (builds parsing's module-level regex): mutmut cannot run its mutants",
+    # The registrar the staged copy calls after each rule check's def (REGISTRARS below):
+    # it runs while the module is imported, so its mutants could never run, and mutmut's
+    # forced-failure self-test would fail the import of every family instead of a test.
+    "check": "import-time only (registers each rule check in its table): mutmut cannot run its mutants",
+    # families() validates every family when the registry loads, which tests/conftest.py
+    # does at collection: a mutant there fails collection, not a test (mutmut's self-test
+    # refuses that). The contract it enforces is held by tests/test_params.py directly.
+    "known_kinds": "runs at collection (families() validates each family on load): mutmut cannot run its mutants",
+    # Generation side of typed parameters and of exception recovery: they build a new
+    # instance's rules, terms and recovery scenario; grading reads the instance as stored.
+    "after": "generation side: a mechanism's step after certification (builds and certifies the recovery scenario)",
+    "dump": "generation side: a parameter model's JSON for a new rule; grading validates what is stored, never dumps",
+    "make_rule": "generation side: builds a new instance's rule from its parameter model",
+    "make_term": "generation side: builds a new instance's objective term from its parameter model",
+    "current_plan": "generation side: the changes term's plan as the solver model and the prompt read it",
 }
 # Registration decorators: `@check("kind")` puts a rule check into the family's table and
 # returns the function unchanged. mutmut skips every decorated function (it cannot know

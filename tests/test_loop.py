@@ -203,7 +203,9 @@ def test_an_interrupted_loop_resumes_to_the_same_result(tmp_path):
     whole = run_loop(tmp_path / "whole", "oracle", 10)
     with pytest.raises(KeyboardInterrupt):
         run_loop(tmp_path / "cut", "oracle", 10, fn=Interrupting(5))
-    assert len(read(tmp_path / "cut" / "trajectory.jsonl")) == 4
+    cut = without_timing(read(tmp_path / "cut" / "trajectory.jsonl"))
+    # the steps before the 5th answer are kept (steps that certified nothing answer nothing)
+    assert 4 <= len(cut) < 10 and cut == without_timing(whole.trajectory)[: len(cut)]
     run_loop(tmp_path / "cut", "oracle", 10)
     assert without_timing(read(tmp_path / "cut" / "trajectory.jsonl")) == without_timing(whole.trajectory)
     ids = lambda d: [r["instance"]["id"] for r in read(d / "solved.jsonl")]  # noqa: E731

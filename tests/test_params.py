@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from pydantic import Field
+from pydantic import Field, NonNegativeInt
 
 from pbsolve import checking, params
 from pbsolve.generate import GenerateOptions, build_instance
@@ -208,3 +208,60 @@ def test_an_allocation_rule_with_a_negative_limit_is_not_a_valid_ground_truth(sh
     bad_rules = [r.model_copy(update={"params": {**r.params, "max": -1}}) if r.id == rule.id else r for r in inst.rules]
     with pytest.raises(InvalidGroundTruth, match=rf"{rule.id} \({rule.kind}\): max: Input should be greater than or equal to 0"):
         grade(inst.model_copy(update={"rules": bad_rules}), json.dumps(inst.reference))
+
+
+# -- what an invalid-parameter error says ------------------------------------------------
+class Five(Params):
+    a: int
+    b: int
+    c: int
+    d: int
+    e: dict[str, NonNegativeInt] = {}
+
+
+def test_an_error_lists_three_problems_and_counts_the_rest():
+    bad = Rule(id="R7", kind="five", tier="basic", params={"e": {}})
+    with pytest.raises(InvalidParams) as err:
+        params.parse({"five": Five}, bad)
+    assert str(err.value) == "R7 (five): a: Field required; b: Field required; c: Field required (+1 more)"
+
+
+def test_an_error_with_exactly_three_problems_has_no_count():
+    bad = Rule(id="R7", kind="five", tier="basic", params={"a": 1})
+    with pytest.raises(InvalidParams) as err:
+        params.parse({"five": Five}, bad)
+    assert str(err.value) == "R7 (five): b: Field required; c: Field required; d: Field required"
+
+
+def test_an_error_inside_a_nested_value_names_its_path():
+    bad = Rule(id="R7", kind="five", tier="basic", params={"a": 1, "b": 2, "c": 3, "d": 4, "e": {"S1": -1}})
+    with pytest.raises(InvalidParams, match=r"^R7 \(five\): e\.S1: Input should be greater than or equal to 0$"):
+        params.parse({"five": Five}, bad)
+
+
+def test_a_check_given_another_kinds_model_is_a_type_error_naming_both():
+    with pytest.raises(TypeError, match="^expected Window parameters, got Limit$"):
+        params.as_model(Limit(people=["Ana"], max=1), Window)
+
+
+# -- parse once: the recovery scenario and every family ----------------------------------
+def _first_with(task: str, mechanism: str) -> Instance:
+    for index in range(40):
+        inst = build_instance(5, index, GenerateOptions(task=task, size="small", force_tiers=["hard"])).instance
+        if inst is not None and mechanism in inst.mechanisms:
+            return inst
+    raise AssertionError(f"no {task} instance with {mechanism} in 40 indices")
+
+
+@pytest.mark.parametrize("task", ["meeting_planning", "material_allocation"])
+def test_grading_a_recovery_answer_again_parses_only_the_changes_term_built_from_it(task, monkeypatch):
+    """The stored rules, scenario and terms are parsed once per instance; the recovery's
+    changes term counts against the answer's own main plan, so it is new with every answer."""
+    inst = _first_with(task, "exception_recovery")
+    assert grade(inst, json.dumps(inst.reference)).all_pass == 1  # validation and the first grade parse them
+    calls: list[str] = []
+    real = params.parse
+    monkeypatch.setattr(params, "parse", lambda table, item: calls.append(item.id) or real(table, item))
+    for _ in range(2):
+        assert grade(inst, json.dumps(inst.reference)).all_pass == 1
+    assert calls == ["changes", "changes"]

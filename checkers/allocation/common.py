@@ -13,7 +13,7 @@ from typing import Any
 
 from pbsolve import checking
 from pbsolve.answer_checks import stated_int  # noqa: F401 (re-exported)
-from pbsolve.checking import Check, figures_schema, norm  # noqa: F401 (re-exported)
+from pbsolve.checking import Check, exact_names, figures_schema, norm  # noqa: F401 (re-exported)
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.schema import Instance
 
@@ -21,8 +21,25 @@ OK: Verdict = (True, "holds")
 MAX_QUANTITY = 10**9
 
 
-def lookup(names: list[str]) -> dict[str, str]:
-    return {norm(n): n for n in names}
+class Names(dict[str, str]):
+    """Normalised name -> the name, for the names of one kind (a plain dict to read);
+    ``exact`` answers the same for the spellings the instance itself uses
+    (:func:`pbsolve.checking.exact_names`), so reading an answer rarely normalises."""
+
+    __slots__ = ("exact",)
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__({norm(n): n for n in names})
+        self.exact = exact_names(self, names)
+
+    def find(self, text: str) -> str | None:
+        """``self.get(norm(text))``."""
+        hit = self.exact.get(text)
+        return hit if hit is not None else self.get(norm(text))
+
+
+def lookup(names: list[str]) -> Names:
+    return Names(names)
 
 
 class TaskChecker(checking.TaskChecker):

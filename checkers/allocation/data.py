@@ -73,6 +73,11 @@ class ProcurementData(BaseModel):
         n = len(self.periods)
         return [(s.id, o.item, t) for s in self.suppliers for o in s.offers for t in range(n) if t + s.lead_time < n]
 
+    @cached_property
+    def lead_times(self) -> dict[str, int]:
+        """Supplier id -> its lead time (as :attr:`supplier_by_id` reads it)."""
+        return {sid: s.lead_time for sid, s in self.supplier_by_id.items()}
+
     def arrival(self, supplier: str, t: int) -> int:
         return t + self.supplier_by_id[supplier].lead_time
 
@@ -126,6 +131,28 @@ class MaterialData(BaseModel):
     @cached_property
     def cell_set(self) -> frozenset[tuple[str, str, str]]:
         return frozenset(self.cells)
+
+    # The loops of the checks, laid out once (in the order the checks walk them): each
+    # entry carries its totals key, so a check reads a plan's totals without building keys.
+    @cached_property
+    def stock_pairs(self) -> tuple[tuple[tuple[str, str], str, str, int], ...]:
+        """((depot, material), depot, material, units held) for each depot's stock entries."""
+        return tuple(((x.id, m), x.id, m, have) for x in self.depots for m, have in x.stock.items())
+
+    @cached_property
+    def request_pairs(self) -> tuple[tuple[tuple[str, str], str, str, int], ...]:
+        """((site, material), site, material, units requested, 0 if none) for each site and material."""
+        return tuple(((s.id, m.id), s.id, m.id, s.requests.get(m.id, 0)) for s in self.sites for m in self.materials)
+
+    @cached_property
+    def route_pairs(self) -> tuple[tuple[tuple[str, str], str, str], ...]:
+        """((depot, site), depot, site) for each depot and site."""
+        return tuple(((x.id, s.id), x.id, s.id) for x in self.depots for s in self.sites)
+
+    @cached_property
+    def shortage_terms(self) -> tuple[tuple[tuple[str, str], int, int], ...]:
+        """((site, material), site priority, units requested) for each site's requests."""
+        return tuple(((s.id, m), s.priority, want) for s in self.sites for m, want in s.requests.items())
 
     @cached_property
     def requested_by_site(self) -> dict[str, int]:
@@ -200,6 +227,25 @@ class EducationData(BaseModel):
     def lesson_by_id(self) -> dict[str, Lesson]:
         return {x.id: x for x in self.lessons}
 
+    @cached_property
+    def day_of_slot(self) -> dict[str, int]:
+        return {s.id: s.day for s in self.slots}
+
+    @cached_property
+    def numbers(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Teacher and room id -> its position in its list, from 1."""
+        return {t.id: n for n, t in enumerate(self.teachers, 1)}, {r.id: n for n, r in enumerate(self.rooms, 1)}
+
+    @cached_property
+    def room_fits(self) -> tuple[frozenset[str], ...]:
+        """For each lesson (by position), the ids of the rooms (as :attr:`room_by_id` reads
+        them) with enough seats and every feature it needs."""
+        rooms = self.room_by_id
+        return tuple(
+            frozenset(rid for rid, r in rooms.items() if r.seats >= x.size and all(f in r.features for f in x.needs))
+            for x in self.lessons
+        )
+
 
 # -- Student Grouping -------------------------------------------------------------------
 class Student(_Frozen):
@@ -221,6 +267,16 @@ class GroupingData(BaseModel):
     @cached_property
     def student_by_id(self) -> dict[str, Student]:
         return {s.id: s for s in self.students}
+
+    @cached_property
+    def skill_of(self) -> dict[str, int]:
+        """Student id -> skill (as :attr:`student_by_id` reads it)."""
+        return {sid: s.skill for sid, s in self.student_by_id.items()}
+
+    @cached_property
+    def track_of(self) -> dict[str, str]:
+        """Student id -> track (as :attr:`student_by_id` reads it)."""
+        return {sid: s.track for sid, s in self.student_by_id.items()}
 
     @cached_property
     def position(self) -> dict[str, int]:

@@ -50,6 +50,18 @@ def _clash(d: EducationData, lessons: list[Lesson], key: Any, what: str) -> Verd
     return OK
 
 
+def _clash_in(d: EducationData, plan: Plan, part: int, what: str) -> Verdict:
+    """:func:`_clash` of every lesson keyed by its teacher (``part`` 0) or room (1)."""
+    seen: dict[tuple[str, str], str] = {}
+    assign = plan.assign
+    for x in d.lessons:
+        k = (assign[x.id][part], x.slot)
+        if k in seen:
+            return False, f"{what} {k[0]} has {seen[k]} and {x.id} in {x.slot}"
+        seen[k] = x.id
+    return OK
+
+
 # -- rule checks -----------------------------------------------------------------------
 @check("qualified")
 def _qualified(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
@@ -62,7 +74,10 @@ def _qualified(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("room_fit")
 def _room_fit(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
-    for x in d.lessons:
+    fits = d.room_fits
+    for k, x in enumerate(d.lessons):
+        if plan.assign[x.id][1] in fits[k]:
+            continue  # a room with the seats and every feature (the tests below all pass)
         room = d.room_by_id[plan.assign[x.id][1]]
         if room.seats < x.size:
             return False, f"{x.id} needs {x.size} seats; {room.id} has {room.seats}"
@@ -74,12 +89,12 @@ def _room_fit(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("teacher_no_clash")
 def _teacher_no_clash(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
-    return _clash(d, list(d.lessons), lambda x: plan.assign[x.id][0], "teacher")
+    return _clash_in(d, plan, 0, "teacher")
 
 
 @check("room_no_clash")
 def _room_no_clash(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
-    return _clash(d, list(d.lessons), lambda x: plan.assign[x.id][1], "room")
+    return _clash_in(d, plan, 1, "room")
 
 
 @check("availability")
@@ -133,7 +148,7 @@ def _room_closed(d: EducationData, plan: Plan, p: rp.RoomClosed) -> Verdict:
 
 @check("daily_load")
 def _daily_load(d: EducationData, plan: Plan, p: rp.DailyLoad) -> Verdict:
-    day = {s.id: s.day for s in d.slots}
+    day = d.day_of_slot
     for t in p.teachers:
         counts: dict[int, int] = {}
         for x in d.lessons:
@@ -211,20 +226,28 @@ def _teacher_backup(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
 
 # -- objective -------------------------------------------------------------------------
 def objective_value(d: EducationData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
-    if term.kind == "preference":
-        return sum(
-            d.teacher_by_id[teacher_of(plan, x.id)].subjects.get(x.subject, OUTSIDE_SUBJECT_PENALTY) for x in d.lessons
-        )
-    if term.kind == "room_cost":
-        return sum(d.room_by_id[plan.assign[x.id][1]].cost for x in d.lessons)
-    if term.kind == "assignment_score":
-        tn = {t.id: n for n, t in enumerate(d.teachers, 1)}
-        rn = {r.id: n for n, r in enumerate(d.rooms, 1)}
-        return sum(n * (10 * tn[plan.assign[x.id][0]] + rn[plan.assign[x.id][1]]) for n, x in enumerate(d.lessons, 1))
-    if term.kind == "backup_score":
-        tn = {t.id: n for n, t in enumerate(d.teachers, 1)}
+    kind = term.kind  # read once: the chain below tests it several times
+    if kind == "preference":
+        teachers, assign, total = d.teacher_by_id, plan.assign, 0
+        for x in d.lessons:
+            total += teachers[assign[x.id][0]].subjects.get(x.subject, OUTSIDE_SUBJECT_PENALTY)
+        return total
+    if kind == "room_cost":
+        rooms, assign, total = d.room_by_id, plan.assign, 0
+        for x in d.lessons:
+            total += rooms[assign[x.id][1]].cost
+        return total
+    if kind == "assignment_score":
+        tn, rn = d.numbers
+        assign, total = plan.assign, 0
+        for n, x in enumerate(d.lessons, 1):
+            t, r = assign[x.id]
+            total += n * (10 * tn[t] + rn[r])
+        return total
+    if kind == "backup_score":
+        tn = d.numbers[0]
         return sum(tn[(plan.backup or {})[x.id]] for x in d.lessons)
-    if term.kind == "changes":
+    if kind == "changes":
         old = as_model(tp, rp.CurrentLessons).existing
         return sum(1 for x in d.lessons if list(plan.assign[x.id]) != list(old[x.id]))
     raise ValueError(f"unknown objective kind {term.kind!r}")
@@ -258,18 +281,26 @@ class EducationalResources(TaskChecker):
         need_backup = any(r.kind == "teacher_backup" for r in rules)
         assign: dict[str, tuple[str, str]] = {}
         backup: dict[str, str] = {}
+        lessons, teachers, rooms = lk["lesson"], lk["teacher"], lk["room"]
+        exact_lesson, exact_teacher, exact_room = lessons.exact, teachers.exact, rooms.exact
         for k, row in enumerate(rows):
             if not isinstance(row, dict):
                 return None, f"assignment {k + 1} is not an object"
             lesson, teacher, room = row.get("lesson"), row.get("teacher"), row.get("room")
             if not (isinstance(lesson, str) and isinstance(teacher, str) and isinstance(room, str)):
                 return None, f"assignment {k + 1} needs string fields 'lesson', 'teacher' and 'room'"
-            x = lk["lesson"].get(norm(lesson))
+            x = exact_lesson.get(lesson)
+            if x is None:
+                x = lessons.get(norm(lesson))
             if x is None:
                 return None, f"assignment {k + 1} names unknown lesson {lesson[:40]!r}"
             if x in assign:
                 return None, f"lesson {x} appears more than once"
-            t, r = lk["teacher"].get(norm(teacher)), lk["room"].get(norm(room))
+            t, r = exact_teacher.get(teacher), exact_room.get(room)
+            if t is None:
+                t = teachers.get(norm(teacher))
+            if r is None:
+                r = rooms.get(norm(room))
             if t is None:
                 return None, f"lesson {x} has unknown teacher {teacher[:40]!r}"
             if r is None:
@@ -277,7 +308,7 @@ class EducationalResources(TaskChecker):
             assign[x] = (t, r)
             if need_backup:
                 b = row.get("backup")
-                b_id = lk["teacher"].get(norm(b)) if isinstance(b, str) else None
+                b_id = teachers.find(b) if isinstance(b, str) else None
                 if b_id is None:
                     return None, f"lesson {x} needs a 'backup' teacher from the staff list"
                 backup[x] = b_id

@@ -40,7 +40,8 @@ def group_of(plan: Plan) -> dict[str, int]:
 
 
 def skill_totals(d: GroupingData, plan: Plan) -> list[int]:
-    return [sum(d.student_by_id[s].skill for s in g) for g in plan]
+    skill = d.skill_of.__getitem__
+    return [sum(map(skill, g)) for g in plan]
 
 
 # -- rule checks -----------------------------------------------------------------------
@@ -80,9 +81,13 @@ def _leader_floor(d: GroupingData, plan: Plan, p: rp.LeaderFloor) -> Verdict:
 
 @check("track_cap")
 def _track_cap(d: GroupingData, plan: Plan, p: rp.TrackCap) -> Verdict:
+    track_of = d.track_of
     for g in plan:
+        counts: dict[str, int] = {}
+        for s in g:
+            counts[track_of[s]] = counts.get(track_of[s], 0) + 1
         for track in d.tracks:
-            n = sum(1 for s in g if d.student_by_id[s].track == track)
+            n = counts.get(track, 0)
             if n > p.max:
                 return False, f"the group of {g[0]} has {n} {track} students (at most {p.max})"
     return OK
@@ -160,16 +165,17 @@ def together_pairs(d: GroupingData, plan: Plan) -> set[tuple[str, str]]:
 
 
 def objective_value(d: GroupingData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
-    if term.kind == "unmet_wishes":
+    kind = term.kind  # read once: the chain below tests it several times
+    if kind == "unmet_wishes":
         where = group_of(plan)
         return sum(1 for a, b in d.wish_pairs if where[a] != where[b])
-    if term.kind == "skill_spread":
+    if kind == "skill_spread":
         totals = skill_totals(d, plan)
         return max(totals) - min(totals)
-    if term.kind == "grouping_code":
+    if kind == "grouping_code":
         where = group_of(plan)
         return int("".join(str(where[s.id] + 1) for s in d.students))
-    if term.kind == "changes":
+    if kind == "changes":
         old = together_pairs(d, canonical(d, as_model(tp, rp.CurrentGroups).existing))
         return len(old ^ together_pairs(d, plan))
     raise ValueError(f"unknown objective kind {term.kind!r}")
@@ -197,12 +203,15 @@ class StudentGrouping(TaskChecker):
             return None, f"there must be exactly {d.groups} groups, not {len(groups)}"
         seen: set[str] = set()
         out: list[list[str]] = []
+        exact = lk.exact
         for k, g in enumerate(groups):
             if not isinstance(g, list) or not g or not all(isinstance(s, str) for s in g):
                 return None, f"group {k + 1} must be a non-empty list of student names"
             members = []
             for name in g:
-                s = lk.get(norm(name))
+                s = exact.get(name)
+                if s is None:
+                    s = lk.get(norm(name))
                 if s is None:
                     return None, f"group {k + 1} names unknown student {name[:40]!r}"
                 if s in seen:

@@ -84,6 +84,13 @@ def _by_depot(plan: Plan) -> dict[str, int]:
     return out
 
 
+def _transport_cost(d: MaterialData, plan: Plan) -> int:
+    cost, total = d.cost, 0
+    for (x, s, _), q in plan.items():
+        total += cost[x][s] * q
+    return total
+
+
 def _fills(d: MaterialData, plan: Plan) -> dict[str, int]:
     """:func:`fill` of every site, in site order."""
     got, want = _by_site(plan), d.requested_by_site
@@ -94,22 +101,20 @@ def _fills(d: MaterialData, plan: Plan) -> dict[str, int]:
 @check("depot_stock")
 def _depot_stock(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
     sent = _by_depot_material(plan)
-    for depot in d.depots:
-        for m, have in depot.stock.items():
-            n = sent.get((depot.id, m), 0)
-            if n > have:
-                return False, f"{depot.id} ships {n} {m} but holds {have}"
+    for key, depot, m, have in d.stock_pairs:
+        n = sent.get(key, 0)
+        if n > have:
+            return False, f"{depot} ships {n} {m} but holds {have}"
     return OK
 
 
 @check("request_cap")
 def _request_cap(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
     got = _by_site_material(plan)
-    for site in d.sites:
-        for m in d.materials:
-            n, want = got.get((site.id, m.id), 0), site.requests.get(m.id, 0)
-            if n > want:
-                return False, f"{site.id} receives {n} {m.id} but requested {want}"
+    for key, site, m, want in d.request_pairs:
+        n = got.get(key, 0)
+        if n > want:
+            return False, f"{site} receives {n} {m} but requested {want}"
     return OK
 
 
@@ -121,12 +126,11 @@ def _route_closed(d: MaterialData, plan: Plan, p: rp.RouteClosed) -> Verdict:
 
 @check("truck_capacity")
 def _truck_capacity(d: MaterialData, plan: Plan, p: rp.TruckCapacity) -> Verdict:
-    routes = _by_route(plan)
-    for depot in d.depots:
-        for site in d.sites:
-            n = routes.get((depot.id, site.id), 0)
-            if n > p.max:
-                return False, f"{n} units go from {depot.id} to {site.id} (truck holds {p.max})"
+    routes, most = _by_route(plan), p.max
+    for key, depot, site in d.route_pairs:
+        n = routes.get(key, 0)
+        if n > most:
+            return False, f"{n} units go from {depot} to {site} (truck holds {most})"
     return OK
 
 
@@ -154,7 +158,7 @@ def _site_intake(d: MaterialData, plan: Plan, p: rp.SiteIntake) -> Verdict:
 
 @check("transport_budget")
 def _transport_budget(d: MaterialData, plan: Plan, p: rp.TransportBudget) -> Verdict:
-    n = sum(d.cost[x][s] * q for (x, s, _), q in plan.items())
+    n = _transport_cost(d, plan)
     return OK if n <= p.max else (False, f"transport costs {n} (budget {p.max})")
 
 
@@ -189,12 +193,11 @@ def _single_source(d: MaterialData, plan: Plan, p: rp.SingleSource) -> Verdict:
 
 @check("min_shipment")
 def _min_shipment(d: MaterialData, plan: Plan, p: rp.MinShipment) -> Verdict:
-    routes = _by_route(plan)
-    for depot in d.depots:
-        for site in d.sites:
-            n = routes.get((depot.id, site.id), 0)
-            if 0 < n < p.min:
-                return False, f"only {n} units go from {depot.id} to {site.id} (a delivery is at least {p.min})"
+    routes, least = _by_route(plan), p.min
+    for key, depot, site in d.route_pairs:
+        n = routes.get(key, 0)
+        if 0 < n < least:
+            return False, f"only {n} units go from {depot} to {site} (a delivery is at least {least})"
     return OK
 
 
@@ -227,15 +230,21 @@ def _depot_failure(d: MaterialData, plan: Plan, p: NoParams) -> Verdict:
 
 # -- objective -------------------------------------------------------------------------
 def objective_value(d: MaterialData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
-    if term.kind == "shortage":
-        got = _by_site_material(plan)
-        return sum(s.priority * (want - got.get((s.id, m), 0)) for s in d.sites for m, want in s.requests.items())
-    if term.kind == "transport_cost":
-        return sum(d.cost[x][s] * q for (x, s, _), q in plan.items())
-    if term.kind == "route_score":
+    kind = term.kind  # read once: the chain below tests it several times
+    if kind == "shortage":
+        got, total = _by_site_material(plan), 0
+        for key, priority, want in d.shortage_terms:
+            total += priority * (want - got.get(key, 0))
+        return total
+    if kind == "transport_cost":
+        return _transport_cost(d, plan)
+    if kind == "route_score":
         dn, sn, mn = d.numbers
-        return sum(q * mn[m] * (10 * dn[x] + sn[s]) for (x, s, m), q in plan.items())
-    if term.kind == "changes":
+        total = 0
+        for (x, s, m), q in plan.items():
+            total += q * mn[m] * (10 * dn[x] + sn[s])
+        return total
+    if kind == "changes":
         old = {(x, s, m): q for x, s, m, q in as_model(tp, rp.CurrentShipments).existing}
         return sum(1 for cell in set(old) | set(plan) if old.get(cell, 0) != plan.get(cell, 0))
     raise ValueError(f"unknown objective kind {term.kind!r}")
@@ -270,13 +279,20 @@ class MaterialAllocation(TaskChecker):
         seen: set[tuple[str, str, str]] = set()
         cells = d.cell_set
         depots, sites, materials = lk["depot"], lk["site"], lk["material"]
+        exact_depot, exact_site, exact_material = depots.exact, sites.exact, materials.exact
         for k, row in enumerate(rows):
             if not isinstance(row, dict):
                 return None, f"shipment {k + 1} is not an object"
             depot, site, material = row.get("depot"), row.get("site"), row.get("material")
             if not (isinstance(depot, str) and isinstance(site, str) and isinstance(material, str)):
                 return None, f"shipment {k + 1} needs string fields 'depot', 'site' and 'material'"
-            x, s, m = depots.get(norm(depot)), sites.get(norm(site)), materials.get(norm(material))
+            x, s, m = exact_depot.get(depot), exact_site.get(site), exact_material.get(material)
+            if x is None:
+                x = depots.get(norm(depot))
+            if s is None:
+                s = sites.get(norm(site))
+            if m is None:
+                m = materials.get(norm(material))
             if x is None:
                 return None, f"shipment {k + 1} names unknown depot {depot[:40]!r}"
             if s is None:
@@ -284,7 +300,9 @@ class MaterialAllocation(TaskChecker):
             if m is None:
                 return None, f"shipment {k + 1} names unknown material {material[:40]!r}"
             cell = (x, s, m)
-            q = stated_int(row.get("units"))
+            q = row.get("units")
+            if type(q) is not int:  # an int stands for itself; anything else is read by stated_int
+                q = stated_int(q)
             if q is None or not 0 <= q <= MAX_QUANTITY:
                 return None, f"shipment {k + 1} needs whole non-negative 'units'"
             if cell not in cells and q:

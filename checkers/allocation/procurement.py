@@ -42,8 +42,9 @@ def check(kind: str) -> Callable[[Check], Check]:
 # -- derived figures -------------------------------------------------------------------
 def arrivals(d: ProcurementData, plan: Plan) -> dict[str, list[int]]:
     out = {i.id: [0] * len(d.periods) for i in d.items}
+    lead = d.lead_times
     for (s, i, t), q in plan.items():
-        out[i][d.arrival(s, t)] += q
+        out[i][t + lead[s]] += q
     return out
 
 
@@ -51,11 +52,12 @@ def stock_levels(d: ProcurementData, plan: Plan) -> dict[str, list[int]]:
     """End-of-period stock per item (negative when demand went unmet)."""
     arr = arrivals(d, plan)
     out = {}
+    periods = range(len(d.periods))
     for item in d.items:
-        level, levels = item.initial_stock, []
-        for t in range(len(d.periods)):
-            level += arr[item.id][t]
-            level -= item.demand[t]
+        level, levels, incoming, demand = item.initial_stock, [], arr[item.id], item.demand
+        for t in periods:
+            level += incoming[t]
+            level -= demand[t]
             levels.append(level)
         out[item.id] = levels
     return out
@@ -65,9 +67,19 @@ def ordered(d: ProcurementData, plan: Plan, supplier: str, t: int) -> int:
     return sum(q for (s, _, u), q in plan.items() if s == supplier and u == t)
 
 
-def spend_in(d: ProcurementData, plan: Plan, t: int) -> int:
+def _ordered_by(plan: Plan) -> dict[tuple[str, int], int]:
+    """(supplier, order period) -> :func:`ordered`, in one pass (absent: nothing ordered)."""
+    out: dict[tuple[str, int], int] = {}
+    for (s, _, t), q in plan.items():
+        out[s, t] = out.get((s, t), 0) + q
+    return out
+
+
+def spend_in(d: ProcurementData, plan: Plan, t: int, by: dict[tuple[str, int], int] | None = None) -> int:
+    """What the orders placed in period ``t`` cost (``by``: :func:`_ordered_by` of the plan)."""
+    by = _ordered_by(plan) if by is None else by
     total = sum(d.prices[s, i] * q for (s, i, u), q in plan.items() if u == t)
-    return total + sum(s.fixed_cost for s in d.suppliers if ordered(d, plan, s.id, t) > 0)
+    return total + sum(s.fixed_cost for s in d.suppliers if by.get((s.id, t), 0) > 0)
 
 
 # -- rule checks -----------------------------------------------------------------------
@@ -82,9 +94,10 @@ def _inventory_balance(d: ProcurementData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("supplier_capacity")
 def _supplier_capacity(d: ProcurementData, plan: Plan, p: NoParams) -> Verdict:
+    by = _ordered_by(plan)
     for s in d.suppliers:
         for t in range(len(d.periods)):
-            n = ordered(d, plan, s.id, t)
+            n = by.get((s.id, t), 0)
             if n > s.capacity:
                 return False, f"{s.id} gets orders for {n} units in {d.periods[t]} (capacity {s.capacity})"
     return OK
@@ -92,8 +105,9 @@ def _supplier_capacity(d: ProcurementData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("period_budget")
 def _period_budget(d: ProcurementData, plan: Plan, p: rp.PeriodBudget) -> Verdict:
+    by = _ordered_by(plan)
     for t in range(len(d.periods)):
-        spent = spend_in(d, plan, t)
+        spent = spend_in(d, plan, t, by)
         if spent > p.max:
             return False, f"spending in {d.periods[t]} is {spent} (budget {p.max})"
     return OK
@@ -101,9 +115,10 @@ def _period_budget(d: ProcurementData, plan: Plan, p: rp.PeriodBudget) -> Verdic
 
 @check("min_order")
 def _min_order(d: ProcurementData, plan: Plan, p: rp.MinOrder) -> Verdict:
+    by = _ordered_by(plan)
     for supplier, least in p.min.items():
         for t in range(len(d.periods)):
-            n = ordered(d, plan, supplier, t)
+            n = by.get((supplier, t), 0)
             if 0 < n < least:
                 return False, f"the order with {supplier} in {d.periods[t]} is {n} units (minimum {least})"
     return OK
@@ -111,8 +126,9 @@ def _min_order(d: ProcurementData, plan: Plan, p: rp.MinOrder) -> Verdict:
 
 @check("supplier_closed")
 def _supplier_closed(d: ProcurementData, plan: Plan, p: rp.SupplierClosed) -> Verdict:
+    by = _ordered_by(plan)
     for label in p.periods:
-        if ordered(d, plan, p.supplier, d.period_index[label]) > 0:
+        if by.get((p.supplier, d.period_index[label]), 0) > 0:
             return False, f"an order is placed with {p.supplier} in {label}, when it takes none"
     return OK
 
@@ -204,8 +220,9 @@ def _contract_minimum(d: ProcurementData, plan: Plan, p: rp.ContractMinimum) -> 
 @check("order_gap")
 def _order_gap(d: ProcurementData, plan: Plan, p: rp.OrderGap) -> Verdict:
     s = p.supplier
+    by = _ordered_by(plan)
     for t in range(len(d.periods) - 1):
-        if ordered(d, plan, s, t) > 0 and ordered(d, plan, s, t + 1) > 0:
+        if by.get((s, t), 0) > 0 and by.get((s, t + 1), 0) > 0:
             return False, f"orders are placed with {s} in both {d.periods[t]} and {d.periods[t + 1]}"
     return OK
 
@@ -259,16 +276,18 @@ def _delay_robust(d: ProcurementData, plan: Plan, p: NoParams) -> Verdict:
 
 # -- objective -------------------------------------------------------------------------
 def objective_value(d: ProcurementData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
-    if term.kind == "total_cost":
+    kind = term.kind  # read once: the chain below tests it several times
+    if kind == "total_cost":
         purchase = sum(d.prices[s, i] * q for (s, i, _), q in plan.items())
-        fixed = sum(s.fixed_cost for s in d.suppliers for t in range(len(d.periods)) if ordered(d, plan, s.id, t) > 0)
+        by = _ordered_by(plan)
+        fixed = sum(s.fixed_cost for s in d.suppliers for t in range(len(d.periods)) if by.get((s.id, t), 0) > 0)
         levels = stock_levels(d, plan)
         holding = sum(i.holding_cost * level for i in d.items for level in levels[i.id])
         return purchase + fixed + holding
-    if term.kind == "order_score":
+    if kind == "order_score":
         number = {s.id: n for n, s in enumerate(d.suppliers, 1)}
         return sum(q * (10 * number[s] + t + 1) for (s, _, t), q in plan.items())
-    if term.kind == "changes":
+    if kind == "changes":
         old = {(s, i, d.period_index[label]): q for s, i, label, q in as_model(tp, rp.CurrentOrders).existing}
         return sum(1 for cell in set(old) | set(plan) if old.get(cell, 0) != plan.get(cell, 0))
     raise ValueError(f"unknown objective kind {term.kind!r}")
@@ -301,19 +320,31 @@ class Procurement(TaskChecker):
             return None, "'orders' is missing or not a list"
         plan: Plan = {}
         seen: set[tuple[str, str, int]] = set()
+        suppliers, items, weeks = lk["supplier"], lk["item"], lk["week"]
+        exact_supplier, exact_item, exact_week = suppliers.exact, items.exact, weeks.exact
         for k, row in enumerate(rows):
             if not isinstance(row, dict):
                 return None, f"order {k + 1} is not an object"
-            names = [v for f in ("supplier", "item", "week") if isinstance(v := row.get(f), str)]
-            if len(names) < 3:  # some field is missing or not a string
+            supplier, item, week = row.get("supplier"), row.get("item"), row.get("week")
+            if not (isinstance(supplier, str) and isinstance(item, str) and isinstance(week, str)):
                 return None, f"order {k + 1} needs string fields 'supplier', 'item' and 'week'"
-            found = [lk[f].get(norm(v)) for f, v in zip(("supplier", "item", "week"), names)]
-            for f, v, hit in zip(("supplier", "item", "week"), names, found):
-                if hit is None:
-                    return None, f"order {k + 1} names unknown {f} {v[:40]!r}"
-            s, i, label = found
+            s, i, label = exact_supplier.get(supplier), exact_item.get(item), exact_week.get(week)
+            if s is None:
+                s = suppliers.get(norm(supplier))
+            if i is None:
+                i = items.get(norm(item))
+            if label is None:
+                label = weeks.get(norm(week))
+            if s is None:
+                return None, f"order {k + 1} names unknown supplier {supplier[:40]!r}"
+            if i is None:
+                return None, f"order {k + 1} names unknown item {item[:40]!r}"
+            if label is None:
+                return None, f"order {k + 1} names unknown week {week[:40]!r}"
             t = d.period_index[label]
-            q = stated_int(row.get("quantity"))
+            q = row.get("quantity")
+            if type(q) is not int:  # an int stands for itself; anything else is read by stated_int
+                q = stated_int(q)
             if q is None or not 0 <= q <= MAX_QUANTITY:
                 return None, f"order {k + 1} needs a whole non-negative 'quantity'"
             if (s, i) not in d.prices:
@@ -337,9 +368,10 @@ class Procurement(TaskChecker):
 
     def verification(self, d: ProcurementData, plan: Plan) -> dict[str, dict[str, int]]:
         spend = {}
+        by = _ordered_by(plan)
         for s in d.suppliers:
             units = sum(d.prices[s.id, i] * q for (x, i, _), q in plan.items() if x == s.id)
-            fixed = s.fixed_cost * sum(1 for t in range(len(d.periods)) if ordered(d, plan, s.id, t) > 0)
+            fixed = s.fixed_cost * sum(1 for t in range(len(d.periods)) if by.get((s.id, t), 0) > 0)
             spend[s.id] = units + fixed
         levels = stock_levels(d, plan)
         return {"spend": spend, "closing_stock": {i.id: levels[i.id][-1] for i in d.items}}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
@@ -33,7 +33,7 @@ from pbsolve.checkers.scheduling.rule_params import (
     WeightedEnd,
     Window,
 )
-from pbsolve.checking import TaskChecker, figures_schema
+from pbsolve.checking import TaskChecker, exact_names, figures_schema, remember
 from pbsolve.checking import answer_schema as generic_answer_schema
 from pbsolve.checking import check_answer as generic_check_answer
 from pbsolve.params import NoParams, Params, TypedParams, as_model, parse
@@ -49,10 +49,18 @@ _SPACES = re.compile(r"\s+")
 
 def _norm(text: str) -> str:
     """Case- and space-insensitive key; '9:00' and '09:00' read alike."""
+    found = _norm_cache.get(text)
+    return found if found is not None else remember(_norm_cache, text, _norm_text(text))
+
+
+def _norm_text(text: str) -> str:
     key = _SPACES.sub(" ", text.strip().lower())
     if len(key) == 5 and key[0] == "0" and key[2] == ":":
         key = key[1:]
     return key
+
+
+_norm_cache: dict[str, str] = {}
 
 
 class Lookups:
@@ -63,6 +71,10 @@ class Lookups:
         self.slots = {_norm(s.id): i for i, s in enumerate(data.slots)}
         self.rooms = {_norm(r.id): r.id for r in data.rooms}
         self.starts = {e.id: frozenset(data.starts(e)) for e in data.events}
+        # the instance's own spellings, read without normalising (exact_names)
+        self.exact_events = exact_names(self.events, [e.id for e in data.events], _norm)
+        self.exact_slots = exact_names(self.slots, [s.id for s in data.slots], _norm)
+        self.exact_rooms = exact_names(self.rooms, [r.id for r in data.rooms], _norm)
 
 
 def read_plan(
@@ -76,7 +88,8 @@ def read_plan(
     if not isinstance(schedule, list):
         return None, "'schedule' is missing or not a list"
     lk = lookups or Lookups(data)
-    events, slots, rooms = lk.events, lk.slots, lk.rooms
+    events, slots, rooms, starts = lk.events, lk.slots, lk.rooms, lk.starts
+    exact_events, exact_slots, exact_rooms = lk.exact_events, lk.exact_slots, lk.exact_rooms
     plan: Plan = {}
     for k, row in enumerate(schedule):
         if not isinstance(row, dict):
@@ -84,43 +97,42 @@ def read_plan(
         ev, start, room = row.get("event"), row.get("start"), row.get("room")
         if not (isinstance(ev, str) and isinstance(start, str) and isinstance(room, str)):
             return None, f"schedule entry {k + 1} needs string fields 'event', 'start' and 'room'"
-        e = events.get(_norm(ev))
+        e = exact_events.get(ev)
+        if e is None:
+            e = events.get(_norm(ev))
         if e is None:
             return None, f"schedule entry {k + 1} names unknown event {ev[:40]!r}"
-        if e.id in plan:
-            return None, f"event {e.id} appears more than once"
-        s = slots.get(_norm(start))
+        eid = e.id
+        if eid in plan:
+            return None, f"event {eid} appears more than once"
+        s = exact_slots.get(start)
         if s is None:
-            return None, f"event {e.id} has unknown start {start[:40]!r}"
-        if s not in lk.starts[e.id]:
-            return None, f"event {e.id} starting at {data.slots[s].id} would run past the end of the day"
-        r = rooms.get(_norm(room))
+            s = slots.get(_norm(start))
+        if s is None:
+            return None, f"event {eid} has unknown start {start[:40]!r}"
+        if s not in starts[eid]:
+            return None, f"event {eid} starting at {data.slots[s].id} would run past the end of the day"
+        r = exact_rooms.get(room)
         if r is None:
-            return None, f"event {e.id} has unknown room {room[:40]!r}"
-        plan[e.id] = (s, r)
+            r = rooms.get(_norm(room))
+        if r is None:
+            return None, f"event {eid} has unknown room {room[:40]!r}"
+        plan[eid] = (s, r)
         if backups is not None:
             b = row.get("backup")
-            b_id = rooms.get(_norm(b)) if isinstance(b, str) else None
+            b_id = (exact_rooms.get(b) or rooms.get(_norm(b))) if isinstance(b, str) else None
             if b_id is None:
-                return None, f"event {e.id} needs a 'backup' room from the room list"
-            backups[e.id] = b_id
-    missing = [e.id for e in data.events if e.id not in plan]
+                return None, f"event {eid} needs a 'backup' room from the room list"
+            backups[eid] = b_id
+    missing = [eid for eid, _ in data.spans if eid not in plan]
     if missing:
         return None, f"events missing from the schedule: {', '.join(missing)}"
     return plan, "complete plan"
 
 
 # -- rule checks ---------------------------------------------------------------------
-def _slots(plan: Plan, e: Event) -> range:
-    return range(plan[e.id][0], plan[e.id][0] + e.duration)
-
-
 def _day(data: TimetableData, plan: Plan, e: Event) -> int:
     return data.slots[plan[e.id][0]].day
-
-
-def _of(data: TimetableData, person: str) -> list[Event]:
-    return [e for e in data.events if person in e.people]
 
 
 Check = Callable[[TimetableData, Plan, Any], Verdict]  # (data, plan, the rule's Params model) -> verdict
@@ -140,18 +152,26 @@ OK: Verdict = (True, "holds")
 
 @check("availability")
 def _availability(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
-    for e in d.events:
-        for person in e.people:
-            off = set(d.person_by_id[person].unavailable)
-            for t in _slots(plan, e):
-                if d.slots[t].id in off:
-                    return False, f"{person} is unavailable at {d.slots[t].id} during {e.id}"
+    # Slots as bit sets (bit t: slot index t): an event's slots meet a person's unavailable
+    # ones exactly when the two sets share a bit, and the lowest shared bit is the first
+    # slot of the event at which the person is unavailable.
+    off = d.unavailable_masks
+    for eid, duration, people in d.event_rows:
+        busy = ((1 << duration) - 1) << plan[eid][0]
+        for person in people:
+            clash = off[person] & busy
+            if clash:
+                t = (clash & -clash).bit_length() - 1
+                return False, f"{person} is unavailable at {d.slots[t].id} during {eid}"
     return OK
 
 
 @check("room_fit")
 def _room_fit(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
-    for e in d.events:
+    for k, ((eid, _), fits) in enumerate(zip(d.spans, d.room_fits)):
+        if plan[eid][1] in fits:
+            continue  # a room with the seats and every feature (the tests below all pass)
+        e = d.events[k]
         room = d.room_by_id[plan[e.id][1]]
         if room.seats < e.size:
             return False, f"{e.id} needs {e.size} seats; {room.id} has {room.seats}"
@@ -161,20 +181,32 @@ def _room_fit(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
     return OK
 
 
-def _clash(d: TimetableData, plan: Plan, group: list[Event], who: str) -> Verdict:
-    seen: dict[int, str] = {}
-    for e in group:
-        for t in _slots(plan, e):
-            if t in seen:
-                return False, f"{who} is in {seen[t]} and {e.id} at {d.slots[t].id}"
-            seen[t] = e.id
+def _clash(d: TimetableData, plan: Plan, group: Sequence[Event], who: str) -> Verdict:
+    """The first event of ``group`` (in order) that uses a slot an earlier one uses, at the
+    first such slot of it."""
+    return _clash_spans(d, plan, [(e.id, e.duration) for e in group], who)
+
+
+def _clash_spans(d: TimetableData, plan: Plan, spans: Sequence[tuple[str, int]], who: str) -> Verdict:
+    """:func:`_clash` of the events given as (id, duration). Slots are kept as a bit set
+    (bit t: slot index t); the earlier events never overlap each other, so exactly one of
+    them holds the slot found."""
+    taken = 0
+    for k, (eid, duration) in enumerate(spans):
+        mine = ((1 << duration) - 1) << plan[eid][0]
+        both = taken & mine
+        if both:
+            t = (both & -both).bit_length() - 1
+            first = next(x for x, n in spans[:k] if plan[x][0] <= t < plan[x][0] + n)
+            return False, f"{who} is in {first} and {eid} at {d.slots[t].id}"
+        taken |= mine
     return OK
 
 
 @check("person_no_overlap")
 def _person_no_overlap(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
-    for person in d.people:
-        verdict = _clash(d, plan, _of(d, person.id), person.id)
+    for person, spans in d.person_spans:
+        verdict = _clash_spans(d, plan, spans, person)
         if not verdict[0]:
             return verdict
     return OK
@@ -182,8 +214,11 @@ def _person_no_overlap(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("room_no_overlap")
 def _room_no_overlap(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
-    for room in d.rooms:
-        verdict = _clash(d, plan, [e for e in d.events if plan[e.id][1] == room.id], f"room {room.id}")
+    held: dict[str, list[tuple[str, int]]] = {}  # room id -> its events, in list order
+    for span in d.spans:
+        held.setdefault(plan[span[0]][1], []).append(span)
+    for room in d.room_ids:
+        verdict = _clash_spans(d, plan, held.get(room, ()), f"room {room}")
         if not verdict[0]:
             return verdict
     return OK
@@ -195,10 +230,9 @@ def _ends_before(plan: Plan, a: Event, b: Event) -> bool:
 
 @check("series_order")
 def _series_order(d: TimetableData, plan: Plan, p: NoParams) -> Verdict:
-    for members in d.series_members().values():
-        for a, b in itertools.pairwise(members):
-            if not _ends_before(plan, a, b):
-                return False, f"{a.id} does not end before {b.id} starts"
+    for a, duration, b in d.series_pairs:
+        if not plan[a][0] + duration <= plan[b][0]:
+            return False, f"{a} does not end before {b} starts"
     return OK
 
 
@@ -224,24 +258,28 @@ def _deadline(d: TimetableData, plan: Plan, p: Deadline) -> Verdict:
 @check("blocked_slots")
 def _blocked(d: TimetableData, plan: Plan, p: BlockedSlots) -> Verdict:
     blocked = set(p.slots)
-    for e in d.events:
-        for t in _slots(plan, e):
-            if d.slots[t].id in blocked:
-                return False, f"{e.id} uses blocked slot {d.slots[t].id}"
+    ids = d.slot_ids
+    for eid, duration in d.spans:
+        start = plan[eid][0]
+        for t in range(start, start + duration):
+            if ids[t] in blocked:
+                return False, f"{eid} uses blocked slot {ids[t]}"
     return OK
 
 
-def _count_by_day(d: TimetableData, plan: Plan, events: list[Event]) -> list[int]:
+def _count_days(d: TimetableData, plan: Plan, spans: Sequence[tuple[str, int]]) -> list[int]:
+    """How many of the events given as (id, duration) fall on each day."""
     counts = [0] * len(d.days)
-    for e in events:
-        counts[_day(d, plan, e)] += 1
+    days = d.slot_days
+    for eid, _ in spans:
+        counts[days[plan[eid][0]]] += 1
     return counts
 
 
 @check("daily_limit")
 def _daily_limit(d: TimetableData, plan: Plan, p: DailyLimit) -> Verdict:
     for person in p.people:
-        counts = _count_by_day(d, plan, _of(d, person))
+        counts = _count_days(d, plan, d.spans_of(person))
         for day, n in enumerate(counts):
             if n > p.max:
                 return False, f"{person} has {n} on {d.days[day]} (max {p.max})"
@@ -250,7 +288,7 @@ def _daily_limit(d: TimetableData, plan: Plan, p: DailyLimit) -> Verdict:
 
 @check("day_cap")
 def _day_cap(d: TimetableData, plan: Plan, p: DayCap) -> Verdict:
-    for day, n in enumerate(_count_by_day(d, plan, list(d.events))):
+    for day, n in enumerate(_count_days(d, plan, d.spans)):
         if n > p.max:
             return False, f"{n} events on {d.days[day]} (max {p.max})"
     return OK
@@ -273,20 +311,24 @@ def _priority_order(d: TimetableData, plan: Plan, p: PriorityOrder) -> Verdict:
 
 @check("person_buffer")
 def _person_buffer(d: TimetableData, plan: Plan, p: PersonBuffer) -> Verdict:
-    mine = sorted(_of(d, p.person), key=lambda e: plan[e.id][0])
-    for i, a in enumerate(mine):
-        for b in mine[i + 1 :]:
-            if _day(d, plan, a) != _day(d, plan, b):
+    mine = sorted(d.spans_of(p.person), key=lambda span: plan[span[0]][0])
+    days = d.slot_days
+    for i, (a, duration) in enumerate(mine):
+        for b, _ in mine[i + 1 :]:
+            if days[plan[a][0]] != days[plan[b][0]]:
                 continue
-            free = plan[b.id][0] - (plan[a.id][0] + a.duration)
+            free = plan[b][0] - (plan[a][0] + duration)
             if free < p.gap:
-                return False, f"{p.person} has {max(free, 0)} free slot(s) between {a.id} and {b.id}"
+                return False, f"{p.person} has {max(free, 0)} free slot(s) between {a} and {b}"
     return OK
 
 
 @check("max_consecutive")
 def _max_consecutive(d: TimetableData, plan: Plan, p: MaxConsecutive) -> Verdict:
-    busy = {t for e in _of(d, p.person) for t in _slots(plan, e)}
+    mine = d.spans_of(p.person)
+    if sum(n for _, n in mine) <= p.max:
+        return OK  # a run of busy slots is never longer than all their events together
+    busy = {t for eid, n in mine for t in range(plan[eid][0], plan[eid][0] + n)}
     run, prev_day = 0, None
     for t, slot in enumerate(d.slots):
         if slot.day != prev_day:
@@ -317,22 +359,26 @@ def _same_room(d: TimetableData, plan: Plan, p: SameRoom) -> Verdict:
 @check("person_absent")
 def _person_absent(d: TimetableData, plan: Plan, p: PersonAbsent) -> Verdict:
     gone = set(p.slots)
-    for e in _of(d, p.person):
-        for t in _slots(plan, e):
-            if d.slots[t].id in gone:
-                return False, f"{p.person} is absent at {d.slots[t].id} but attends {e.id}"
+    ids = d.slot_ids
+    for eid, duration in d.spans_of(p.person):
+        start = plan[eid][0]
+        for t in range(start, start + duration):
+            if ids[t] in gone:
+                return False, f"{p.person} is absent at {ids[t]} but attends {eid}"
     return OK
 
 
 @check("room_closed")
 def _room_closed(d: TimetableData, plan: Plan, p: RoomClosed) -> Verdict:
     gone = set(p.slots)
-    for e in d.events:
-        if plan[e.id][1] != p.room:
+    ids = d.slot_ids
+    for eid, duration in d.spans:
+        start, room = plan[eid]
+        if room != p.room:
             continue
-        for t in _slots(plan, e):
-            if d.slots[t].id in gone:
-                return False, f"{e.id} uses {p.room} at {d.slots[t].id} while it is closed"
+        for t in range(start, start + duration):
+            if ids[t] in gone:
+                return False, f"{eid} uses {p.room} at {ids[t]} while it is closed"
     return OK
 
 
@@ -359,8 +405,11 @@ def backup_verdict(d: TimetableData, plan: Plan, backups: dict[str, str]) -> Ver
         moved = {
             e.id: (plan[e.id][0], backups[e.id] if plan[e.id][1] == failed.id else plan[e.id][1]) for e in d.events
         }
+        held: dict[str, list[Event]] = {}  # room id -> its events after the failure, in list order
+        for e in d.events:
+            held.setdefault(moved[e.id][1], []).append(e)
         for room in d.rooms:
-            verdict = _clash(d, moved, [e for e in d.events if moved[e.id][1] == room.id], f"room {room.id}")
+            verdict = _clash(d, moved, held.get(room.id, ()), f"room {room.id}")
             if not verdict[0]:
                 return False, f"if {failed.id} fails: {verdict[1]}"
     return OK
@@ -371,23 +420,43 @@ def objective_value(
     d: TimetableData, plan: Plan, term: ObjectiveTerm, tp: Params, backups: dict[str, str] | None = None
 ) -> int:
     """The plan's figure for one objective term (``tp``: the term's parsed parameters)."""
-    if term.kind == "changes":
+    kind = term.kind  # read once: the chain below tests it several times
+    if kind == "changes":
         old = as_model(tp, CurrentSchedule).existing
-        return sum(1 for e in d.events if (d.slots[plan[e.id][0]].id, plan[e.id][1]) != tuple(old[e.id]))
-    if term.kind == "backup_cost":
+        ids, total = d.slot_ids, 0
+        for eid, _ in d.spans:
+            start, room = plan[eid]
+            if (ids[start], room) != tuple(old[eid]):
+                total += 1
+        return total
+    if kind == "backup_cost":
         return sum(d.room_by_id[(backups or {})[e.id]].cost for e in d.events)
-    if term.kind == "weighted_end":
+    if kind == "weighted_end":
         w = as_model(tp, WeightedEnd).weights
-        return sum(w[e.id] * (d.slots[plan[e.id][0]].value + e.duration) for e in d.events)
-    if term.kind == "room_cost":
-        return sum(d.room_by_id[plan[e.id][1]].cost for e in d.events)
-    if term.kind == "slot_penalty":
+        values, total = d.slot_values, 0
+        for eid, duration in d.spans:
+            total += w[eid] * (values[plan[eid][0]] + duration)
+        return total
+    if kind == "room_cost":
+        costs, total = d.room_costs, 0
+        for eid, _ in d.spans:
+            total += costs[plan[eid][1]]
+        return total
+    if kind == "slot_penalty":
         pen = as_model(tp, SlotPenalty).penalty
-        return sum(pen.get(d.slots[t].id, 0) for e in d.events for t in _slots(plan, e))
-    if term.kind == "same_day_pairs":
-        return sum(
-            max(n - 1, 0) for pid in as_model(tp, SameDayPairs).people for n in _count_by_day(d, plan, _of(d, pid))
-        )
+        ids, total = d.slot_ids, 0
+        for eid, duration in d.spans:
+            start = plan[eid][0]
+            for t in range(start, start + duration):
+                total += pen.get(ids[t], 0)
+        return total
+    if kind == "same_day_pairs":
+        total = 0
+        for pid in as_model(tp, SameDayPairs).people:
+            for n in _count_days(d, plan, d.spans_of(pid)):
+                if n > 1:
+                    total += n - 1
+        return total
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
@@ -403,18 +472,22 @@ def evaluate(
     the answer's backup room per event, which only ``room_backup`` reads; ``typed``: the
     instance's parsed parameters, else each item is parsed here)."""
     typed = typed or TypedParams(RULE_PARAMS, TERM_PARAMS)
-    verdicts = {
-        r.id: backup_verdict(d, plan, backups or {})
-        if r.kind == "room_backup"
-        else CHECKS[r.kind](d, plan, typed.rule(r))
-        for r in rules
-    }
+    verdicts: dict[str, Verdict] = {}
+    for r in rules:
+        kind = r.kind
+        verdicts[r.id] = (
+            backup_verdict(d, plan, backups or {}) if kind == "room_backup" else CHECKS[kind](d, plan, typed.rule(r))
+        )
     return verdicts, {t.id: objective_value(d, plan, t, typed.term(t), backups) for t in objective}
 
 
 def verification_figures(d: TimetableData, plan: Plan) -> dict[str, dict[str, int]]:
-    busy = {p.id: sum(e.duration for e in _of(d, p.id)) for p in d.people}
-    rooms = {r.id: sum(1 for e in d.events if plan[e.id][1] == r.id) for r in d.rooms}
+    busy = dict(d.busy_by_person)
+    held: dict[str, int] = {}
+    for eid, _ in d.spans:
+        room = plan[eid][1]
+        held[room] = held.get(room, 0) + 1
+    rooms = {r: held.get(r, 0) for r in d.room_ids}
     return {"busy": busy, "rooms": rooms}
 
 

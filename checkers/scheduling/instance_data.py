@@ -8,6 +8,7 @@ model reads the same container but encodes every rule on its own.
 
 from __future__ import annotations
 
+import itertools
 from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -91,6 +92,99 @@ class TimetableData(BaseModel):
                 if i + d <= len(self.slots) and all(self.slots[j].day == s.day for j in range(i, i + d))
             ]
         return out
+
+    # -- derived tables the checks read on every answer (computed once per data object) --
+    @cached_property
+    def events_by_person(self) -> dict[str, tuple[Event, ...]]:
+        """Person id -> the events they attend, in list order (people of the people list)."""
+        return {p.id: tuple(e for e in self.events if p.id in e.people) for p in self.people}
+
+    @cached_property
+    def slot_ids(self) -> tuple[str, ...]:
+        """The id of each slot, by slot index."""
+        return tuple(s.id for s in self.slots)
+
+    @cached_property
+    def slot_days(self) -> tuple[int, ...]:
+        """The day of each slot, by slot index."""
+        return tuple(s.day for s in self.slots)
+
+    @cached_property
+    def unavailable_masks(self) -> dict[str, int]:
+        """Person id -> bit set of the slot indices whose slot they cannot attend."""
+        return {p.id: self.slot_mask(p.unavailable) for p in self.people}
+
+    def slot_mask(self, slot_ids: tuple[str, ...] | list[str]) -> int:
+        """Bit set of the slot indices whose slot id is one of ``slot_ids``."""
+        wanted = set(slot_ids)
+        return sum(1 << t for t, s in enumerate(self.slots) if s.id in wanted)
+
+    @cached_property
+    def room_fits(self) -> tuple[frozenset[str], ...]:
+        """For each event (by position), the ids of the rooms (as :attr:`room_by_id` reads
+        them) with enough seats and every feature it needs."""
+        rooms = self.room_by_id
+        return tuple(
+            frozenset(rid for rid, r in rooms.items() if r.seats >= e.size and all(f in r.features for f in e.needs))
+            for e in self.events
+        )
+
+    @cached_property
+    def series_groups(self) -> tuple[tuple[Event, ...], ...]:
+        """:meth:`series_members`' groups, in order."""
+        return tuple(tuple(g) for g in self.series_members().values())
+
+    # The events as plain (id, duration) pairs -- what most checks read of them, without
+    # going through the models' attribute machinery on every answer.
+    @cached_property
+    def spans(self) -> tuple[tuple[str, int], ...]:
+        """(id, duration) of each event, in list order."""
+        return tuple((e.id, e.duration) for e in self.events)
+
+    @cached_property
+    def event_rows(self) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+        """(id, duration, people) of each event, in list order."""
+        return tuple((e.id, e.duration, e.people) for e in self.events)
+
+    def spans_of(self, person: str) -> tuple[tuple[str, int], ...]:
+        """:attr:`spans` of the events ``person`` attends, in list order."""
+        found = self._spans_by_person.get(person)
+        if found is None:
+            found = tuple((e.id, e.duration) for e in self.events if person in e.people)
+        return found
+
+    @cached_property
+    def _spans_by_person(self) -> dict[str, tuple[tuple[str, int], ...]]:
+        return {pid: tuple((e.id, e.duration) for e in evs) for pid, evs in self.events_by_person.items()}
+
+    @cached_property
+    def person_spans(self) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+        """(person id, :meth:`spans_of` them) for each person, in list order."""
+        return tuple((p.id, self.spans_of(p.id)) for p in self.people)
+
+    @cached_property
+    def series_pairs(self) -> tuple[tuple[str, int, str], ...]:
+        """(id, duration, id of the next) for each event of a series followed by another."""
+        return tuple((a.id, a.duration, b.id) for g in self.series_groups for a, b in itertools.pairwise(g))
+
+    @cached_property
+    def room_ids(self) -> tuple[str, ...]:
+        return tuple(r.id for r in self.rooms)
+
+    @cached_property
+    def room_costs(self) -> dict[str, int]:
+        """Room id -> cost (as :attr:`room_by_id` reads it)."""
+        return {rid: r.cost for rid, r in self.room_by_id.items()}
+
+    @cached_property
+    def slot_values(self) -> tuple[int, ...]:
+        """The value of each slot, by slot index."""
+        return tuple(s.value for s in self.slots)
+
+    @cached_property
+    def busy_by_person(self) -> dict[str, int]:
+        """Person id -> the slots their events take (whatever the plan)."""
+        return {p.id: sum(n for _, n in self.spans_of(p.id)) for p in self.people}
 
     def series_members(self) -> dict[str, list[Event]]:
         groups: dict[str, list[Event]] = {}

@@ -53,6 +53,11 @@ TASK = TaskSpec(
         SubtaskSpec("university_labs", "University labs", "lab sessions needing equipped rooms and demonstrators"),
         SubtaskSpec("language_school", "Language school", "language courses with native-speaker preferences"),
         SubtaskSpec("training_centre", "Training centre", "professional courses sharing laptop trolleys"),
+        SubtaskSpec(
+            "part_time_tutors",
+            "Part-time tutors",
+            "adult-education courses whose part-time tutors come in only on some days",
+        ),
     ),
     pool=(
         ConstraintSpec("qualified", "basic", "a lesson's teacher teaches its subject"),
@@ -97,6 +102,10 @@ CONTEXT = {
         ("Excel", "Python", "Leadership", "Negotiation", "Data privacy"),
         ("Team North", "Team South", "Team West"),
     ),
+    "part_time_tutors": (
+        ("Pottery", "Bookkeeping", "Photography", "Web design", "First aid", "Creative writing"),
+        ("Cohort 1", "Cohort 2", "Cohort 3"),
+    ),
 }
 NEEDS = {
     "secondary_school": {"Physics": ("lab",), "Chemistry": ("lab",), "Computing": ("computers",)},
@@ -108,8 +117,21 @@ NEEDS = {
     },
     "language_school": {},
     "training_centre": {"Leadership": ("projector",), "Negotiation": ("projector",)},
+    "part_time_tutors": {"Pottery": ("kiln",), "Web design": ("computers",), "Photography": ("projector",)},
 }
-KIT_SUBJECTS = {"Computing", "Python", "Excel", "Statistics", "Data privacy", "Japanese"}
+KIT_SUBJECTS = {
+    "Computing",
+    "Python",
+    "Excel",
+    "Statistics",
+    "Data privacy",
+    "Japanese",
+    "Bookkeeping",
+    "Creative writing",
+}
+# Part-time tutors work only some days (some slots in a one-day week) and are unavailable
+# in the others; the availability rule always holds them to it.
+PART_TIME = "part_time_tutors"
 
 
 class EducationSizes(Settings):
@@ -401,6 +423,8 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EducationData, 
             if subj not in can[t] and rng.random() < 0.25:
                 can[t][subj] = rng.randint(1, 2)
     teachers = [Teacher(id=t, subjects={s: can[t][s] for s in subjects if s in can[t]}) for t in names]
+    if spec.subtask == PART_TIME:
+        teachers = _part_timers(teachers, slots, rng)
     features = sorted({f for s in subjects for f in NEEDS[spec.subtask].get(s, ())} | {"computers"})
     rooms = []
     for k, name in enumerate(rng.sample(ROOMS, n_rooms)):
@@ -432,7 +456,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EducationData, 
             needs=NEEDS[spec.subtask].get(subj, ()), kit=subj in KIT_SUBJECTS and rng.random() < 0.7,
         )  # fmt: skip
         before = [plan[k] for k, y in enumerate(lessons) if y.group == g and y.subject == subj]
-        free_t = [t.id for t in teachers if subj in t.subjects and (t.id, s) not in busy]
+        free_t = [t.id for t in teachers if subj in t.subjects and (t.id, s) not in busy and s not in t.unavailable]
         free_r = [r.id for r in rooms if _fits(x, r) and (r.id, s) not in busy]
         if not free_t or not free_r:
             continue
@@ -449,6 +473,23 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EducationData, 
     witness = {f"L{n + 1}": plan[k] for n, k in enumerate(ranked)}
     data = EducationData(slots=tuple(slots), teachers=tuple(teachers), rooms=tuple(rooms), lessons=tuple(final))
     return data, witness
+
+
+def _part_timers(teachers: list[Teacher], slots: list[Slot], rng: random.Random) -> list[Teacher]:
+    """One to half of the teachers, part-time: each works a random non-empty part of the
+    week's days (of its slots when the week has one day) and is unavailable in the rest."""
+    days = sorted({s.day for s in slots})
+    blocks = [[s.id for s in slots if s.day == dd] for dd in days] if len(days) > 1 else [[s.id] for s in slots]
+    chosen = set(rng.sample(range(len(teachers)), rng.randint(1, max(1, len(teachers) // 2))))
+    out = []
+    for k, t in enumerate(teachers):
+        if k in chosen:
+            works = set(rng.sample(range(len(blocks)), rng.randint(1, len(blocks) - 1)))
+            t = t.model_copy(
+                update={"unavailable": tuple(s for b, ids in enumerate(blocks) if b not in works for s in ids)}
+            )
+        out.append(t)
+    return out
 
 
 def _with_availability(d: EducationData, w: Witness, rng: random.Random) -> EducationData:
@@ -580,7 +621,10 @@ BUILDERS = {
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
     sampled = sampled_kinds(spec, TASK.base_rules)
-    if "availability" in sampled:
+    if spec.subtask == PART_TIME:
+        if "availability" not in sampled:
+            sampled.insert(0, "availability")  # part-timers keep to their days
+    elif "availability" in sampled:
         data = _with_availability(data, witness, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]

@@ -56,6 +56,9 @@ TASK = TaskSpec(
         SubtaskSpec("lab_partners", "Lab partners", "small lab groups with a safety lead in each"),
         SubtaskSpec("study_groups", "Study groups", "peer study groups that honour friendship wishes"),
         SubtaskSpec("sports_teams", "Sports teams", "balanced teams for a school tournament"),
+        SubtaskSpec(
+            "hackathon_teams", "Hackathon teams", "hackathon teams in which every team has a student in each role"
+        ),
     ),
     pool=(
         ConstraintSpec("group_size", "basic", "every group has between a lower and an upper number of students"),
@@ -87,7 +90,11 @@ TRACKS = {
     "lab_partners": ("Biology", "Chemistry", "Physics"),
     "study_groups": ("Maths", "History", "Languages"),
     "sports_teams": ("Defence", "Midfield", "Attack"),
+    "hackathon_teams": ("Designer", "Developer", "Presenter", "Tester"),  # roles
 }
+# tracks are roles: every witness group has one student of each role, and the diversity
+# rule (always drawn) asks every group for all of them
+ROLES = "hackathon_teams"
 
 
 class GroupingSizes(Settings):
@@ -335,19 +342,25 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[GroupingData, W
     rng.shuffle(order)
     witness_idx = [order[g * per : (g + 1) * per] for g in range(k)]
     track_of: dict[int, str] = {}
-    paired = rng.random() < 0.6
-    for grp in witness_idx:
-        if paired and per >= 2:  # tracks come in pairs inside a witness group
-            pool = list(grp)
-            while pool:
-                t = rng.choice(tracks)
-                take = pool[:2] if len(pool) != 3 else pool
-                for i in take:
-                    track_of[i] = t
-                pool = pool[len(take) :]
-        else:
-            for i in grp:
-                track_of[i] = rng.choice(tracks)
+    if spec.subtask == ROLES:  # every witness group has each role once (and extra members any role)
+        roles = rng.sample(tracks, min(per, len(tracks)))
+        for grp in witness_idx:
+            for i, t in zip(grp, [*roles, *(rng.choice(roles) for _ in range(per - len(roles)))]):
+                track_of[i] = t
+    else:
+        paired = rng.random() < 0.6
+        for grp in witness_idx:
+            if paired and per >= 2:  # tracks come in pairs inside a witness group
+                pool = list(grp)
+                while pool:
+                    t = rng.choice(tracks)
+                    take = pool[:2] if len(pool) != 3 else pool
+                    for i in take:
+                        track_of[i] = t
+                    pool = pool[len(take) :]
+            else:
+                for i in grp:
+                    track_of[i] = rng.choice(tracks)
     students = []
     group_of = {i: g for g, grp in enumerate(witness_idx) for i in grp}
     for i in range(n):
@@ -478,7 +491,10 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     per = len(witness[0])
     base: list[tuple[str, Tier, Params]] = [("group_size", tiers["group_size"], rp.GroupSize(min=per, max=per))]
-    rules = witness_rules(base, sampled_kinds(spec, TASK.base_rules), tiers, BUILDERS, data, witness, rng)
+    sampled = sampled_kinds(spec, TASK.base_rules)
+    if spec.subtask == ROLES and "diversity" not in sampled:
+        sampled.insert(0, "diversity")  # every role in every group
+    rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng)
     first, second = (
         ("skill_spread", "unmet_wishes") if spec.subtask == "sports_teams" else ("unmet_wishes", "skill_spread")
     )

@@ -54,6 +54,11 @@ TASK = TaskSpec(
         SubtaskSpec("hospital_supplies", "Hospital supplies", "protective equipment and oxygen for hospitals"),
         SubtaskSpec("school_devices", "School devices", "laptops and textbooks for schools"),
         SubtaskSpec("food_bank", "Food bank", "parcels and fresh produce for community centres"),
+        SubtaskSpec(
+            "vaccine_cold_chain",
+            "Vaccine cold chain",
+            "vaccines held at the one cold store and sent only to the clinics with a vaccine fridge",
+        ),
     ),
     pool=(
         ConstraintSpec("depot_stock", "basic", "a depot sends no more of a material than it holds"),
@@ -94,7 +99,12 @@ CONTEXT = {
         (("Parcels", "parcels"), ("Fresh produce", "crates"), ("Baby formula", "tins"), ("Hygiene packs", "packs")),
         ("Canal Centre", "Mill Road", "Station Hub", "Green Lane", "Harbour Hall", "Old Market"),
     ),
+    "vaccine_cold_chain": (
+        (("Vaccines", "vials"), ("Syringes", "boxes"), ("Test kits", "cartons"), ("Masks", "boxes")),
+        ("Northside Clinic", "Harbour Clinic", "Valley Surgery", "Market Pharmacy", "Hilltop Centre", "Riverside Home"),
+    ),
 }
+COLD_CHAIN = "vaccine_cold_chain"  # its first material needs cold storage (see _cold_chain)
 
 
 class MaterialSizes(Settings):
@@ -301,25 +311,28 @@ Witness = dict[tuple[str, str, str], int]
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MaterialData, Witness]:
     settings = SIZES.of(spec.size)
     catalogue, site_names = CONTEXT[spec.subtask]
-    mats = [Material(id=name, unit=unit) for name, unit in rng.sample(catalogue, settings.materials)]
-    site_ids = rng.sample(site_names, settings.sites)
-    depot_ids = rng.sample(DEPOTS, settings.depots)
-    sites = []
-    for s in site_ids:
-        wants = {m.id: settings.request.draw(rng) for m in mats if rng.random() < 0.85}
-        if not wants:
-            wants = {mats[0].id: settings.request.draw(rng)}
-        sites.append(Site(id=s, priority=rng.choice((1, 1, 2, 3)), requests=wants))
-    # supplies cover 55-85% of each material's requests, split over most depots
-    depots_stock: dict[str, dict[str, int]] = {x: {} for x in depot_ids}
-    for m in mats:
-        total_want = sum(s.requests.get(m.id, 0) for s in sites)
-        supply = max(1, round(total_want * rng.uniform(0.55, 0.85)))
-        holders = [x for x in depot_ids if rng.random() < 0.8] or [rng.choice(depot_ids)]
-        if len(holders) > supply:
-            holders = holders[:supply]
-        for x, part in zip(holders, spread(rng, supply, len(holders), low=1)):
-            depots_stock[x][m.id] = part
+    if spec.subtask == COLD_CHAIN:
+        mats, site_ids, depot_ids, sites, depots_stock = _cold_chain(settings, catalogue, site_names, rng)
+    else:
+        mats = [Material(id=name, unit=unit) for name, unit in rng.sample(catalogue, settings.materials)]
+        site_ids = rng.sample(site_names, settings.sites)
+        depot_ids = rng.sample(DEPOTS, settings.depots)
+        sites = []
+        for s in site_ids:
+            wants = {m.id: settings.request.draw(rng) for m in mats if rng.random() < 0.85}
+            if not wants:
+                wants = {mats[0].id: settings.request.draw(rng)}
+            sites.append(Site(id=s, priority=rng.choice((1, 1, 2, 3)), requests=wants))
+        # supplies cover 55-85% of each material's requests, split over most depots
+        depots_stock = {x: {} for x in depot_ids}
+        for m in mats:
+            total_want = sum(s.requests.get(m.id, 0) for s in sites)
+            supply = max(1, round(total_want * rng.uniform(0.55, 0.85)))
+            holders = [x for x in depot_ids if rng.random() < 0.8] or [rng.choice(depot_ids)]
+            if len(holders) > supply:
+                holders = holders[:supply]
+            for x, part in zip(holders, spread(rng, supply, len(holders), low=1)):
+                depots_stock[x][m.id] = part
     depots = [
         Depot(id=x, stock={m.id: depots_stock[x][m.id] for m in mats if m.id in depots_stock[x]}) for x in depot_ids
     ]
@@ -341,6 +354,56 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MaterialData, W
             witness[x, s, mid] = q
             left[x, mid] -= q
     return data, witness
+
+
+def _supply(sites: list[Site], material: str, rng: random.Random) -> int:
+    """Supplies cover 55-85% of a material's requests."""
+    return max(1, round(sum(s.requests.get(material, 0) for s in sites) * rng.uniform(0.55, 0.85)))
+
+
+def _stock_at(
+    stock: dict[str, dict[str, int]], material: str, supply: int, holders: list[str], rng: random.Random
+) -> None:
+    """``supply`` units of the material split over the holders (at least one each)."""
+    holders = holders[:supply]
+    for x, part in zip(holders, spread(rng, supply, len(holders), low=1)):
+        stock[x][material] = part
+
+
+def _cold_chain(
+    settings: MaterialSizes, catalogue: tuple[tuple[str, str], ...], site_names: tuple[str, ...], rng: random.Random
+) -> tuple[list[Material], list[str], list[str], list[Site], dict[str, dict[str, int]]]:
+    """The cold-chain entities: the first material of the catalogue (vaccines) plus at
+    least one that keeps at room temperature. One depot, the cold store, holds all the
+    vaccines; only the sites with a vaccine fridge (some, never all) request them, and
+    every other site requests room-temperature materials only. Tiny instances take a
+    second material and one depot fewer, to stay small enough to enumerate."""
+    n_mats, n_depots = settings.materials, settings.depots
+    if n_mats < 2:
+        n_mats, n_depots = 2, max(2, n_depots - 1)
+    (cold, cold_unit), *ambient = catalogue
+    mats = [Material(id=cold, unit=cold_unit)] + [Material(id=n, unit=u) for n, u in rng.sample(ambient, n_mats - 1)]
+    site_ids = rng.sample(site_names, settings.sites)
+    depot_ids = rng.sample(DEPOTS, n_depots)
+    n = len(site_ids)
+    fridges = set(rng.sample(site_ids, rng.randint(min(2, n - 1), n - 1)))
+    sites = []
+    for s in site_ids:
+        wants = {cold: settings.request.draw(rng)} if s in fridges else {}
+        wants |= {m.id: settings.request.draw(rng) for m in mats[1:] if rng.random() < 0.85}
+        if not any(m.id in wants for m in mats[1:]):  # every site requests something kept at room temperature
+            wants[rng.choice(mats[1:]).id] = settings.request.draw(rng)
+        requests = {m.id: wants[m.id] for m in mats if m.id in wants}
+        sites.append(Site(id=s, priority=rng.choice((1, 1, 2, 3)), requests=requests))
+    store = rng.choice(depot_ids)
+    stock: dict[str, dict[str, int]] = {x: {} for x in depot_ids}
+    _stock_at(stock, cold, _supply(sites, cold, rng), [store], rng)
+    for k, m in enumerate(mats[1:]):
+        supply = _supply(sites, m.id, rng)
+        # the first room-temperature material is at every other depot, so none stands empty
+        holders = [x for x in depot_ids if (k == 0 and x != store) or rng.random() < 0.8] or [rng.choice(depot_ids)]
+        _stock_at(stock, m.id, supply, holders, rng)
+    return mats, site_ids, depot_ids, sites, stock
 
 
 def _recv(w: Witness, site: str, m: str | None = None) -> int:
@@ -534,6 +597,8 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
     if any(r.kind == "single_source" for r in draft_.rules):
         return None
+    if draft_.spec.subtask == "vaccine_cold_chain":
+        return None  # one cold store holds every vaccine: surviving its failure means sending none at all
     return make_rule("depot_failure", "hard", NoParams()), []
 
 

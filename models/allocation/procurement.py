@@ -68,6 +68,11 @@ TASK = TaskSpec(
             "Construction materials",
             "bulky materials for a building site with little storage",
         ),
+        SubtaskSpec(
+            "seasonal_demand",
+            "Seasonal demand",
+            "a holiday rush in one week beyond the suppliers' weekly capacity, bought ahead and held in stock",
+        ),
     ),
     pool=(
         ConstraintSpec(
@@ -113,6 +118,7 @@ CATALOGUE = {
     "restaurant_supplies": (("Flour", "kg"), ("Tomatoes", "kg"), ("Cheese", "kg"), ("Olive oil", "litres"), ("Basil", "bunches")),
     "hospital_consumables": (("Gloves", "boxes"), ("Syringes", "packs"), ("Dressings", "packs"), ("Masks", "boxes"), ("Saline", "bags")),
     "construction_materials": (("Cement", "bags"), ("Rebar", "bars"), ("Bricks", "pallets"), ("Timber", "beams"), ("Gravel", "tonnes")),
+    "seasonal_demand": (("Gift boxes", "boxes"), ("Wrapping paper", "rolls"), ("Candles", "cartons"), ("Chocolates", "cases"), ("Fairy lights", "sets")),
 }  # fmt: skip
 
 
@@ -149,6 +155,7 @@ SIZES = SizeTable[ProcurementSizes](
     ),
 )  # fmt: skip
 PERISHABLE = ("restaurant_supplies",)
+SEASONAL = "seasonal_demand"  # one peak week beyond the suppliers' weekly capacity (see _seasonal_peak)
 # Stock balances, budgets and capacities are linear: every solve uses the full LP
 # relaxation (feasibility probes with the default level were measured up to 500x slower).
 LP_PARAMETERS = {"linearization_level": 2}
@@ -471,17 +478,58 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProcurementData
                 offers=offers,
             )
         )
+    holding: list[int] | None = None
+    if spec.subtask == SEASONAL:
+        _seasonal_peak(suppliers, demand, initial, witness, rng)
+        # stock built ahead fills the capacity of shared suppliers; with equal holding costs
+        # two items could trade order weeks at no cost (a tie), so the costs differ
+        costs = range(settings.holding_cost.lo, settings.holding_cost.hi + 1)
+        holding = rng.sample(costs, len(names)) if len(costs) >= len(names) else None
     items = tuple(
         Item(
             id=item,
             unit=unit,
             initial_stock=initial[item],
-            holding_cost=settings.holding_cost.draw(rng),
+            holding_cost=settings.holding_cost.draw(rng) if holding is None else holding[k],
             demand=tuple(demand[item]),
         )
-        for item, unit in names
+        for k, (item, unit) in enumerate(names)
     )
     return ProcurementData(periods=periods, items=items, suppliers=tuple(suppliers)), witness
+
+
+def _seasonal_peak(
+    suppliers: list[Supplier],
+    demand: dict[str, list[int]],
+    initial: dict[str, int],
+    witness: Witness,
+    rng: random.Random,
+) -> None:
+    """The seasonal rush, in place: one week from the third on needs more (all items
+    together) than every supplier's weekly capacity and all the initial stock together,
+    so stock must be bought in earlier weeks and held. The extra units fill part of the
+    spare capacity the witness leaves in the order weeks that arrive by the peak, and
+    become the peak week's extra demand, so the witness still meets every week."""
+    n = len(next(iter(demand.values())))
+    peak = rng.randint(2, n - 1)
+    selling = [s for s in suppliers if s.offers]
+    need = sum(s.capacity for s in selling) + sum(initial.values()) + 1 - sum(d[peak] for d in demand.values())
+    spare = {(s.id, u): s.capacity - _ordered(witness, s.id, u) for s in selling for u in range(peak - s.lead_time + 1)}
+    room = sum(spare.values())
+    if room < need:
+        raise NoDraft("seasonal_peak")
+    extra = max(1, need + rng.randint(0, (room - need) // 3))
+    sells = {s.id: [o.item for o in s.offers] for s in selling}
+    cells = [c for c, q in spare.items() if q > 0]
+    rng.shuffle(cells)
+    for s, u in cells:
+        q = min(spare[s, u], extra)
+        if q == 0:
+            break
+        item = rng.choice(sells[s])
+        witness[s, item, u] = witness.get((s, item, u), 0) + q
+        demand[item][peak] += q
+        extra -= q
 
 
 def _stock(d: ProcurementData, w: Witness, item: str) -> list[int]:

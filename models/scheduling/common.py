@@ -288,6 +288,7 @@ def _person_buffer(data: TimetableData, plan: Witness, rng: random.Random) -> rp
 
 def _max_consecutive(data: TimetableData, plan: Witness, rng: random.Random) -> rp.MaxConsecutive | None:
     options = []
+    day_len = max(sum(1 for sl in data.slots if sl.day == d) for d in range(len(data.days)))
     for p in _busy_people(data):
         busy = used_slots(data, plan, events_of(data, p.id))
         longest = 0
@@ -297,7 +298,7 @@ def _max_consecutive(data: TimetableData, plan: Witness, rng: random.Random) -> 
                 run = run + 1 if t in busy else 0
                 longest = max(longest, run)
         total = sum(e.duration for e in events_of(data, p.id))
-        if longest < total:
+        if longest < min(total, day_len):  # else no plan could break it: the rule would be vacuous
             options.append((p.id, longest))
     if not options:
         return None

@@ -57,6 +57,10 @@ TASK = TaskSpec(
         SubtaskSpec("university_lectures", "University lectures", "courses shared between degree curricula"),
         SubtaskSpec("school_classes", "School classes", "class groups taught by subject teachers"),
         SubtaskSpec("lab_sessions", "Lab sessions", "double-period practicals that need lab rooms"),
+        SubtaskSpec(
+            "seminar_groups", "Seminar groups", "one lecture per course for all its groups and a seminar for each group"
+        ),
+        SubtaskSpec("joint_degree", "Joint degree", "every group takes every course, so no two lectures overlap"),
     ),
     pool=(
         ConstraintSpec("room_fit", "basic", "room capacity and equipment match"),
@@ -92,11 +96,30 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     lab = spec.subtask == "lab_sessions"
     room_list = rooms(rng, settings.rooms, (20, 60), ["lab"] if lab else ["projector"], 0.4)
     events = []
-    for code, name in sorted(rng.sample(COURSES, settings.courses)):
+    seminars = spec.subtask == "seminar_groups"
+    n_courses = max(1, settings.courses - 1) if seminars else settings.courses  # seminars take the room-periods
+    for code, name in sorted(rng.sample(COURSES, n_courses)):
         teacher = rng.choice(teachers).id
         members = sorted(rng.sample([g.id for g in groups], rng.randint(1, min(2, n_curr))))
+        if spec.subtask == "joint_degree":
+            members = [g.id for g in groups]  # every group takes every course
+        if seminars:  # a course for two groups where there are two: a lecture for both, a seminar for each
+            members = sorted(rng.sample([g.id for g in groups], min(2, n_curr)))
         size = rng.randint(15, 55)
         lectures = rng.randint(1, settings.max_lectures)
+        if seminars:
+            lectures = 1
+            tutors = [t.id for t in teachers if t.id != teacher] or [teacher]
+            for g in members:
+                events.append(
+                    Event(
+                        id=f"{code}-S{g[-1]}",
+                        name=f"{name} seminar, {g}",
+                        duration=1,
+                        people=(rng.choice(tutors), g),
+                        size=max(5, size // len(members) // 2),
+                    )
+                )
         is_lab = lab and rng.random() < 0.5
         for i in range(lectures):
             events.append(

@@ -10,6 +10,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
 from pbsolve.kit import Settings, SizeTable
 from pbsolve.models.scheduling.common import (
+    PEOPLE,
     ROOMS,
     SHARED_POOL,
     STATEFUL_POOL,
@@ -57,6 +58,7 @@ TASK = TaskSpec(
             "certification_sittings", "Certification sittings", "long professional exams needing computer rooms"
         ),
         SubtaskSpec("resit_week", "Resit week", "a short resit session with many shared candidates"),
+        SubtaskSpec("oral_exams", "Oral exams", "small oral exams, each run by one of a few examiners"),
     ),
     pool=(
         ConstraintSpec("room_fit", "basic", "room capacity and equipment match"),
@@ -89,26 +91,38 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     word = "Year" if spec.subtask == "school_mock_exams" else "Cohort"
     cohorts = [Person(id=f"{word} {i + 1}", role="cohort") for i in range(n_coh)]
     computer = spec.subtask == "certification_sittings"
-    room_list = rooms(rng, settings.rooms, (30, 120), ["computers"] if computer else ["accessible"], 0.4)
+    oral = spec.subtask == "oral_exams"
+    seats = (6, 20) if oral else (30, 120)
+    room_list = rooms(rng, settings.rooms, seats, ["computers"] if computer else ["accessible"], 0.4)
+    # oral exams: each exam is run by one examiner, who can examine one exam at a time
+    n_examiners = max(2, settings.exams // 2)
+    examiners = [Person(id=n, role="examiner") for n in rng.sample(PEOPLE, n_examiners)] if oral else []
     events = []
     for i, subject in enumerate(sorted(rng.sample(SUBJECTS, settings.exams))):
         takers = sorted(rng.sample([c.id for c in cohorts], rng.randint(1, min(2, n_coh))))
+        examiner = (examiners[i % len(examiners)].id,) if oral else ()
         events.append(
             Event(
                 id=f"E{i + 1}",
-                name=subject,
+                name=f"{subject} oral" if oral else subject,
                 duration=2 if computer and per_day >= 2 and rng.random() < 0.4 else 1,
-                people=tuple(takers),
-                size=rng.randint(20, 110),
+                people=(*examiner, *takers),
+                size=rng.randint(4, seats[0]) if oral else rng.randint(20, 110),
                 needs=("computers",) if computer and rng.random() < 0.6 else (),
             )
         )
-    return Entities(time_unit="period", days=days, slots=slots, rooms=room_list, people=cohorts, events=events)
+    return Entities(
+        time_unit="period", days=days, slots=slots, rooms=room_list, people=examiners + cohorts, events=events
+    )
 
 
 def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     return [
-        make_term("same_day_extra", "same_day_pairs", rp.SameDayPairs(people=[p.id for p in data.people])),
+        make_term(
+            "same_day_extra",
+            "same_day_pairs",
+            rp.SameDayPairs(people=[p.id for p in data.people if p.role == "cohort"]),
+        ),
         make_term("weighted_finish", "weighted_end", rp.WeightedEnd(weights={e.id: e.size for e in data.events})),
         ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]

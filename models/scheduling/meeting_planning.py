@@ -68,6 +68,9 @@ TASK = TaskSpec(
         SubtaskSpec(
             "multi_time_zone_standups", "Multi-time-zone stand-ups", "remote people with shifted working hours"
         ),
+        SubtaskSpec(
+            "client_visit", "Client visit", "a visiting client joins at least half the meetings, which come first"
+        ),
     ),
     pool=(
         ConstraintSpec("availability", "basic", "key attendees are available for the whole meeting"),
@@ -101,12 +104,17 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     topics = rng.sample(TOPICS, n_meet)
     events = []
     candidate = names[0] if spec.subtask == "interview_panel" else None
+    # a client visit: the client (names[0]) sits in the first half of the meetings (at least two)
+    client = names[0] if spec.subtask == "client_visit" else None
+    with_client = set(range(max(2, (n_meet + 1) // 2))) if client else set()
+    if client:
+        people[0] = Person(id=client, role="client")
     for i, topic in enumerate(topics):
         k = rng.randint(2, min(3, n_people))
-        pool = [n for n in names if n != candidate]
-        attendees = sorted(
-            rng.sample(pool, k - (1 if candidate else 0)) + ([candidate] if candidate else []), key=names.index
-        )
+        hub = candidate or (client if i in with_client else None)
+        pool = [n for n in names if n not in (candidate, client)]
+        k = min(k, len(pool) + (1 if hub else 0))  # a client visit leaves the client out of the other meetings
+        attendees = sorted(rng.sample(pool, k - (1 if hub else 0)) + ([hub] if hub else []), key=names.index)
         series = None
         if spec.subtask == "interview_panel":
             topic, series = f"Interview round {i + 1}", "interview"
@@ -121,7 +129,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
                 people=tuple(attendees),
                 size=len(attendees),
                 needs=needs,
-                priority=rng.randint(1, 3),
+                priority=(3 if i in with_client else 1) if client else rng.randint(1, 3),
                 series=series,
             )
         )

@@ -203,6 +203,7 @@ def generate_cmd(
     ] = False,
     family: Annotated[str | None, typer.Option(help="restrict to one family")] = None,
     task: Annotated[str | None, typer.Option(help="restrict to one task type")] = None,
+    subtask: Annotated[str | None, typer.Option(help="only this subtask (see `pbsolve taxonomy`)")] = None,
     size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
     tiers: Annotated[str | None, typer.Option(help="force at least one rule of each listed tier, e.g. hard")] = None,
     include: Annotated[
@@ -230,20 +231,22 @@ def generate_cmd(
     renderer_name = cast(Literal["template", "llm"], renderer)
     try:
         opts = GenerateOptions(
-            family=family, task=task, size=size_name, force_tiers=_parse_tiers(tiers),
+            family=family, task=task, subtask=subtask, size=size_name, force_tiers=_parse_tiers(tiers),
             include=[c.strip() for c in (include or "").split(",") if c.strip()],
             deterministic_time=time_limit, plan_count_cap=plan_cap, renderer=renderer_name, rewrite_attempts=rewrite_attempts,
             rewriter=None if renderer == "template" else llm.config(needed_by="--renderer llm"),
         )  # fmt: skip
         from pbsolve.sampler import select_tasks
 
-        tasks = select_tasks(family, task)
+        tasks = select_tasks(family, task, subtask)
         unknown = [c for c in opts.include if not any(c in {x.id for x in t.pool} for t in tasks)]
         if unknown:
             raise ValueError(f"unknown constraint id(s) {unknown}; see `pbsolve taxonomy`")
         from pbsolve.sampler import sample_spec
 
-        sample_spec(seed, 0, 0, family, task, size_name, force_tiers=opts.force_tiers, include=opts.include)
+        sample_spec(
+            seed, 0, 0, family, task, size_name, force_tiers=opts.force_tiers, include=opts.include, subtask=subtask
+        )
     except (KeyError, ValueError) as exc:
         fail(str(exc).strip("'\""))
     if opts.rewriter is not None:

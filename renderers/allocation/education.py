@@ -19,7 +19,21 @@ EDUCATION_CONTEXT = {
     "university_labs": "a university department's lab week: practical sessions for its year groups",
     "language_school": "a language school's week: courses for its levels",
     "training_centre": "a training centre's week: courses for its client teams",
+    "part_time_tutors": "an adult-education centre's week: courses for its cohorts, taught partly by part-time tutors",
 }
+
+
+def _part_time(d: EducationData) -> str:
+    """The part-time tutors (those with unavailable slots) and the slots they work."""
+    parts = [
+        f"{t.id} only in " + and_list([s.id for s in d.slots if s.id not in t.unavailable])
+        for t in d.teachers
+        if t.unavailable
+    ]
+    return (
+        "Some of the teachers are part-time tutors who come in only at some times of the week: each of them is "
+        "available only in the slots given here and unavailable in every other slot: " + "; ".join(parts) + "."
+    )
 
 
 @TEXT.rule("qualified")
@@ -167,6 +181,7 @@ def _education_body(d: EducationData, subtask: str, objective: list[ObjectiveTer
     out = [
         f"You are assigning teachers and rooms for {EDUCATION_CONTEXT.get(subtask, 'a week of lessons')}. Every lesson "
         f"keeps its timetabled slot; the slots are {and_list([s.id for s in d.slots])}, in this order.",
+        *([_part_time(d)] if subtask == "part_time_tutors" else []),
         "",
         "**Teachers** (listed order k = 1, 2, ...; preference 0 is a first choice):",
     ]

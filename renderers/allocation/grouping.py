@@ -20,6 +20,10 @@ GROUPING_CONTEXT = {
     "lab_partners": ("lab groups", "for the term's practical sessions; each group needs someone to lead on safety"),
     "study_groups": ("study groups", "for exam revision; students said whom they would like to study with"),
     "sports_teams": ("teams", "for the school tournament; the teams should be evenly matched"),
+    "hackathon_teams": (
+        "hackathon teams",
+        "for a weekend hackathon; a student's track is the role they play, and every team needs a student in each role",
+    ),
 }
 
 

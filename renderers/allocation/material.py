@@ -37,11 +37,29 @@ MATERIAL_CONTEXT = {
         "community centres",
         "The food bank is sharing out this week's stock among its centres.",
     ),
+    "vaccine_cold_chain": (
+        "vaccination supplies",
+        "clinics",
+        "A vaccination campaign is starting; each clinic has sent its request.",
+    ),
 }
 FILL_RATE = (
     "A site's fill rate is 100 × (units it receives, all materials) ÷ (units it requested, all materials), rounded "
     "down to a whole percent."
 )
+
+
+def _cold_chain(d: MaterialData) -> str:
+    """Who can hold the cold material (the first listed) in a cold-chain instance."""
+    cold = d.materials[0].id
+    stores = [x.id for x in d.depots if x.stock.get(cold, 0) > 0]
+    fridges = [s.id for s in d.sites if s.requests.get(cold, 0) > 0]
+    one_store, one_fridge = len(stores) == 1, len(fridges) == 1
+    return (
+        f"{cold} must be kept cold: only {and_list(stores)} {'has a cold store' if one_store else 'have cold stores'} "
+        f"to hold them, and only {and_list(fridges)} {'has a vaccine fridge' if one_fridge else 'have vaccine fridges'} "
+        f"to receive them; the other clinics request none."
+    )
 
 
 def _m_unit(d: MaterialData, m: str) -> str:
@@ -160,6 +178,8 @@ def _m_changes(d: MaterialData, p: rp.CurrentShipments) -> str:
 @TEXT.body
 def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     what, where, context = MATERIAL_CONTEXT.get(subtask, ("supplies", "sites", ""))
+    if subtask == "vaccine_cold_chain":
+        context += " " + _cold_chain(d)
     out = [
         f"You are allocating scarce {what} from {len(d.depots)} depots to {len(d.sites)} {where}. {context} The supplies "
         f"do not cover every request.",

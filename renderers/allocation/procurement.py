@@ -22,7 +22,19 @@ PROCUREMENT_CONTEXT = {
     ),
     "hospital_consumables": ("a hospital", "The items are consumables the wards use every week."),
     "construction_materials": ("a building site", "The items are bulky materials, and storage on site is limited."),
+    "seasonal_demand": ("a gift shop", "The items are seasonal goods: they sell steadily except in one holiday week."),
 }
+
+
+def _seasonal(d: ProcurementData) -> str:
+    """The peak week of a seasonal instance; the generator makes its demand exceed the
+    suppliers' weekly capacities together (and all the initial stock)."""
+    total = [sum(i.demand[t] for i in d.items) for t in range(len(d.periods))]
+    peak = d.periods[total.index(max(total))]
+    return (
+        f"{peak} is that week: its demand (all items together) is more than all the suppliers together can deliver "
+        f"in one week, so part of it must be ordered in earlier weeks and held in stock."
+    )
 
 
 def _unit_of(d: ProcurementData, item: str) -> str:
@@ -172,6 +184,8 @@ def _p_changes(d: ProcurementData, p: rp.CurrentOrders) -> str:
 def _procurement_body(d: ProcurementData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     where, context = PROCUREMENT_CONTEXT.get(subtask, ("an organisation", ""))
     n = len(d.periods)
+    if subtask == "seasonal_demand":
+        context += " " + _seasonal(d)
     out = [
         f"You are planning the purchases of {where} over {n} weeks, {d.periods[0]} to {d.periods[-1]}. {context}",
         "",

@@ -1,0 +1,130 @@
+"""What grading keeps between answers (issue 18): an instance's validation, parsed data,
+lookups, parameters and the way each checklist item is judged are worked out once and kept
+in ``Instance.memo`` -- and never answer for contents the instance no longer has -- and the
+name-normalisation caches shared by every instance are pure and bounded."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+
+from pbsolve import checking
+from pbsolve.checkers.allocation.common import Names
+from pbsolve.checkers.scheduling import checks as sched_checks
+from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checking import exact_names, norm
+from pbsolve.grading import InvalidGroundTruth, grade
+from pbsolve.llm.responders import oracle
+from pbsolve.schema import Instance
+
+
+def fresh(inst: Instance) -> Instance:
+    """A new instance object with the same contents (an empty memo)."""
+    return Instance.model_validate(inst.model_dump(mode="json"))
+
+
+def test_grading_an_instance_again_reads_its_data_no_more(any_instance, monkeypatch):
+    inst = fresh(any_instance)
+    real = TimetableData.model_validate
+    calls: list[object] = []
+
+    def counting(obj: object, *args: object, **kwargs: object) -> TimetableData:
+        calls.append(obj)
+        return real(obj, *args, **kwargs)
+
+    monkeypatch.setattr(TimetableData, "model_validate", counting)
+    assert grade(inst, oracle(inst)).all_pass == 1
+    after_first = len(calls)
+    for text in (oracle(inst), "{}", "no answer"):
+        grade(inst, text)
+    assert after_first >= 1 and len(calls) == after_first
+
+
+def test_an_instance_whose_data_is_replaced_is_graded_against_the_new_data(any_instance):
+    """Replacing ``data`` after a grade drops the parsed data with the verdict: the reference
+    answer is checked again against the new data (here: rooms too small for every event)."""
+    inst = fresh(any_instance)
+    assert any(r.kind == "room_fit" for r in inst.rules), "the fixture has a room_fit rule"
+    assert grade(inst, oracle(inst)).all_pass == 1
+    data = copy.deepcopy(inst.data)
+    for room in data["rooms"]:
+        room["seats"] = 1
+    if all(e["size"] <= 1 for e in data["events"]):
+        pytest.skip("every event fits a one-seat room")
+    inst.data = data
+    with pytest.raises(InvalidGroundTruth, match="reference answer fails"):
+        grade(inst, oracle(inst))
+
+
+def test_an_instance_whose_checklist_is_replaced_is_graded_on_the_new_checklist(any_instance):
+    inst = fresh(any_instance)
+    grade(inst, oracle(inst))
+    inst.checklist = inst.checklist[:-1]
+    g = grade(inst, oracle(inst))
+    assert [i.id for i in g.items] == [it.id for it in inst.checklist]
+    assert g.all_pass == 1
+
+
+def test_a_copy_of_a_graded_instance_keeps_no_cache_of_the_original(any_instance):
+    inst = fresh(any_instance)
+    grade(inst, oracle(inst))
+    copied = inst.model_copy(update={"checklist": inst.checklist[1:]})
+    assert [i.id for i in grade(copied, oracle(copied)).items] == [it.id for it in inst.checklist[1:]]
+
+
+SPACES = re.compile(r"\s+")
+ODD_NAMES = [
+    "Room A",
+    "room  a",
+    " ROOM A ",
+    "Room\tA",
+    "09:00",
+    "9:00",
+    " 09:00",
+    "0900",
+    "",
+    "   ",
+    "Ünïcödé  Nämé",
+    "x" * 500,
+]
+
+
+@pytest.mark.parametrize("text", ODD_NAMES)
+def test_a_cached_normalisation_is_the_normalisation(text):
+    expected = SPACES.sub(" ", text.strip().lower())
+    assert norm(text) == expected
+    assert norm(text) == expected  # the second call is answered by the cache
+
+
+@pytest.mark.parametrize("text", ODD_NAMES)
+def test_a_cached_timetable_normalisation_reads_a_leading_zero_hour_alike(text):
+    key = SPACES.sub(" ", text.strip().lower())
+    expected = key[1:] if len(key) == 5 and key[0] == "0" and key[2] == ":" else key
+    assert sched_checks._norm(text) == expected
+    assert sched_checks._norm(text) == expected
+
+
+def test_the_normalisation_cache_stays_bounded_whatever_the_answers_name():
+    for n in range(3 * checking._NORM_CACHE_SIZE):
+        norm(f"name {n}")
+    assert len(checking._norm_cache) <= checking._NORM_CACHE_SIZE
+    assert norm("Name  7") == "name 7"
+
+
+def test_exact_name_tables_read_every_text_as_its_normalised_lookup():
+    names = ["Room A", "room a", "Lab", "09:00", "Hall  B"]
+    table = {norm(n): n for n in names}
+    exact = exact_names(table, names)
+    for text in [*names, *table, *ODD_NAMES, "LAB", "hall b", "Cellar"]:
+        found = exact.get(text)
+        assert (found if found is not None else table.get(norm(text))) == table.get(norm(text))
+
+
+def test_an_allocation_name_table_finds_names_as_before():
+    names = ["Depot North", "depot north", "Depot South"]
+    table = Names(names)
+    assert dict(table) == {norm(n): n for n in names}
+    for text in [*names, "DEPOT  SOUTH", " depot north ", "Depot East"]:
+        assert table.find(text) == {norm(n): n for n in names}.get(norm(text))
