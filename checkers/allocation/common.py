@@ -42,6 +42,26 @@ def lookup(names: list[str]) -> Names:
     return Names(names)
 
 
+def row_names(row: Any, k: int, what: str, fields: dict[str, Names]) -> tuple[list[str] | None, str]:
+    """The names row ``k`` (0-based) of a plan gives under each of ``fields`` (field -> the
+    names it may take), each as the data spells it; or None and why not: the row is not an
+    object, a field is not a string, or names nothing the data has (the first, in field
+    order). ``what`` names a row in the reason ("shipment 3 names unknown site 'X'")."""
+    if not isinstance(row, dict):
+        return None, f"{what} {k + 1} is not an object"
+    given = [row.get(field) for field in fields]
+    if not all(isinstance(text, str) for text in given):
+        quoted = [f"'{field}'" for field in fields]
+        return None, f"{what} {k + 1} needs string fields {', '.join(quoted[:-1])} and {quoted[-1]}"
+    found: list[str] = []
+    for (field, names), text in zip(fields.items(), map(str, given), strict=True):
+        hit = names.find(text)
+        if hit is None:
+            return None, f"{what} {k + 1} names unknown {field} {text[:40]!r}"
+        found.append(hit)
+    return found, ""
+
+
 class TaskChecker(checking.TaskChecker):
     """An allocation task type's grading side; subclasses fill every method."""
 

@@ -15,7 +15,7 @@ from pbsolve.checkers.allocation.common import (
     Verdict,
     figures_schema,
     lookup,
-    norm,
+    row_names,
     stated_int,
 )
 from pbsolve.checkers.allocation.data import MaterialData
@@ -278,27 +278,12 @@ class MaterialAllocation(TaskChecker):
         plan: Plan = {}
         seen: set[tuple[str, str, str]] = set()
         cells = d.cell_set
-        depots, sites, materials = lk["depot"], lk["site"], lk["material"]
-        exact_depot, exact_site, exact_material = depots.exact, sites.exact, materials.exact
+        fields = {"depot": lk["depot"], "site": lk["site"], "material": lk["material"]}
         for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"shipment {k + 1} is not an object"
-            depot, site, material = row.get("depot"), row.get("site"), row.get("material")
-            if not (isinstance(depot, str) and isinstance(site, str) and isinstance(material, str)):
-                return None, f"shipment {k + 1} needs string fields 'depot', 'site' and 'material'"
-            x, s, m = exact_depot.get(depot), exact_site.get(site), exact_material.get(material)
-            if x is None:
-                x = depots.get(norm(depot))
-            if s is None:
-                s = sites.get(norm(site))
-            if m is None:
-                m = materials.get(norm(material))
-            if x is None:
-                return None, f"shipment {k + 1} names unknown depot {depot[:40]!r}"
-            if s is None:
-                return None, f"shipment {k + 1} names unknown site {site[:40]!r}"
-            if m is None:
-                return None, f"shipment {k + 1} names unknown material {material[:40]!r}"
+            names, why = row_names(row, k, "shipment", fields)
+            if names is None:
+                return None, why
+            x, s, m = names
             cell = (x, s, m)
             q = row.get("units")
             if type(q) is not int:  # an int stands for itself; anything else is read by stated_int

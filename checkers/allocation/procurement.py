@@ -20,7 +20,7 @@ from pbsolve.checkers.allocation.common import (
     Verdict,
     figures_schema,
     lookup,
-    norm,
+    row_names,
     stated_int,
 )
 from pbsolve.checkers.allocation.data import ProcurementData
@@ -320,27 +320,12 @@ class Procurement(TaskChecker):
             return None, "'orders' is missing or not a list"
         plan: Plan = {}
         seen: set[tuple[str, str, int]] = set()
-        suppliers, items, weeks = lk["supplier"], lk["item"], lk["week"]
-        exact_supplier, exact_item, exact_week = suppliers.exact, items.exact, weeks.exact
+        fields = {"supplier": lk["supplier"], "item": lk["item"], "week": lk["week"]}
         for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"order {k + 1} is not an object"
-            supplier, item, week = row.get("supplier"), row.get("item"), row.get("week")
-            if not (isinstance(supplier, str) and isinstance(item, str) and isinstance(week, str)):
-                return None, f"order {k + 1} needs string fields 'supplier', 'item' and 'week'"
-            s, i, label = exact_supplier.get(supplier), exact_item.get(item), exact_week.get(week)
-            if s is None:
-                s = suppliers.get(norm(supplier))
-            if i is None:
-                i = items.get(norm(item))
-            if label is None:
-                label = weeks.get(norm(week))
-            if s is None:
-                return None, f"order {k + 1} names unknown supplier {supplier[:40]!r}"
-            if i is None:
-                return None, f"order {k + 1} names unknown item {item[:40]!r}"
-            if label is None:
-                return None, f"order {k + 1} names unknown week {week[:40]!r}"
+            names, why = row_names(row, k, "order", fields)
+            if names is None:
+                return None, why
+            s, i, label = names
             t = d.period_index[label]
             q = row.get("quantity")
             if type(q) is not int:  # an int stands for itself; anything else is read by stated_int
