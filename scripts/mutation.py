@@ -87,9 +87,12 @@ NOT_GRADING = {
     # does at collection: a mutant there fails collection, not a test (mutmut's self-test
     # refuses that). The contract it enforces is held by tests/test_params.py directly.
     "known_kinds": "runs at collection (families() validates each family on load): mutmut cannot run its mutants",
-    # Generation side of typed parameters and of exception recovery: they build a new
-    # instance's rules, terms and recovery scenario; grading reads the instance as stored.
+    # Generation side of typed parameters and of the mechanisms: they build and certify a
+    # new instance's rules, terms, variants and scenario; grading reads the instance as
+    # stored. Certification is held by the registry suite (brute force, model vs checker).
     "after": "generation side: a mechanism's step after certification (builds and certifies the recovery scenario)",
+    "prepare": "generation side: a mechanism's step before certification (the family's variant of the draft)",
+    "certify_alone": "generation side: the certification of an infeasible instance and its conflict sets",
     "dump": "generation side: a parameter model's JSON for a new rule; grading validates what is stored, never dumps",
     "make_rule": "generation side: builds a new instance's rule from its parameter model",
     "make_term": "generation side: builds a new instance's objective term from its parameter model",
