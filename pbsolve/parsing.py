@@ -22,7 +22,8 @@
    fails. It is never replaced by an earlier answer: a response holding several answers
    is graded on its last one only, so writing more answers, or a draft before a broken
    final answer, can never earn more than writing the last one alone.
-5. JSON must be standard: NaN and Infinity are refused.
+5. JSON must be standard: NaN and Infinity are refused, and so is a number too large
+   for a float (``1e400`` would read as infinity).
 
 Cost: one pass of one regular expression (possessive, no backtracking) over at most
 ``MAX_CHARS`` characters, then one JSON decode of one candidate: linear in the input,
@@ -32,6 +33,7 @@ whatever it holds (runs of backticks or braces, deep nesting, unterminated strin
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -83,11 +85,22 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one decoder: json.loads would build one per call
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent; one too large for a float (``1e400``)
+    would read as infinity, which standard JSON cannot hold: refused like ``Infinity``."""
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise ValueError(f"{text[:40]} is out of range for a JSON number")
+    return value
+
+
+# one decoder: json.loads would build one per call
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def _loads(text: str) -> Any:
-    """``json.loads(text, parse_constant=_reject_constant)``, exactly (the BOM check included)."""
+    """``json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)``,
+    exactly (the BOM check included)."""
     if text.startswith("\ufeff"):
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     return _DECODER.decode(text)

@@ -228,6 +228,16 @@ def test_bare_object_with_non_standard_constant_is_refused(constant):
     assert "not valid JSON" in refused('{"a": %s}' % constant)
 
 
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "1.5e999"])
+def test_a_number_too_large_for_a_float_is_refused_not_read_as_infinity(number):
+    assert "out of range for a JSON number" in refused('{"a": [%s]}' % number)
+    assert "out of range for a JSON number" in refused(fenced('{"a": %s}' % number))
+
+
+def test_a_large_but_finite_number_still_reads():
+    assert parse_response('{"a": 1e300}').value == {"a": 1e300}
+
+
 # -- never an exception -----------------------------------------------------------------
 @pytest.mark.parametrize("text", ["", " ", "\n\t  \r\n"], ids=["empty", "space", "whitespace"])
 def test_empty_or_whitespace_only_response_is_an_error(text):
