@@ -38,3 +38,15 @@ def draft_of(inst: Instance, data: dict | None = None, rules: list[Rule] | None 
         rules=list(inst.rules) if rules is None else rules,
         objective=list(inst.objective) if objective is None else objective,
     )
+
+
+def subtask_instances(task: str, subtask: str, n: int = 3, size: str = "small", tries: int = 40) -> list[Instance]:
+    """The first ``n`` certified instances of one subtask (run seed 1), from at most ``tries`` indices."""
+    out, index = [], 0
+    while len(out) < n and index < tries:
+        inst = build_instance(1, index, GenerateOptions(task=task, subtask=subtask, size=size)).instance  # type: ignore[arg-type]
+        if inst is not None:
+            out.append(inst)
+        index += 1
+    assert len(out) == n, f"{task}/{subtask}: {len(out)} instances from {index} indices"
+    return out

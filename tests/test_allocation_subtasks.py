@@ -4,19 +4,12 @@ and its prompt states that structure."""
 from __future__ import annotations
 
 from pbsolve.checkers.allocation.data import EducationData, GroupingData, MaterialData, ProcurementData
-from pbsolve.generate import GenerateOptions, build_instance
 from pbsolve.schema import Instance
+from tests.instances import subtask_instances
 
 
 def _instances(task: str, subtask: str, n: int = 4, size: str = "small") -> list[Instance]:
-    out, index = [], 0
-    while len(out) < n and index < 30:
-        inst = build_instance(1, index, GenerateOptions(task=task, subtask=subtask, size=size)).instance  # type: ignore[arg-type]
-        if inst is not None:
-            out.append(inst)
-        index += 1
-    assert len(out) == n, f"{task}/{subtask}: {len(out)} instances from {index} indices"
-    return out
+    return subtask_instances(task, subtask, n, size)
 
 
 def test_a_seasonal_peak_week_needs_more_than_all_suppliers_deliver_in_a_week_so_stock_is_bought_ahead():

@@ -8,22 +8,15 @@ from typer.testing import CliRunner
 
 from pbsolve.cli.main import app
 from pbsolve.family import families
-from pbsolve.generate import GenerateOptions, build_instance
 from pbsolve.sampler import sample_spec
 from pbsolve.schema import Instance
+from tests.instances import subtask_instances
 
 ALL_TASKS = [t for fam in families().values() for t in fam.spec.tasks]
 
 
 def _instances(task: str, subtask: str, n: int = 3, size: str = "small") -> list[Instance]:
-    out, index = [], 0
-    while len(out) < n and index < 40:
-        inst = build_instance(1, index, GenerateOptions(task=task, subtask=subtask, size=size)).instance  # type: ignore[arg-type]
-        if inst is not None:
-            out.append(inst)
-        index += 1
-    assert len(out) == n, f"{task}/{subtask}: {len(out)} instances from {index} indices"
-    return out
+    return subtask_instances(task, subtask, n, size)
 
 
 @pytest.mark.parametrize("task", ALL_TASKS, ids=lambda t: t.id)
