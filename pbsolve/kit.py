@@ -13,7 +13,7 @@ model it posts into.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
@@ -232,3 +232,13 @@ def witness_rules(
             raise NoDraft(cid)
         rules.append(params.make_rule(cid, tiers[cid], built, f"R{len(rules) + 1}"))
     return rules
+
+
+def fitting_rooms(demands: Iterable[Any], rooms: Mapping[str, Any]) -> tuple[frozenset[str], ...]:
+    """For each demand (an event or lesson with ``size`` and ``needs``), the ids of the
+    rooms (id -> room with ``seats`` and ``features``) that seat it and have every feature
+    it needs: the room-fit table both families' checks read."""
+    return tuple(
+        frozenset(rid for rid, r in rooms.items() if r.seats >= x.size and all(f in r.features for f in x.needs))
+        for x in demands
+    )

@@ -12,7 +12,7 @@ from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pbsolve.kit import Uncertain  # one definition, in the core kit
+from pbsolve.kit import Uncertain, fitting_rooms  # one definition, in the core kit
 
 
 class _Frozen(BaseModel):
@@ -240,11 +240,7 @@ class EducationData(BaseModel):
     def room_fits(self) -> tuple[frozenset[str], ...]:
         """For each lesson (by position), the ids of the rooms (as :attr:`room_by_id` reads
         them) with enough seats and every feature it needs."""
-        rooms = self.room_by_id
-        return tuple(
-            frozenset(rid for rid, r in rooms.items() if r.seats >= x.size and all(f in r.features for f in x.needs))
-            for x in self.lessons
-        )
+        return fitting_rooms(self.lessons, self.room_by_id)
 
 
 # -- Student Grouping -------------------------------------------------------------------

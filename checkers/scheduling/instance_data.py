@@ -13,7 +13,7 @@ from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pbsolve.kit import Uncertain  # one definition, in the core kit
+from pbsolve.kit import Uncertain, fitting_rooms  # one definition, in the core kit
 
 
 class _Frozen(BaseModel):
@@ -123,11 +123,7 @@ class TimetableData(BaseModel):
     def room_fits(self) -> tuple[frozenset[str], ...]:
         """For each event (by position), the ids of the rooms (as :attr:`room_by_id` reads
         them) with enough seats and every feature it needs."""
-        rooms = self.room_by_id
-        return tuple(
-            frozenset(rid for rid, r in rooms.items() if r.seats >= e.size and all(f in r.features for f in e.needs))
-            for e in self.events
-        )
+        return fitting_rooms(self.events, self.room_by_id)
 
     @cached_property
     def series_groups(self) -> tuple[tuple[Event, ...], ...]:
