@@ -26,6 +26,7 @@ MILP / CP-SAT time ratio and whether the two optima agree (``--no-milp`` skips i
 Target: >= 5 certified instances per second per core at default sizes.
 
     python benchmarks/generate.py [--n 30] [--seed 0] [--size default] [--workers 2] [--no-milp] [--json]
+                                  [--task meeting_planning ...]
 """
 
 from __future__ import annotations
@@ -170,11 +171,18 @@ def run_milp(task: str, module: Any, outcomes: list[Outcome]) -> dict[str, Any]:
     }
 
 
-def run(n: int, seed: int, size: Size, workers: int, progress: bool, milp: bool = True) -> Report:
+def run(
+    n: int, seed: int, size: Size, workers: int, progress: bool, milp: bool = True, only: list[str] | None = None
+) -> Report:
     report = Report(n=n, seed=seed, size=size)
     everything: list[Outcome] = []
     wall_total = 0.0
     task_ids = [t.id for t in all_tasks()]
+    if only:
+        unknown = sorted(set(only) - set(task_ids))
+        if unknown:
+            raise SystemExit(f"unknown task type(s): {', '.join(unknown)}; known: {', '.join(task_ids)}")
+        task_ids = [t for t in task_ids if t in only]
     backends = milp_backends() if milp else {}
     for task in task_ids:
         options = GenerateOptions(task=task, size=size)
@@ -293,10 +301,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="also measure generate() with this many processes")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     ap.add_argument("--no-milp", action="store_true", help="skip the MILP vs CP-SAT section")
+    ap.add_argument("--task", action="append", help="only this task type (repeatable; default: every task type)")
     args = ap.parse_args(argv)
     if args.n < 1:
         ap.error("--n must be at least 1")
-    rep = run(args.n, args.seed, args.size, args.workers, progress=not args.json, milp=not args.no_milp)
+    rep = run(args.n, args.seed, args.size, args.workers, progress=not args.json, milp=not args.no_milp, only=args.task)
     print(json.dumps(asdict(rep)) if args.json else format_text(rep))
     return 0
 
