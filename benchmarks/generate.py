@@ -44,6 +44,7 @@ from typing import Any
 from pbsolve.certify import SolverLimits, optimum
 from pbsolve.family import Draft, all_tasks, family
 from pbsolve.generate import GenerateOptions, Outcome, build_instance, generate
+from pbsolve.kit import SIZE_NAMES
 from pbsolve.schema import Size
 
 TARGET_PER_SECOND = 5.0
@@ -271,7 +272,19 @@ def format_text(rep: Report) -> str:
     if rep.milp:
         lines.append("")
         lines.append("MILP vs CP-SAT, lexicographic optimum of the same certified instances (model building included):")
-        head = ["task", "n", "agree", "backend", "cp-sat s", "milp s", "(solver)", "cp med s", "milp med s", "milp/cp", "median ratio"]
+        head = [
+            "task",
+            "n",
+            "agree",
+            "backend",
+            "cp-sat s",
+            "milp s",
+            "(solver)",
+            "cp med s",
+            "milp med s",
+            "milp/cp",
+            "median ratio",
+        ]
         rows = [head] + [
             [m["task"], str(m["instances"]), str(m["agree"]), m["backend"], f"{m['cp_sat_s']:.2f}", f"{m['milp_s']:.2f}",
              f"{m['milp_solver_s']:.2f}", f"{m['cp_sat_median_s']:.3f}", f"{m['milp_median_s']:.3f}", f"{m['ratio']:.2f}",
@@ -297,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--n", type=int, default=30, help="indices per task type (default 30)")
     ap.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
-    ap.add_argument("--size", choices=["tiny", "small", "default"], default="default")
+    ap.add_argument("--size", choices=SIZE_NAMES, default="default")
     ap.add_argument("--workers", type=int, default=1, help="also measure generate() with this many processes")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     ap.add_argument("--no-milp", action="store_true", help="skip the MILP vs CP-SAT section")

@@ -35,6 +35,7 @@ from typing import Any
 
 from pbsolve.generate import GenerateOptions, generate
 from pbsolve.grading import grade
+from pbsolve.kit import SIZE_NAMES
 from pbsolve.llm.responders import baseline, oracle
 from pbsolve.parsing import MAX_CHARS
 from pbsolve.schema import Instance, Size
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--n", type=int, default=30, help="indices to certify for the graded set (default 30)")
     ap.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
-    ap.add_argument("--size", choices=["tiny", "small", "default"], default="default")
+    ap.add_argument("--size", choices=SIZE_NAMES, default="default")
     ap.add_argument("--seconds", type=float, default=5.0, help="time budget for grading (default 5)")
     ap.add_argument("--rounds", type=int, default=None, help="exact number of passes instead of --seconds")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")

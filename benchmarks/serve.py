@@ -44,6 +44,7 @@ import httpx
 from pbsolve.generate import GenerateOptions, generate
 from pbsolve.grading import grade
 from pbsolve.jsonl import dumps
+from pbsolve.kit import SIZE_NAMES
 from pbsolve.llm.responders import baseline, oracle
 from pbsolve.schema import Instance
 from pbsolve.serve.store import InstanceStore, StoreWriter, build_store
@@ -292,7 +293,10 @@ def load_run(args: argparse.Namespace, base: list[Instance], port: int, proc: su
                 if kind.endswith("batch"):
                     path, body = "/grade/batch", json.dumps({"requests": reqs}).encode()
                 else:
-                    path, body = "/openrlhf", json.dumps({"query": queries, "prompts": prompts, "labels": labels}).encode()
+                    path, body = (
+                        "/openrlhf",
+                        json.dumps({"query": queries, "prompts": prompts, "labels": labels}).encode(),
+                    )
                 try:
                     r, dt = timed(lambda: c.post(path, content=body, headers={"content-type": "application/json"}))
                     lat.append(dt)
@@ -312,7 +316,11 @@ def format_text(rep: dict[str, Any]) -> str:
     lines = [
         f"serve benchmark: {rep['certified']} certified instances (certified in {rep['certify_s']:.1f} s), "
         f"{rep['rows']:,}-row store, {rep['cpus']} CPU(s)",
-        ("store reused from --dir: " if rep.get("store_reused") else f"store build: {s['build_s']:.1f} s ({s['rows_per_s']:,.0f} rows/s), ")
+        (
+            "store reused from --dir: "
+            if rep.get("store_reused")
+            else f"store build: {s['build_s']:.1f} s ({s['rows_per_s']:,.0f} rows/s), "
+        )
         + f"{s['file_mib']:,.1f} MiB "
         f"({s['bytes_per_row']:,.0f} B/row vs {s['json_bytes_per_row']:,.0f} B of JSON)",
         f"store build from JSON Lines with validation: {vb['rows']:,} rows in {vb['seconds']:.1f} s "
@@ -352,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--n", type=int, default=64, help="instances to certify (default 64)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--size", choices=["tiny", "small", "default"], default="default")
+    ap.add_argument("--size", choices=SIZE_NAMES, default="default")
     ap.add_argument("--rows", type=int, default=1_000_000, help="rows in the store (default 1,000,000)")
     ap.add_argument("--validate-rows", type=int, default=20_000, help="rows for the validated build timing")
     ap.add_argument("--singles", type=int, default=2000, help="single /grade requests (default 2000)")

@@ -94,6 +94,7 @@ class SizeTable(BaseModel, Generic[S]):
     tiny: S
     small: S
     default: S
+    large: S
 
     def of(self, size: Size) -> S:
         """The settings of one size (a size the schema does not know is an error)."""

@@ -16,7 +16,7 @@ SCHEMA_VERSION = "1.0"
 Tier = Literal["basic", "medium", "hard", "stateful"]
 TIERS: tuple[Tier, ...] = ("basic", "medium", "hard", "stateful")
 RewardMode = Literal["all_pass", "avg_pass", "feasible"]
-Size = Literal["tiny", "small", "default"]
+Size = Literal["tiny", "small", "default", "large"]
 
 
 class _Strict(BaseModel):

@@ -82,3 +82,14 @@ def test_the_material_sampler_draws_route_costs_up_to_the_setting(monkeypatch):
     monkeypatch.setattr(material, "SIZES", material.SIZES.model_copy(update={"default": one}))
     data, _ = material._entities(_spec("material_allocation", "allocation", "disaster_relief", "default"), random.Random(3))
     assert {c for row in data.cost.values() for c in row.values()} == {1}
+
+
+@pytest.mark.parametrize("task", sorted(MODULES))
+def test_every_task_certifies_instances_at_the_large_size(task):
+    """`large` is the stress size: bigger than default in its entities, still certified."""
+    from pbsolve.generate import GenerateOptions, build_instance
+
+    table = MODULES[task].SIZES
+    assert table.large != table.default
+    emitted = [build_instance(1, i, GenerateOptions(task=task, size="large")).instance for i in range(4)]
+    assert any(inst is not None and inst.spec.size == "large" for inst in emitted)

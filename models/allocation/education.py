@@ -155,6 +155,9 @@ SIZES = SizeTable[EducationSizes](
     default=EducationSizes(
         days=3, slots_per_day=2, lessons=16, teachers=6, rooms=5, group_size=PositiveRange(lo=12, hi=30)
     ),
+    large=EducationSizes(
+        days=5, slots_per_day=2, lessons=28, teachers=9, rooms=7, group_size=PositiveRange(lo=12, hi=30)
+    ),
 )
 PROBE_TIME = 2.0
 

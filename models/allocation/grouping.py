@@ -114,6 +114,7 @@ SIZES = SizeTable[GroupingSizes](
     tiny=GroupingSizes(groups=2, per_group=3),
     small=GroupingSizes(groups=3, per_group=3),
     default=GroupingSizes(groups=3, per_group=4),
+    large=GroupingSizes(groups=4, per_group=4),
 )
 GROUPS_OF = {"lab_partners": 3}  # lab groups stay small: more of them (one more group at default size)
 PROBE_TIME = 2.0

@@ -121,6 +121,7 @@ SIZES = SizeTable[MaterialSizes](
     tiny=MaterialSizes(depots=3, sites=2, materials=1, request=PositiveRange(lo=2, hi=5), max_route_cost=3),
     small=MaterialSizes(depots=2, sites=3, materials=2, request=PositiveRange(lo=5, hi=25), max_route_cost=9),
     default=MaterialSizes(depots=3, sites=5, materials=2, request=PositiveRange(lo=10, hi=60), max_route_cost=9),
+    large=MaterialSizes(depots=4, sites=6, materials=3, request=PositiveRange(lo=10, hi=60), max_route_cost=9),
 )
 LP_PARAMETERS = {"linearization_level": 2}
 PROBE_TIME = 2.0

@@ -153,6 +153,10 @@ SIZES = SizeTable[ProcurementSizes](
         periods=5, items=3, suppliers=3, demand=PositiveRange(lo=4, hi=18), price=PositiveRange(lo=20, hi=200),
         fixed_cost=IntRange(lo=40, hi=200), holding_cost=IntRange(lo=5, hi=15),
     ),
+    large=ProcurementSizes(
+        periods=8, items=4, suppliers=4, demand=PositiveRange(lo=4, hi=18), price=PositiveRange(lo=20, hi=200),
+        fixed_cost=IntRange(lo=40, hi=200), holding_cost=IntRange(lo=5, hi=15),
+    ),
 )  # fmt: skip
 PERISHABLE = ("restaurant_supplies",)
 SEASONAL = "seasonal_demand"  # one peak week beyond the suppliers' weekly capacity (see _seasonal_peak)

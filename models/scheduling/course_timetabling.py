@@ -46,6 +46,7 @@ SIZES = SizeTable[CourseSizes](
     tiny=CourseSizes(days=2, periods_per_day=2, courses=2, max_lectures=2, teachers=2, curricula=1, rooms=2),
     small=CourseSizes(days=3, periods_per_day=2, courses=3, max_lectures=2, teachers=2, curricula=2, rooms=2),
     default=CourseSizes(days=5, periods_per_day=3, courses=4, max_lectures=3, teachers=3, curricula=2, rooms=3),
+    large=CourseSizes(days=5, periods_per_day=4, courses=8, max_lectures=3, teachers=5, curricula=3, rooms=4),
 )
 
 TASK = TaskSpec(

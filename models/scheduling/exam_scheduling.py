@@ -44,6 +44,7 @@ SIZES = SizeTable[ExamSizes](
     tiny=ExamSizes(days=2, periods_per_day=2, exams=3, cohorts=2, rooms=2),
     small=ExamSizes(days=3, periods_per_day=2, exams=4, cohorts=2, rooms=2),
     default=ExamSizes(days=3, periods_per_day=3, exams=6, cohorts=3, rooms=3),
+    large=ExamSizes(days=5, periods_per_day=3, exams=10, cohorts=4, rooms=4),
 )
 
 TASK = TaskSpec(

@@ -54,6 +54,7 @@ SIZES = SizeTable[MeetingSizes](
     tiny=MeetingSizes(last_start=11, people=3, rooms=2, meetings=PositiveRange(lo=2, hi=3), max_duration=1),
     small=MeetingSizes(last_start=13, people=4, rooms=2, meetings=PositiveRange(lo=3, hi=3), max_duration=2),
     default=MeetingSizes(last_start=16, people=6, rooms=3, meetings=PositiveRange(lo=4, hi=5), max_duration=2),
+    large=MeetingSizes(last_start=17, people=8, rooms=3, meetings=PositiveRange(lo=6, hi=7), max_duration=2),
 )
 
 TASK = TaskSpec(

@@ -28,8 +28,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from pbsolve import interrupts
 from pbsolve.api import load_instances
 from pbsolve.jsonl import LineError
+from pbsolve.kit import SIZE_NAMES
 from pbsolve.llm.client import EndpointConfigError, EndpointDown, LLMClient, LLMConfig
 from pbsolve.llm.responders import RESPONDER_FACTORIES, Responder, get_responder
+from pbsolve.schema import Size
 
 # emoji=False: user text such as `responses.jsonl:100:` must never turn into an emoji;
 # markup in user text is escaped wherever it is printed.
@@ -42,6 +44,16 @@ def fail(message: str, code: int = 1) -> NoReturn:
     """Print ``error: message`` on stderr and end the command with ``code``."""
     err.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(code)
+
+
+SIZE_HELP = " | ".join(SIZE_NAMES)
+
+
+def parse_size(size: str) -> Size:
+    """The size named on the command line; an unknown one ends the command with a clear error."""
+    if size not in SIZE_NAMES:
+        fail(f"unknown size {size!r}; choose {', '.join(SIZE_NAMES)}")
+    return size
 
 
 def exit_interrupted(message: str) -> NoReturn:

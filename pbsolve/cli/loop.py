@@ -13,6 +13,7 @@ from rich.table import Table
 
 from pbsolve import interrupts
 from pbsolve.cli.common import (
+    SIZE_HELP,
     LLMOptions,
     build_responder,
     err,
@@ -20,6 +21,7 @@ from pbsolve.cli.common import (
     fail,
     llm_options,
     out,
+    parse_size,
     preflight_or_fail,
     progress_bar,
     read_instances,
@@ -90,7 +92,7 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="run seed; step i's instance depends on (seed, i, its counts)")] = 0,
         family: Annotated[str | None, typer.Option(help="restrict to one family")] = None,
         task: Annotated[str | None, typer.Option(help="restrict to one task type")] = None,
-        size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
+        size: Annotated[str, typer.Option(help=SIZE_HELP)] = "default",
         eta: Annotated[float, typer.Option(help="η: step size of the weight update", rich_help_panel=LOOP_PANEL)] = 0.3,
         alpha: Annotated[
             float, typer.Option(help="α: pressure away from basic rules", rich_help_panel=LOOP_PANEL)
@@ -124,8 +126,7 @@ def register(app: typer.Typer) -> None:
         from pbsolve.loop.difficulty import Loop, LoopError, LoopParams, LoopSettings, plot, summarize
         from pbsolve.sampler import select_tasks
 
-        if size not in ("tiny", "small", "default"):
-            fail(f"unknown size {size!r}; choose tiny, small or default")
+        size_name = parse_size(size)
         if renderer not in ("template", "llm"):
             fail(f"unknown renderer {renderer!r}; choose template or llm")
         try:
@@ -137,7 +138,7 @@ def register(app: typer.Typer) -> None:
                     needed_by="--renderer llm"
                 )
             settings = LoopSettings(
-                seed=seed, family=family, task=task, size=size,  # type: ignore[arg-type]
+                seed=seed, family=family, task=task, size=size_name,
                 params=LoopParams(eta=eta, alpha=alpha, beta=beta, gamma=gamma, m_step=m_step),
                 responder=responder, responder_settings=config.identity() if config else {},
                 renderer=renderer, rewriter_settings=rewriter.identity() if rewriter else {},

@@ -20,12 +20,14 @@ from pbsolve.cli import audit as audit_commands
 from pbsolve.cli import loop as loop_commands
 from pbsolve.cli import serve as serve_commands
 from pbsolve.cli.common import (
+    SIZE_HELP,
     LLMOptions,
     build_responder,
     err,
     fail,
     llm_options,
     out,
+    parse_size,
     preflight_or_fail,
     progress_bar,
     read_instances,
@@ -50,7 +52,7 @@ from pbsolve.grade_report import summarize as _summarize
 from pbsolve.grading import REWARD_MODES
 from pbsolve.jsonl import LineError, atomic_writer, check_writable, dumps
 from pbsolve.llm.responders import get_responder, responder_names
-from pbsolve.schema import TIERS, Grade, Size
+from pbsolve.schema import TIERS, Grade
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Certified planning problems, graded by code.")
 
@@ -204,7 +206,7 @@ def generate_cmd(
     family: Annotated[str | None, typer.Option(help="restrict to one family")] = None,
     task: Annotated[str | None, typer.Option(help="restrict to one task type")] = None,
     subtask: Annotated[str | None, typer.Option(help="only this subtask (see `pbsolve taxonomy`)")] = None,
-    size: Annotated[str, typer.Option(help="tiny | small | default")] = "default",
+    size: Annotated[str, typer.Option(help=SIZE_HELP)] = "default",
     tiers: Annotated[str | None, typer.Option(help="force at least one rule of each listed tier, e.g. hard")] = None,
     include: Annotated[
         str | None, typer.Option(help="constraint ids every instance must carry, comma-separated")
@@ -225,9 +227,7 @@ def generate_cmd(
     """Generate certified instances (JSON Lines)."""
     if renderer not in ("template", "llm"):
         fail(f"unknown renderer {renderer!r}; choose template or llm")
-    if size not in ("tiny", "small", "default"):
-        fail(f"unknown size {size!r}; choose tiny, small or default")
-    size_name = cast(Size, size)  # checked just above
+    size_name = parse_size(size)
     renderer_name = cast(Literal["template", "llm"], renderer)
     try:
         opts = GenerateOptions(
