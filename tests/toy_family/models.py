@@ -51,7 +51,7 @@ class ToySizes(Settings):
     tables: int
 
 
-SIZES = SizeTable[ToySizes](tiny=ToySizes(guests=4, tables=2), small=ToySizes(guests=5, tables=3), default=ToySizes(guests=7, tables=3))
+SIZES = SizeTable[ToySizes](tiny=ToySizes(guests=4, tables=2), small=ToySizes(guests=5, tables=3), default=ToySizes(guests=7, tables=3), large=ToySizes(guests=9, tables=4))
 
 
 class Model:
