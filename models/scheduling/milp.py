@@ -431,9 +431,14 @@ def _battery_level(tm: Timetable, p: rp.BatteryLevel) -> None:
 
 
 # == objective terms ====================================================================
+TERM_KINDS = ("weighted_end", "room_cost", "slot_penalty", "same_day_pairs", "changes", "backup_cost")
+
+
 def _term(tm: Timetable, term: ObjectiveTerm) -> Any:
-    d, tp = tm.data, parse(rp.TERM_PARAMS, term)
     kind = term.kind
+    if kind not in TERM_KINDS:
+        raise NoMilpForm(f"no MILP expression for objective kind {kind!r}")
+    d, tp = tm.data, parse(rp.TERM_PARAMS, term)
     if kind == "weighted_end":
         w = as_model(tp, rp.WeightedEnd).weights
         return pulp.lpSum([
@@ -471,9 +476,8 @@ def _term(tm: Timetable, term: ObjectiveTerm) -> Any:
             keep = tm.x.get((e.id, d.slot_index[start], room))
             expr += 1 - keep if keep is not None else 1
         return expr
-    if kind == "backup_cost":
-        return pulp.lpSum([d.room_by_id[r].cost * v for (_, r), v in tm.backup.items()])
-    raise NoMilpForm(f"no MILP expression for objective kind {kind!r}")
+    # the last of TERM_KINDS: backup_cost
+    return pulp.lpSum([d.room_by_id[r].cost * v for (_, r), v in tm.backup.items()])
 
 
 def _timetable(draft: Draft, without: str | None) -> Formulation:
