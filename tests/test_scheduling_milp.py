@@ -250,3 +250,14 @@ def test_a_stage_without_a_proven_optimum_is_refused(monkeypatch):
     monkeypatch.setattr(milp_kit, "solver", lambda *a, **k: Unproven())
     with pytest.raises(milp_kit.MilpUnproven):
         milp.optimum(draft_of(inst))
+
+
+def test_the_milp_module_is_the_only_pulp_import_of_the_family():
+    """Generating and grading never need PuLP (the ``milp`` extra)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for folder in ("models/scheduling", "checkers/scheduling"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if path.name != "milp.py":
+                assert "import pulp" not in path.read_text(), path

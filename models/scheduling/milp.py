@@ -102,7 +102,9 @@ class Timetable:
             self.b.add(pulp.lpSum(cells) == 0)
 
     def at_most(self, cells: list[pulp.LpVariable], k: int) -> None:
-        self.b.add(pulp.lpSum(cells) <= k)
+        """sum(cells) <= k (no row for an empty sum: 0 <= k holds, as k >= 0)."""
+        if cells:
+            self.b.add(pulp.lpSum(cells) <= k)
 
     def ends_before(self, a: Event, b: Event) -> None:
         """start(a) + duration(a) <= start(b), time-indexed: for every slot t, b started
