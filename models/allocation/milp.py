@@ -3,21 +3,15 @@
 The second back-end: the same drafts, every rule kind written again as linear rows, and
 the lexicographic objective solved stage by stage (optimise one term, fix it, optimise
 the next). Tests and the generation benchmark hold its optimum against CP-SAT's on the
-same instances; the certifier itself stays CP-SAT. HiGHS (through highspy) is used when
-available, CBC otherwise; a stage counts only when the solution status is proven
-optimal (``sol_status``, not ``status``, which also reads "Optimal" after a time-out),
-and the relative gap is 0.
+same instances; the certifier itself stays CP-SAT. The solver (HiGHS, else CBC; zero
+gap), the row builder and the proven-optimal stages are the core's
+(:mod:`pbsolve.milp_kit`), shared with every family's MILP back-end.
 
 Importing this module needs PuLP (the ``milp`` extra); nothing else in the family does.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pulp
@@ -25,108 +19,17 @@ import pulp
 from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import MaterialData, ProcurementData
 from pbsolve.family import Draft
+from pbsolve.milp_kit import Builder, Formulation, MilpResult, MilpUnproven, solve  # noqa: F401 (MilpUnproven: re-exported)
 from pbsolve.params import parse
 from pbsolve.schema import ObjectiveTerm, Rule
 
 TASKS = ("procurement_planning", "material_allocation")
 
 
-class MilpUnproven(Exception):
-    """A stage ended without a proven optimum (time limit, numerical trouble)."""
-
-
-def _quiet_banner() -> None:
-    """highspy prints a banner on stdout the first time a solver is made in a process, even
-    with output off; make that first one with stdout pointed at /dev/null."""
-    try:
-        import highspy
-    except ImportError:
-        return
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-_quiet_banner()
-
-
-def solver(time_limit: float = 60.0, backend: str | None = None) -> pulp.LpSolver:
-    """HiGHS with a zero gap and one thread; CBC where HiGHS is unavailable (or asked for)."""
-    highs = pulp.HiGHS(msg=False, gapRel=0, threads=1, timeLimit=time_limit, random_seed=0)
-    if backend != "CBC" and highs.available():
-        return highs
-    return pulp.PULP_CBC_CMD(msg=False, gapRel=0, timeLimit=time_limit, threads=1)
-
-
-@dataclass
-class MilpResult:
-    values: tuple[int, ...] | None  # lexicographic optimum, None when infeasible
-    plan: dict[str, Any] | None  # decoded answer section of the optimum
-    seconds: float  # everything: building the PuLP model and every stage
-    backend: str
-    solve_seconds: float = 0.0  # the solver's own time, summed over the stages
-
-
-class _Builder:
-    def __init__(self, name: str) -> None:
-        self.prob = pulp.LpProblem(name, pulp.LpMinimize)
-        self._n = 0
-        self.solve_seconds = 0.0
-
-    def var(self, lo: int, hi: int, binary: bool = False) -> pulp.LpVariable:
-        self._n += 1
-        cat = pulp.LpBinary if binary else pulp.LpInteger
-        if hasattr(self.prob, "add_variable"):  # PuLP >= 3.3; plain construction is deprecated there
-            return self.prob.add_variable(f"v{self._n}", lowBound=lo, upBound=hi, cat=cat)
-        return pulp.LpVariable(f"v{self._n}", lowBound=lo, upBound=hi, cat=cat)
-
-    def add(self, constraint: Any) -> None:
-        if isinstance(constraint, bool):  # a constant row: true holds, false cannot
-            if not constraint:
-                self.prob += pulp.lpSum([]) >= 1
-            return
-        self.prob += constraint
-
-    def differs(self, v: pulp.LpVariable, old: int, big: int) -> pulp.LpVariable:
-        """d >= [v != old]; minimising keeps it exact where it counts."""
-        d = self.var(0, 1, binary=True)
-        self.add(v - old <= big * d)
-        self.add(old - v <= big * d)
-        return d
-
-
-def _lexicographic(
-    b: _Builder, terms: list[tuple[str, Any]], time_limit: float, backend: str | None
-) -> tuple[int, ...] | None:
-    values: list[int] = []
-    for _, expr in terms:
-        b.prob.setObjective(pulp.lpSum([expr]) if not isinstance(expr, pulp.LpAffineExpression) else expr)
-        b.prob.solve(solver(time_limit, backend))
-        b.solve_seconds += b.prob.solutionTime
-        if b.prob.status == pulp.LpStatusInfeasible:
-            if values:
-                raise MilpUnproven("a later stage became infeasible")
-            return None
-        if b.prob.sol_status != pulp.LpSolutionOptimal:
-            raise MilpUnproven(f"stage ended with {pulp.LpStatus[b.prob.status]} / sol_status {b.prob.sol_status}")
-        value = round(pulp.value(expr) if not isinstance(expr, (int, float)) else expr)
-        values.append(value)
-        b.add(expr <= value + 0.5)  # integer-valued: pins the stage's optimum exactly
-    return tuple(values)
-
-
 # == Procurement ========================================================================
-def _procurement(
-    draft: Draft, without: str | None
-) -> tuple[_Builder, list[tuple[str, Any]], Callable[[], dict[str, Any]]]:
+def _procurement(draft: Draft, without: str | None) -> Formulation:
     d = ProcurementData.model_validate(draft.data)
-    b = _Builder("procurement")
+    b = Builder("procurement")
     n = len(d.periods)
     cap = {s.id: s.capacity for s in d.suppliers}
     q = {c: b.var(0, cap[c[0]]) for c in d.cells}
@@ -266,11 +169,9 @@ def _procurement(
 
 
 # == Material allocation ================================================================
-def _material(
-    draft: Draft, without: str | None
-) -> tuple[_Builder, list[tuple[str, Any]], Callable[[], dict[str, Any]]]:
+def _material(draft: Draft, without: str | None) -> Formulation:
     d = MaterialData.model_validate(draft.data)
-    b = _Builder("material")
+    b = Builder("material")
     x = {c: b.var(0, d.depot_by_id[c[0]].stock[c[2]]) for c in d.cells}
 
     def recv(site: str, m: str | None = None) -> Any:
@@ -401,14 +302,4 @@ def optimum(
 ) -> MilpResult:
     """The lexicographic optimum of a draft by MILP (optionally with one rule off); the
     backend is HiGHS unless ``backend="CBC"`` or HiGHS is missing."""
-    t0 = time.perf_counter()
-    b, terms, decode = BUILDERS[draft.spec.task](draft, without)
-    values = _lexicographic(b, terms, time_limit, backend)
-    name = solver(time_limit, backend).name
-    return MilpResult(
-        values=values,
-        plan=decode() if values is not None else None,
-        seconds=time.perf_counter() - t0,
-        backend=name,
-        solve_seconds=b.solve_seconds,
-    )
+    return solve(BUILDERS[draft.spec.task], draft, without, time_limit, backend)
