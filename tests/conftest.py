@@ -10,6 +10,11 @@ Instances are shared between tests: never mutate one (deep-copy ``reference`` fi
 
 from __future__ import annotations
 
+import os
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
 from pbsolve.family import family
@@ -83,3 +88,38 @@ def infeasible_instance(request: pytest.FixtureRequest, infeasible_instances: di
     if request.param not in infeasible_instances:
         pytest.skip(f"no infeasible {request.param} instance in the small set")
     return infeasible_instances[request.param]
+
+
+# -- mutation testing ------------------------------------------------------------------------
+# mutmut runs each mutant against the tests it saw reach the mutated function in one "stats"
+# pass over the whole selection (MUTANT_UNDER_TEST == "stats" in that pass). Instances are
+# shared between tests (tests/instances.py caches them per process) and every instance caches
+# what grading derives from it (Instance.memo: parsed data, lookups, parameters, the
+# validation verdict), so only the first test to grade an instance would reach those
+# functions and be run against their mutants. In the stats pass, every instance's cache is
+# therefore emptied before each test: every test computes what it uses, and is run against
+# the mutants of it. Outside the stats pass nothing changes.
+_MEMOISED: weakref.WeakValueDictionary[int, Instance] = weakref.WeakValueDictionary()  # by id: models do not hash
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _instances_seen_in_mutmut_stats() -> Iterator[None]:
+    if os.environ.get("MUTANT_UNDER_TEST") != "stats":
+        yield
+        return
+    original = Instance.memo
+
+    def memo(self: Instance, key: str, make: Any) -> Any:
+        _MEMOISED[id(self)] = self
+        return original(self, key, make)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Instance, "memo", memo)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_instance_caches_in_mutmut_stats(_instances_seen_in_mutmut_stats: None) -> None:
+    for inst in list(_MEMOISED.values()):
+        inst.memo_clear()
+    _MEMOISED.clear()

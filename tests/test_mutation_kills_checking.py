@@ -218,7 +218,10 @@ def test_an_objective_term_item_names_the_term_after_the_first_colon(recovering)
         update={"objective": [renamed, *recovering.objective[1:]], "certificate": cert}
     )
     want = recovering.certificate.objective[term.id]
-    assert direct(inst, inst.reference)[f"objective:a:{term.id}"] == (True, f"plan gives a:{term.id}={want}; certified {want}")
+    assert direct(inst, inst.reference)[f"objective:a:{term.id}"] == (
+        True,
+        f"plan gives a:{term.id}={want}; certified {want}",
+    )
 
 
 def test_an_item_naming_no_rule_fails_as_an_unknown_rule(recovering):
@@ -316,3 +319,20 @@ def test_recovery_items_without_a_recovery_scenario_fail_and_the_instance_is_ref
     assert all(got[r] == (False, "no recovery plan to check") for r in RECOVERY)
     with pytest.raises(InvalidGroundTruth, match="which is no rule or item"):
         grade(bare, json.dumps(recovering.reference))
+
+
+def test_verification_figures_match_names_as_the_plan_does_a_time_like_room_without_its_zero():
+    """The timetable family reads '09:00' and '9:00' alike everywhere in an answer (a room
+    of that name included); the stated verification figures must be matched the same way."""
+    inst = next(
+        i for i in (sched.instance_at("meeting_planning", 0, n, "small", False, ("conflict_validation",)) for n in range(12))
+        if i is not None and "conflict_validation" in i.mechanisms and i.certificate.status == "optimal"
+    )  # fmt: skip
+    room = next(r for r, held in inst.reference["verification"]["rooms"].items() if held > 0)
+    renamed = Instance.model_validate_json(inst.model_dump_json().replace(f'"{room}"', '"09:00"'))
+    answer = copy.deepcopy(renamed.reference)
+    rooms = answer["verification"]["rooms"]
+    rooms["9:00"] = rooms.pop("09:00")
+    got = verdicts(renamed, answer)
+    assert got["verification"] == (True, "figures match the plan")
+    assert all(passed for passed, _ in got.values())

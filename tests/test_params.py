@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from pydantic import Field, NonNegativeInt
+from pydantic import Field, NonNegativeInt, model_validator
 
 from pbsolve import checking, params
 from pbsolve.generate import GenerateOptions, build_instance
@@ -114,21 +114,34 @@ def test_a_task_checker_with_a_check_but_no_parameter_model_breaks_the_contract(
         rule_params = {"window": Window}
         term_params = {"cost": NoParams}
 
-    with pytest.raises(TypeError, match=r"task broken: rule kinds without both a check and a parameter model: \['daily_limit'\]"):
+    with pytest.raises(
+        TypeError, match=r"task broken: rule kinds without both a check and a parameter model: \['daily_limit'\]"
+    ):
         Broken().known_kinds()
 
 
 def test_an_instance_whose_rule_parameters_do_not_fit_is_not_a_valid_ground_truth(toy):
-    bad_rules = [r.model_copy(update={"params": {**r.params, "max": "many"}}) if r.kind == "table_capacity" else r for r in toy.rules]
+    bad_rules = [
+        r.model_copy(update={"params": {**r.params, "max": "many"}}) if r.kind == "table_capacity" else r
+        for r in toy.rules
+    ]
     bad = toy.model_copy(update={"rules": bad_rules})
     rid = next(r.id for r in toy.rules if r.kind == "table_capacity")
-    with toy_family_registered(), pytest.raises(InvalidGroundTruth, match=rf"{rid} \(table_capacity\): max: Input should be a valid integer"):
+    with (
+        toy_family_registered(),
+        pytest.raises(InvalidGroundTruth, match=rf"{rid} \(table_capacity\): max: Input should be a valid integer"),
+    ):
         grade(bad, json.dumps(bad.reference))
 
 
 def test_an_instance_whose_objective_term_has_unexpected_parameters_is_not_a_valid_ground_truth(toy):
-    bad = toy.model_copy(update={"objective": [ObjectiveTerm(id=t.id, kind=t.kind, params={"weight": 2}) for t in toy.objective]})
-    with toy_family_registered(), pytest.raises(InvalidGroundTruth, match=r"cost \(cost\): weight: Extra inputs are not permitted"):
+    bad = toy.model_copy(
+        update={"objective": [ObjectiveTerm(id=t.id, kind=t.kind, params={"weight": 2}) for t in toy.objective]}
+    )
+    with (
+        toy_family_registered(),
+        pytest.raises(InvalidGroundTruth, match=r"cost \(cost\): weight: Extra inputs are not permitted"),
+    ):
         grade(bad, json.dumps(bad.reference))
 
 
@@ -153,7 +166,9 @@ def _shipped_instances() -> list[Instance]:
     for fam in families().values():
         for task in fam.spec.tasks:
             for index, tiers in enumerate((["hard"], ["stateful"], [], ["hard"])):
-                built = build_instance(3, index, GenerateOptions(task=task.id, size="small", force_tiers=tiers)).instance
+                built = build_instance(
+                    3, index, GenerateOptions(task=task.id, size="small", force_tiers=tiers)
+                ).instance
                 if built is not None:
                     out.append(built)
     return out
@@ -194,8 +209,13 @@ def test_every_rule_kind_of_a_shipped_family_has_a_model_a_check_and_a_sentence(
 
 
 def test_a_scheduling_rule_missing_a_parameter_is_not_a_valid_ground_truth(shipped):
-    inst = next(i for i in shipped if i.family == "scheduling" and any(r.kind == "window" for r in i.rules) and i.reference)
-    bad_rules = [r.model_copy(update={"params": {k: v for k, v in r.params.items() if k != "to"}}) if r.kind == "window" else r for r in inst.rules]
+    inst = next(
+        i for i in shipped if i.family == "scheduling" and any(r.kind == "window" for r in i.rules) and i.reference
+    )
+    bad_rules = [
+        r.model_copy(update={"params": {k: v for k, v in r.params.items() if k != "to"}}) if r.kind == "window" else r
+        for r in inst.rules
+    ]
     rid = next(r.id for r in inst.rules if r.kind == "window")
     with pytest.raises(InvalidGroundTruth, match=rf"{rid} \(window\): to: Field required"):
         grade(inst.model_copy(update={"rules": bad_rules}), json.dumps(inst.reference))
@@ -203,10 +223,14 @@ def test_a_scheduling_rule_missing_a_parameter_is_not_a_valid_ground_truth(shipp
 
 def test_an_allocation_rule_with_a_negative_limit_is_not_a_valid_ground_truth(shipped):
     kinds = ("truck_capacity", "period_budget", "teacher_load", "skill_balance", "dock_capacity", "lot_cap")
-    inst = next(i for i in shipped if i.family == "allocation" and any(r.kind in kinds for r in i.rules) and i.reference)
+    inst = next(
+        i for i in shipped if i.family == "allocation" and any(r.kind in kinds for r in i.rules) and i.reference
+    )
     rule = next(r for r in inst.rules if r.kind in kinds)
     bad_rules = [r.model_copy(update={"params": {**r.params, "max": -1}}) if r.id == rule.id else r for r in inst.rules]
-    with pytest.raises(InvalidGroundTruth, match=rf"{rule.id} \({rule.kind}\): max: Input should be greater than or equal to 0"):
+    with pytest.raises(
+        InvalidGroundTruth, match=rf"{rule.id} \({rule.kind}\): max: Input should be greater than or equal to 0"
+    ):
         grade(inst.model_copy(update={"rules": bad_rules}), json.dumps(inst.reference))
 
 
@@ -265,3 +289,21 @@ def test_grading_a_recovery_answer_again_parses_only_the_changes_term_built_from
     for _ in range(2):
         assert grade(inst, json.dumps(inst.reference)).all_pass == 1
     assert calls == ["changes", "changes"]
+
+
+class Ordered(Params):
+    low: int
+    high: int
+
+    @model_validator(mode="after")
+    def _low_below_high(self) -> Ordered:
+        if self.low > self.high:
+            raise ValueError("low exceeds high")
+        return self
+
+
+def test_an_error_about_the_parameters_as_a_whole_is_placed_at_params():
+    bad = Rule(id="R3", kind="ordered", tier="basic", params={"low": 5, "high": 1})
+    with pytest.raises(InvalidParams) as err:
+        params.parse({"ordered": Ordered}, bad)
+    assert str(err.value) == "R3 (ordered): (params): Value error, low exceeds high"

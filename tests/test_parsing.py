@@ -192,7 +192,7 @@ def test_stray_quote_in_prose_does_not_hide_a_later_answer_on_another_line():
 
 
 def test_braces_inside_json_strings_do_not_end_the_object():
-    value = {"note": "a } brace, a { brace, an escaped \" quote and }{", "b": [1]}
+    value = {"note": 'a } brace, a { brace, an escaped " quote and }{', "b": [1]}
     assert ok("Here: " + json.dumps(value) + " end").value == value
 
 
@@ -329,3 +329,10 @@ def test_at_most_one_candidate_is_decoded(monkeypatch):
     monkeypatch.setattr(parsing, "_loads", lambda text: calls.append(len(text)) or real(text))
     parse_response('{"a": 1,} ' * 2000 + fenced("{bad}") + ' {"a": 1,}' * 2000)
     assert len(calls) == 1
+
+
+def test_a_number_out_of_range_is_quoted_by_its_first_40_characters():
+    number = "1" * 45 + "e400"
+    reason = refused('{"a": %s}' % number)
+    assert f"{'1' * 40} is out of range for a JSON number" in reason
+    assert "1" * 41 not in reason
