@@ -403,3 +403,7 @@ def test_grading_and_validation_load_no_solver(any_instance, tmp_path, path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_validating_an_instance_returns_its_familys_checker(any_instance):
+    assert validate_instance(fresh(any_instance)) is checker(any_instance.family)
