@@ -145,19 +145,15 @@ def review_pairs(data: TimetableData) -> list[ds.ReviewPair]:
 
 
 def build_review_window(data: TimetableData, witness: Witness, rng: random.Random) -> ds.ReviewWindow | None:
-    """The review pairs with the tightest window of days their witness gaps allow, one
-    day of slack on either side at random."""
-    pairs = review_pairs(data)
+    """The review pairs the witness holds on different days, with the tightest window of
+    days their gaps allow (a day of slack on either side at random). Even the loosest
+    window (1 day up to the whole plan) binds: it forbids a same-day review."""
+    pairs = [p for p in review_pairs(data) if wday(data, witness, p.review) > wday(data, witness, p.first)]
     if not pairs:
         return None
     gaps = [wday(data, witness, p.review) - wday(data, witness, p.first) for p in pairs]
-    lo, hi = min(gaps), max(gaps)
-    if lo < 1:
-        return None
-    lo = max(1, lo - rng.randint(0, 1))
-    hi = hi + rng.randint(0, 1)
-    if lo == 1 and hi >= len(data.days) - 1:
-        return None  # any later day would do: the window says nothing
+    lo = max(1, min(gaps) - rng.randint(0, 1))
+    hi = max(gaps) + rng.randint(0, 1)
     return ds.ReviewWindow(pairs=pairs, min_days=lo, max_days=hi)
 
 

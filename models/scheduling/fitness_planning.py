@@ -25,25 +25,26 @@ from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 DAYS = tuple(f"W{w} {d}" for w in (1, 2) for d in WEEKDAYS)
-# training areas: (name, places, equipment, booking fee)
+# training areas: (name, places, equipment, booking fee); distinct fees, so that no two
+# areas are interchangeable under the fee objective
 AREAS = (
     ("Weights area", 4, ("barbells",), 2),
     ("Studio", 8, ("mats",), 1),
-    ("Cardio zone", 6, ("bikes", "treadmills"), 1),
-    ("Track", 12, (), 0),
-    ("Pool lane", 3, ("pool",), 3),
+    ("Cardio zone", 6, ("bikes", "treadmills"), 3),
+    ("Track", 12, ("track",), 0),
+    ("Pool lane", 3, ("pool",), 4),
 )
 # per subtask: the series (muscle group or discipline, id prefix, equipment)
 PROGRAMMES = {
     "strength_split": (("Legs", "LEG", ("barbells",)), ("Push", "PSH", ("barbells",)), ("Pull", "PUL", ("barbells",)),
                        ("Core", "COR", ("mats",))),
-    "endurance_build": (("Run", "RUN", ()), ("Core", "COR", ("mats",)), ("Bike", "BIK", ("bikes",)),
+    "endurance_build": (("Run", "RUN", ("track",)), ("Core", "COR", ("mats",)), ("Bike", "BIK", ("bikes",)),
                         ("Mobility", "MOB", ("mats",))),
     "injury_comeback": (("Knee rehab", "KNE", ("mats",)), ("Upper body", "UPB", ("barbells",)),
                         ("Swim", "SWM", ("pool",)), ("Legs", "LEG", ("barbells",))),
     "small_group_training": (("Circuit", "CIR", ("mats",)), ("Legs", "LEG", ("barbells",)),
                              ("Cardio", "CAR", ("treadmills",)), ("Push", "PSH", ("barbells",))),
-    "triathlon_block": (("Swim", "SWM", ("pool",)), ("Bike", "BIK", ("bikes",)), ("Run", "RUN", ()),
+    "triathlon_block": (("Swim", "SWM", ("pool",)), ("Bike", "BIK", ("bikes",)), ("Run", "RUN", ("track",)),
                         ("Core", "COR", ("mats",))),
 }  # fmt: skip
 
@@ -61,7 +62,7 @@ class FitnessSizes(Settings):
 SIZES = SizeTable[FitnessSizes](
     tiny=FitnessSizes(days=4, periods_per_day=1, groups=2, sessions=PositiveRange(lo=1, hi=2), areas=2),
     small=FitnessSizes(days=8, periods_per_day=1, groups=2, sessions=PositiveRange(lo=2, hi=3), areas=2),
-    default=FitnessSizes(days=14, periods_per_day=2, groups=3, sessions=PositiveRange(lo=2, hi=4), areas=3),
+    default=FitnessSizes(days=14, periods_per_day=2, groups=3, sessions=PositiveRange(lo=2, hi=3), areas=2),
 )
 
 TASK = TaskSpec(
