@@ -330,3 +330,4 @@ def _without_last_day(data: TimetableData) -> TimetableData:
     last = len(data.days) - 1
     fields = {name: getattr(data, name) for name in TimetableData.model_fields}
     return TimetableData(**(fields | {"slots": tuple(s for s in data.slots if s.day < last)}))  # fresh caches
+

@@ -33,6 +33,7 @@ AREAS = (
     ("Cardio zone", 6, ("bikes", "treadmills"), 3),
     ("Track", 12, ("track",), 0),
     ("Pool lane", 3, ("pool",), 4),
+    ("Strength room", 3, ("barbells", "mats"), 5),
 )
 # per subtask: the series (muscle group or discipline, id prefix, equipment)
 PROGRAMMES = {
@@ -87,6 +88,7 @@ TASK = TaskSpec(
         ConstraintSpec("daily_load", "basic", "daily limit on intensity points"),
         ConstraintSpec("daily_limit", "basic", "at most k sessions a day"),
         ConstraintSpec("blocked_slots", "basic", "the gym is closed in some periods"),
+        ConstraintSpec("deadline", "basic", "two named sessions must finish by a stated time"),
         ConstraintSpec("recovery_days", "medium", "recovery days after an intense session of a muscle group"),
         ConstraintSpec("progression", "medium", "progression: sessions of a group k1..k2 days apart, in order"),
         ConstraintSpec("min_days_apart", "medium", "sessions of one group at least k days apart"),

@@ -29,10 +29,11 @@ SUBJECTS = (
     ("History", "HIS", ()), ("Programming", "PRG", ("computer",)), ("Physics", "PHY", ()),
     ("Statistics", "STA", ("computer",)), ("French", "FRE", ()), ("Law", "LAW", ()),
 )  # fmt: skip
-# bookable places: (name, seats, equipment, cost)
+# bookable places: (name, seats, equipment, cost); two have computers, so a computer
+# session can have a backup place
 PLACES = (
     ("Home desk", 1, (), 0),
-    ("Library carrel", 1, ("quiet",), 1),
+    ("Library carrel", 1, ("computer", "quiet"), 1),
     ("Group room", 6, ("whiteboard",), 2),
     ("Computer booth", 3, ("computer", "quiet"), 3),
 )
@@ -172,3 +173,4 @@ def recipe(spec: GenerationSpec) -> DayPlanRecipe:
         planted=planted,
         free_last_day=True,
     )
+
