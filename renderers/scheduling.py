@@ -323,7 +323,8 @@ def _event_line(d: TimetableData, e: Event, task: str) -> str:
         parts.append(f"priority {e.priority}")
     else:
         size = _uncertain(d, "size", e.id)
-        parts.append(f"{size.split(' ', 1)[0]} seats {size.split(' ', 1)[1]}" if size else f"{e.size} seat{'s' * (e.size != 1)}")
+        plural = "s" * (e.size != 1)
+        parts.append(f"{size.split(' ', 1)[0]} seats {size.split(' ', 1)[1]}" if size else f"{e.size} seat{plural}")
         parts.append(duration)
         if e.needs:
             parts.append("needs " + _join(list(e.needs)))
@@ -372,7 +373,8 @@ def render_prompt(
     for r in d.rooms:
         feats = _join(list(r.features)) if r.features else "no special equipment"
         seats = _uncertain(d, "seats", r.id)
-        seats = f"{seats.split(' ', 1)[0]} seats {seats.split(' ', 1)[1]}" if seats else f"{r.seats} seat{'s' * (r.seats != 1)}"
+        plural = "s" * (r.seats != 1)
+        seats = f"{seats.split(' ', 1)[0]} seats {seats.split(' ', 1)[1]}" if seats else f"{r.seats} seat{plural}"
         out.append(f"- {r.id}: {seats}, {feats}, cost {r.cost}")
     out += ["", f"**{v.events.capitalize()}** (id, name, {v.person}s, details):"]
     out += [_event_line(d, e, task) for e in d.events]

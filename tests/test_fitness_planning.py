@@ -20,7 +20,9 @@ def _ev(eid: str, intensity: int = 1) -> Event:
     return Event(id=eid, name=eid, duration=1, people=("Eli",), size=1, priority=intensity, series=eid[:3])
 
 
-def _data(days: list[str] = FIVE, per_day: int = 1, events: tuple[str, ...] = ("LEG1", "LEG2", "LEG3")) -> TimetableData:
+def _data(
+    days: list[str] = FIVE, per_day: int = 1, events: tuple[str, ...] = ("LEG1", "LEG2", "LEG3")
+) -> TimetableData:
     return TimetableData(
         time_unit="period",
         days=tuple(days),
@@ -77,7 +79,9 @@ def test_progression_rejects_a_gap_too_long():
 
 
 def test_progression_rejects_two_sessions_on_one_day_and_the_wrong_order():
-    assert not _check("progression", _data(per_day=2), {"LEG1": (0, "Gym"), "LEG2": (1, "Gym"), "LEG3": (3, "Gym")}, PROGRESS)[0]
+    assert not _check(
+        "progression", _data(per_day=2), {"LEG1": (0, "Gym"), "LEG2": (1, "Gym"), "LEG3": (3, "Gym")}, PROGRESS
+    )[0]
     assert not _check("progression", D, _on_days(2, 1, 3), PROGRESS)[0]
 
 

@@ -139,7 +139,9 @@ def test_model_accepts_exactly_the_plans_the_checker_accepts(kind, d, params):
 
 @pytest.mark.parametrize("kind,d,params", EXHAUSTIVE, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(EXHAUSTIVE)])
 def test_every_sentence_names_its_unit_of_days(kind, d, params):
-    text = render_rule(Rule(id="R1", kind=kind, tier="basic", params=params), d.model_dump(mode="json"), "study_planning")
+    text = render_rule(
+        Rule(id="R1", kind=kind, tier="basic", params=params), d.model_dump(mode="json"), "study_planning"
+    )
     assert "day" in text or "points" in text
 
 
@@ -148,7 +150,9 @@ def _rules(inst, kind: str) -> list[Rule]:
     return [r for r in inst.rules if r.kind == kind]
 
 
-@pytest.mark.parametrize("subtask", ["exam_cram", "spaced_revision", "study_group", "working_student", "thesis_and_courses"])
+@pytest.mark.parametrize(
+    "subtask", ["exam_cram", "spaced_revision", "study_group", "working_student", "thesis_and_courses"]
+)
 def test_every_study_plan_carries_one_exam_date_per_subject_after_its_sessions(subtask):
     for inst in subtask_instances("study_planning", subtask, 2, "small"):
         (rule,) = _rules(inst, "exam_dates")

@@ -148,7 +148,10 @@ def _min_days_apart(d: TimetableData, plan: Plan, p: MinDaysApart) -> Verdict:
     for a, b in itertools.combinations(p.events, 2):
         gap = abs(_day(d, plan, a) - _day(d, plan, b))
         if gap < p.days:
-            return False, f"{a} ({d.days[_day(d, plan, a)]}) and {b} ({d.days[_day(d, plan, b)]}) are {gap} day(s) apart"
+            return (
+                False,
+                f"{a} ({d.days[_day(d, plan, a)]}) and {b} ({d.days[_day(d, plan, b)]}) are {gap} day(s) apart",
+            )
     return OK
 
 
@@ -167,7 +170,10 @@ def _exam_dates(d: TimetableData, plan: Plan, p: ExamDates) -> Verdict:
         limit = _day_number(d, exam.day)
         for eid in exam.sessions:
             if _day(d, plan, eid) >= limit:
-                return False, f"{eid} is on {d.days[_day(d, plan, eid)]}, not before the {exam.subject} exam on {exam.day}"
+                return (
+                    False,
+                    f"{eid} is on {d.days[_day(d, plan, eid)]}, not before the {exam.subject} exam on {exam.day}",
+                )
     return OK
 
 

@@ -24,9 +24,9 @@ from pbsolve.params import NoParams, Params
 from pbsolve.schema import GenerationSpec, Tier
 
 
-def day_of(tm: TimetableModel, e: Event) -> cp_model.LinearExprT:
+def day_of(tm: TimetableModel, e: Event) -> cp_model.LinearExpr:
     """The number of the day on which ``e`` starts."""
-    return sum(tm.data.slots[s].day * tm.at(e, s) for s in tm.starts[e.id])
+    return cp_model.LinearExpr.sum([tm.data.slots[s].day * tm.at(e, s) for s in tm.starts[e.id]])
 
 
 def _forbid_day_pairs(tm: TimetableModel, a: Event, b: Event, bad: list[int], lit: cp_model.IntVar) -> None:
@@ -35,7 +35,7 @@ def _forbid_day_pairs(tm: TimetableModel, a: Event, b: Event, bad: list[int], li
         for k in bad:
             db = da + k
             if 0 <= db < len(tm.data.days):
-                post(tm, tm.on_day(a, da) + tm.on_day(b, db) <= 1, lit)
+                post(tm, cp_model.LinearExpr.sum([tm.on_day(a, da), tm.on_day(b, db)]) <= 1, lit)
 
 
 # -- encoders ----------------------------------------------------------------------------
@@ -139,9 +139,7 @@ def build_min_days_apart(data: TimetableData, witness: Witness, rng: random.Rand
 def review_pairs(data: TimetableData) -> list[ds.ReviewPair]:
     """(first session, review session) per subject: a series whose last event's name
     ends in 'review'."""
-    return [
-        ds.ReviewPair(first=g[0].id, review=g[-1].id) for g in series_groups(data) if g[-1].name.endswith("review")
-    ]
+    return [ds.ReviewPair(first=g[0].id, review=g[-1].id) for g in series_groups(data) if g[-1].name.endswith("review")]
 
 
 def build_review_window(data: TimetableData, witness: Witness, rng: random.Random) -> ds.ReviewWindow | None:
@@ -228,9 +226,7 @@ def build_progression(data: TimetableData, witness: Witness, rng: random.Random)
         gaps = [wday(data, witness, b.id) - wday(data, witness, a.id) for a, b in itertools.pairwise(group)]
         if min(gaps) >= 1:
             options.append(
-                ds.Progression(
-                    events=[e.id for e in group], min_days=min(gaps), max_days=max(gaps) + rng.randint(0, 1)
-                )
+                ds.Progression(events=[e.id for e in group], min_days=min(gaps), max_days=max(gaps) + rng.randint(0, 1))
             )
     return rng.choice(options) if options else None
 
@@ -330,4 +326,3 @@ def _without_last_day(data: TimetableData) -> TimetableData:
     last = len(data.days) - 1
     fields = {name: getattr(data, name) for name in TimetableData.model_fields}
     return TimetableData(**(fields | {"slots": tuple(s for s in data.slots if s.day < last)}))  # fresh caches
-

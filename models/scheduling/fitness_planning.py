@@ -170,7 +170,11 @@ def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     return terms
 
 
-PLANTED = {"strength_split": ("recovery_days",), "endurance_build": ("progression",), "injury_comeback": ("injury_rest",)}
+PLANTED = {
+    "strength_split": ("recovery_days",),
+    "endurance_build": ("progression",),
+    "injury_comeback": ("injury_rest",),
+}
 
 
 def recipe(spec: GenerationSpec) -> DayPlanRecipe:

@@ -66,7 +66,9 @@ TASK = TaskSpec(
             "spaced_revision", "Spaced revision", "each subject ends with a review session a set number of days later"
         ),
         SubtaskSpec("study_group", "Study group", "three students; each subject is studied together by two or three"),
-        SubtaskSpec("working_student", "Working student", "a student whose work shifts block most mornings or evenings"),
+        SubtaskSpec(
+            "working_student", "Working student", "a student whose work shifts block most mornings or evenings"
+        ),
         SubtaskSpec(
             "thesis_and_courses", "Thesis and courses", "double-period thesis writing sessions in a quiet place"
         ),
@@ -98,7 +100,7 @@ TASK = TaskSpec(
 
 def _places(rng: random.Random, n: int, needed: set[str]) -> list[Room]:
     """The home desk, then places at random; the places sessions need are included."""
-    chosen = [PLACES[0]]
+    chosen: list[tuple[str, int, tuple[str, ...], int]] = [PLACES[0]]
     rest = list(PLACES[1:])
     rng.shuffle(rest)
     must = [p for p in rest if needed & set(p[2])]
@@ -173,4 +175,3 @@ def recipe(spec: GenerationSpec) -> DayPlanRecipe:
         planted=planted,
         free_last_day=True,
     )
-
