@@ -23,7 +23,8 @@ def _days(n: int) -> str:
 @sentence("min_days_apart")
 def _min_days_apart(d: TimetableData, p: ds.MinDaysApart, v: Vocab) -> str:
     if p.days == 1:
-        return f"{_join(p.events)} all take place on different days."
+        every = "both" if len(p.events) == 2 else "all"
+        return f"{_join(p.events)} {every} take place on different days."
     return (
         f"Spacing: any two of {_join(p.events)} take place on days at least {_days(p.days)} apart (days are "
         f"counted on the calendar: {d.days[0]} and {d.days[min(p.days, len(d.days) - 1)]} are "
@@ -87,8 +88,8 @@ def _weekly_quota(d: TimetableData, p: ds.WeeklyQuota, v: Vocab) -> str:
 @sentence("injury_rest")
 def _injury_rest(d: TimetableData, p: ds.InjuryRest, v: Vocab) -> str:
     return (
-        f"Injury: the {p.part.lower()} must rest from {p.from_day} to {p.to_day} (both days included), so "
-        f"{_join(p.events)} may not take place on any of those days."
+        f"Injury rest: because of an injury, no {p.part} {v.event} ({_join(p.events)}) may take place on any day "
+        f"from {p.from_day} to {p.to_day} (both days included)."
     )
 
 

@@ -161,7 +161,7 @@ def test_an_endurance_build_always_has_a_progression():
 def test_an_injury_comeback_always_rests_a_body_part():
     for inst in subtask_instances("fitness_planning", "injury_comeback", 3, "small"):
         assert "injury_rest" in _kinds(inst)
-        assert "Injury: the" in inst.prompt
+        assert "Injury rest: because of an injury" in inst.prompt
 
 
 def test_small_group_training_has_a_coach_in_every_session_with_clients():
