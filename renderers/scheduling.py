@@ -56,7 +56,7 @@ SUBTASK_CONTEXT = {
     "certification_sittings": "These are professional certification sittings; some need computer rooms.",
     "resit_week": "This is a short resit week; many candidates sit several papers.",
     "oral_exams": "These are oral exams in small rooms; each is run by one examiner, who examines one exam at a time.",
-    "exam_cram": "The exams all fall within the plan.",
+    "exam_cram": "One student prepares for several exams that fall within these days.",
     "spaced_revision": "Each subject ends with a review session (id ending in R), spaced from its first session.",
     "study_group": "The students study as a group: each session is attended by every student listed for it.",
     "working_student": "The student works shifts: the unavailable periods are work shifts.",
