@@ -14,7 +14,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.params import as_model, parse
-from pbsolve.renderers import scheduling_stateful  # noqa: F401  (registers the stateful sentences)
+from pbsolve.renderers import scheduling_day_spacing, scheduling_stateful  # noqa: F401  (registers sentences)
 from pbsolve.renderers.scheduling_words import SENTENCES, Vocab, sentence
 from pbsolve.renderers.scheduling_words import a as _a
 from pbsolve.renderers.scheduling_words import unit as _start_word
@@ -27,7 +27,18 @@ VOCAB = {
         "lecture", "lectures", "participant", "You are building a weekly timetable for {n} lectures."
     ),
     "exam_scheduling": Vocab("exam", "exams", "participant", "You are scheduling {n} exam sittings."),
-}
+    "study_planning": Vocab(
+        "session", "sessions", "student",
+        "You are planning {n} study sessions over the coming days. A student's unavailable periods are fixed "
+        "commitments (classes, or work shifts where stated); sessions of a subject are numbered and studied in "
+        "order, and each session's difficulty is given.",
+    ),
+    "fitness_planning": Vocab(
+        "session", "sessions", "participant",
+        "You are planning {n} training sessions over the coming weeks. Sessions of one muscle group or "
+        "discipline are numbered and done in order; each session's intensity is given (3 = intense).",
+    ),
+}  # fmt: skip
 
 SUBTASK_CONTEXT = {
     "cross_team_sync": "The meetings bring together people from several teams.",
@@ -45,6 +56,16 @@ SUBTASK_CONTEXT = {
     "certification_sittings": "These are professional certification sittings; some need computer rooms.",
     "resit_week": "This is a short resit week; many candidates sit several papers.",
     "oral_exams": "These are oral exams in small rooms; each is run by one examiner, who examines one exam at a time.",
+    "exam_cram": "One student prepares for several exams that fall within these days.",
+    "spaced_revision": "Each subject ends with a review session (id ending in R), spaced from its first session.",
+    "study_group": "The students study as a group: each session is attended by every student listed for it.",
+    "working_student": "The student works shifts: the unavailable periods are work shifts.",
+    "thesis_and_courses": "Thesis writing sessions last two periods and need a quiet place.",
+    "strength_split": "The programme splits strength work by muscle group.",
+    "endurance_build": "The programme builds endurance with runs that get longer.",
+    "injury_comeback": "The athlete is coming back from an injury.",
+    "small_group_training": "A coach trains small groups: each session is attended by every person listed for it.",
+    "triathlon_block": "A triathlete trains swimming, cycling and running, each in its own area.",
 }
 
 
@@ -302,11 +323,17 @@ def _event_line(d: TimetableData, e: Event, task: str) -> str:
         parts.append(f"priority {e.priority}")
     else:
         size = _uncertain(d, "size", e.id)
-        parts.append(f"{size.split(' ', 1)[0]} seats {size.split(' ', 1)[1]}" if size else f"{e.size} seats")
+        plural = "s" * (e.size != 1)
+        parts.append(f"{size.split(' ', 1)[0]} seats {size.split(' ', 1)[1]}" if size else f"{e.size} seat{plural}")
         parts.append(duration)
         if e.needs:
             parts.append("needs " + _join(list(e.needs)))
+    if task in LEVEL_WORDS:  # study difficulty, training intensity (both 1..3)
+        parts.append(f"{LEVEL_WORDS[task]} {e.priority}")
     return "- " + " — ".join(parts)
+
+
+LEVEL_WORDS = {"study_planning": "difficulty", "fitness_planning": "intensity"}
 
 
 def render_prompt(
@@ -346,7 +373,8 @@ def render_prompt(
     for r in d.rooms:
         feats = _join(list(r.features)) if r.features else "no special equipment"
         seats = _uncertain(d, "seats", r.id)
-        seats = f"{seats.split(' ', 1)[0]} seats {seats.split(' ', 1)[1]}" if seats else f"{r.seats} seats"
+        plural = "s" * (r.seats != 1)
+        seats = f"{seats.split(' ', 1)[0]} seats {seats.split(' ', 1)[1]}" if seats else f"{r.seats} seat{plural}"
         out.append(f"- {r.id}: {seats}, {feats}, cost {r.cost}")
     out += ["", f"**{v.events.capitalize()}** (id, name, {v.person}s, details):"]
     out += [_event_line(d, e, task) for e in d.events]

@@ -124,12 +124,19 @@ class Adapter:
     def evaluate(self, inst: Instance, plan: Any, rules: list[Rule] | None = None,
                  objective: list[ObjectiveTerm] | None = None, data: dict | None = None) -> tuple[dict, dict]:  # fmt: skip
         rules = list(inst.rules) if rules is None else rules
-        return self.tc(inst.task).evaluate(self.data(inst, data), rules, list(inst.objective) if objective is None else objective, plan)
+        return self.tc(inst.task).evaluate(
+            self.data(inst, data), rules, list(inst.objective) if objective is None else objective, plan
+        )
 
     def answer_of(self, inst: Instance, plan: Any, base: dict | None = None) -> dict:
         """An answer stating this plan and its own figures (other sections copied from ``base``)."""
         _, values = self.evaluate(inst, plan)
-        return {**(base or {}), "feasible": True, self.tc(inst.task).plan_key: self.answer_rows(inst, plan), "objective": values}
+        return {
+            **(base or {}),
+            "feasible": True,
+            self.tc(inst.task).plan_key: self.answer_rows(inst, plan),
+            "objective": values,
+        }
 
     def baseline(self, inst: Instance) -> str:
         """The family checker's baseline answer (a plan, usually wrong)."""
@@ -178,7 +185,12 @@ class Scheduling(Adapter):
     found_floor = ("family", 24, 20, 6)
     # a buffer needs two same-day events of one person with a gap in the witness: at small
     # size lectures and exams rarely give one (0 of 60 drafts at seed 7); meetings do
-    rarely_sampled: ClassVar[dict[str, set[str]]] = {"course_timetabling": {"person_buffer"}, "exam_scheduling": {"person_buffer"}}
+    rarely_sampled: ClassVar[dict[str, set[str]]] = {
+        "course_timetabling": {"person_buffer"},
+        "exam_scheduling": {"person_buffer"},
+    }
+    # one person's packed days rarely leave a gap, a run or a light day to cap (perturb breaks each on --include runs)
+    rarely_sampled |= {"study_planning": {"person_buffer", "max_consecutive"}, "fitness_planning": {"daily_load"}}
     every_check_seen = True
     opt_in_kinds: ClassVar[set[str]] = {"room_cooldown", "fatigue_protocol", "battery_level"}  # tests/test_stateful.py
 

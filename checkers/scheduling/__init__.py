@@ -1,6 +1,9 @@
 """Scheduling & Timetabling checkers."""
 
-from pbsolve.checkers.scheduling import stateful  # noqa: F401  (registers the stateful checks)
+from pbsolve.checkers.scheduling import (
+    day_spacing,  # noqa: F401  (registers the day-spacing kinds)
+    stateful,  # noqa: F401  (registers the stateful checks)
+)
 from pbsolve.checkers.scheduling.checks import (
     TIMETABLE,
     answer_schema,

@@ -507,6 +507,7 @@ def format_text(task: str) -> str:
 
 
 _EVENT_WORDS = {"meeting_planning": "meeting", "course_timetabling": "lecture", "exam_scheduling": "exam"}
+_EVENT_WORDS |= {"study_planning": "study session", "fitness_planning": "training session"}
 TimetablePlan = tuple[Plan, "dict[str, str] | None"]  # a plan and its backup rooms (robustness rules)
 
 

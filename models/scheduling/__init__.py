@@ -9,13 +9,23 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import insert_at, insert_position
-from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning, stateful  # noqa: F401 (registers)
+from pbsolve.models.scheduling import (  # noqa: F401 (registers)
+    course_timetabling,
+    day_spacing,
+    exam_scheduling,
+    fitness_planning,
+    hard,
+    meeting_planning,
+    stateful,
+    study_planning,
+)
 from pbsolve.models.scheduling.timetable_model import ENCODERS, build
 from pbsolve.params import make_rule
 from pbsolve.schema import GenerationSpec
 from pbsolve.taxonomy import FamilySpec
 
 TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling)}
+TASK_MODULES |= {m.TASK.id: m for m in (study_planning, fitness_planning)}
 
 
 class SchedulingFamily(Family):
