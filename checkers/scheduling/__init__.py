@@ -1,6 +1,6 @@
 """Scheduling & Timetabling checkers."""
 
-from pbsolve.checkers.scheduling import stateful  # noqa: F401  (registers the stateful checks)
+from pbsolve.checkers.scheduling import calendar_checks, stateful  # noqa: F401  (registers the stateful and calendar checks)
 from pbsolve.checkers.scheduling.checks import (
     TIMETABLE,
     answer_schema,

@@ -10,12 +10,13 @@ from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import insert_at, insert_position
 from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning, stateful  # noqa: F401 (registers)
+from pbsolve.models.scheduling import calendar_rules, email_scheduling  # noqa: F401 (registers)
 from pbsolve.models.scheduling.timetable_model import ENCODERS, build
 from pbsolve.params import make_rule
 from pbsolve.schema import GenerationSpec
 from pbsolve.taxonomy import FamilySpec
 
-TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling)}
+TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling, email_scheduling)}
 
 
 class SchedulingFamily(Family):
