@@ -109,7 +109,7 @@ def email_details(d: TimetableData, e: Event) -> str:
     if u is None:
         text = f"{e.size} thousand recipients ({e.size} seats)"
     else:
-        text = f"{u.low}–{u.high} thousand recipients ({u.low}–{u.high} seats, uncertain input {u.id})"
+        text = f"{u.low}–{u.high} (uncertain input {u.id}) thousand recipients (as many seats)"
     return text + (" — needs " + _join(list(e.needs)) if e.needs else "")
 
 

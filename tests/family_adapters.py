@@ -180,7 +180,7 @@ class Scheduling(Adapter):
     # size lectures and exams rarely give one (0 of 60 drafts at seed 7); meetings do
     rarely_sampled: ClassVar[dict[str, set[str]]] = {"course_timetabling": {"person_buffer"}, "exam_scheduling": {"person_buffer"}}
     every_check_seen = True
-    opt_in_kinds: ClassVar[set[str]] = {"room_cooldown", "fatigue_protocol", "battery_level"}  # tests/test_stateful.py
+    opt_in_kinds: ClassVar[set[str]] = {"room_cooldown", "fatigue_protocol", "battery_level", "frequency_cap"}  # tests/test_stateful.py, test_email_scheduling.py
 
     def tc(self, task: str) -> TaskChecker:
         from pbsolve.checkers.scheduling.checks import TIMETABLE
