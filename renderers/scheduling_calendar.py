@@ -129,7 +129,9 @@ def _open_loss(d: TimetableData, tp: cp.OpenLoss, v: Vocab) -> str:
     levels: dict[int, list[int]] = {}
     for h, value in enumerate(tp.penalty):
         levels.setdefault(value, []).append(h)
-    table = "; ".join(f"{value} for a local send time in {_hour_runs(hours)}" for value, hours in sorted(levels.items()))
+    table = "; ".join(
+        f"{value} for a local send time in {_hour_runs(hours)}" for value, hours in sorted(levels.items())
+    )
     return (
         f"the total open loss: for each {v.event} and each segment it goes to, the segment's thousands of "
         f"recipients × the penalty of the segment's local send time (the send slot's UTC time plus the "

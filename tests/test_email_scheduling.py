@@ -187,7 +187,9 @@ def test_objective_terms_agree_with_the_checker_on_every_plan():
 
 
 def test_open_loss_weighs_each_segments_local_hour_by_its_audience():
-    tp = cp.OpenLoss(offsets={"Tokyo": 9, "Berlin": 1}, audience={"Tokyo": 10, "Berlin": 5}, penalty=list(email.LOCAL_PENALTY))
+    tp = cp.OpenLoss(
+        offsets={"Tokyo": 9, "Berlin": 1}, audience={"Tokyo": 10, "Berlin": 5}, penalty=list(email.LOCAL_PENALTY)
+    )
     # M2 to Tokyo and Berlin at Mon 14:00 UTC: 23:00 Tokyo (3 x 10), 15:00 Berlin (0 x 5)
     plan = {"M1": (0, "A"), "M2": (1, "A"), "M3": (0, "B")}
     # M1 at 06:00 UTC: 15:00 Tokyo, 0; M3 at 06:00 UTC: 07:00 Berlin, 1 x 5
@@ -224,10 +226,18 @@ def test_sentences_state_every_number(kind):
         params = model_mod.CALENDAR_BUILDERS[kind](d, w, rng)
         if params is None:
             continue
-        text = render_rule(Rule(id="R9", kind=kind, tier="basic", params=params.dump()), d.model_dump(mode="json"), "email_scheduling")
+        text = render_rule(
+            Rule(id="R9", kind=kind, tier="basic", params=params.dump()), d.model_dump(mode="json"), "email_scheduling"
+        )
         for value in params.dump().values():
             for item in value if isinstance(value, list) else [value]:
-                shown = f"{item:02d}:00" if kind == "local_send_window" and item in (params.dump().get("earliest"), params.dump().get("latest")) and not isinstance(item, str) else str(abs(item) if isinstance(item, int) else item)
+                shown = (
+                    f"{item:02d}:00"
+                    if kind == "local_send_window"
+                    and item in (params.dump().get("earliest"), params.dump().get("latest"))
+                    and not isinstance(item, str)
+                    else str(abs(item) if isinstance(item, int) else item)
+                )
                 assert shown in text, (kind, item, text)
 
 

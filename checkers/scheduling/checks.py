@@ -509,7 +509,12 @@ def format_text(task: str) -> str:
     )
 
 
-_EVENT_WORDS = {"meeting_planning": "meeting", "course_timetabling": "lecture", "exam_scheduling": "exam", "email_scheduling": "message"}
+_EVENT_WORDS = {
+    "meeting_planning": "meeting",
+    "course_timetabling": "lecture",
+    "exam_scheduling": "exam",
+    "email_scheduling": "message",
+}
 TimetablePlan = tuple[Plan, "dict[str, str] | None"]  # a plan and its backup rooms (robustness rules)
 
 

@@ -9,8 +9,15 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import insert_at, insert_position
-from pbsolve.models.scheduling import course_timetabling, exam_scheduling, hard, meeting_planning, stateful  # noqa: F401 (registers)
-from pbsolve.models.scheduling import calendar_rules, email_scheduling  # noqa: F401 (registers)
+from pbsolve.models.scheduling import (  # noqa: F401 (registers)  # noqa: F401 (registers)
+    calendar_rules,
+    course_timetabling,
+    email_scheduling,
+    exam_scheduling,
+    hard,
+    meeting_planning,
+    stateful,
+)
 from pbsolve.models.scheduling.timetable_model import ENCODERS, build
 from pbsolve.params import make_rule
 from pbsolve.schema import GenerationSpec

@@ -8,6 +8,7 @@ state is needed: the rolling count over a run of days is a linear sum).
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from ortools.sat.python import cp_model
@@ -59,8 +60,10 @@ def _send_spacing(tm: TimetableModel, params: cp.SendSpacing, lit: cp_model.IntV
                         post(tm, tm.at(a, sa) + tm.at(b, sb) <= 1, lit)
 
 
-def _day_of(tm: TimetableModel, e: Event) -> cp_model.LinearExprT:
-    return sum(tm.data.slots[s].day * tm.at(e, s) for s in tm.starts[e.id])
+def _day_of(tm: TimetableModel, e: Event) -> cp_model.LinearExpr:
+    """The day index e is sent on, as one weighted sum of its placement Booleans."""
+    cells = [(tm.x[e.id, s, r.id], tm.data.slots[s].day) for s in tm.starts[e.id] for r in tm.data.rooms]
+    return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [day for _, day in cells])
 
 
 @encoder("min_lag")
@@ -118,11 +121,11 @@ def build_send_spacing(data: TimetableData, witness: Witness, rng: random.Random
     """A spacing in hours the witness keeps for a segment with two or more messages, longer
     than the shortest distance between two send slots (else no-overlap already says it)."""
     values = sorted({s.value for s in data.slots})
-    step = min((b - a for a, b in zip(values, values[1:])), default=0)
+    step = min((b - a for a, b in itertools.pairwise(values)), default=0)
     options = []
     for seg in _segments(data, 2):
         sent = sorted(data.slots[witness[e.id][0]].value for e in events_of(data, seg))
-        closest = min(b - a for a, b in zip(sent, sent[1:]))
+        closest = min(b - a for a, b in itertools.pairwise(sent))
         if closest > step:
             options.append(cp.SendSpacing(segment=seg, hours=rng.randint(step + 1, closest)))
     return rng.choice(options) if options else None

@@ -132,7 +132,9 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     elif sub == "transactional_mix":
         for i in range(max(1, n_msg // 3)):
             k = rng.randint(1, 2)
-            plan.append(("Billing notice" if i == 0 else "Terms update", tuple(rng.sample(names, k)), None, ("transactional",)))
+            plan.append(
+                ("Billing notice" if i == 0 else "Terms update", tuple(rng.sample(names, k)), None, ("transactional",))
+            )
     plan = plan[:n_msg]
     while len(plan) < n_msg:
         top = 3 if sub == "promo_burst" else 2
@@ -164,7 +166,9 @@ def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     audience = {p.id: int(p.role.split(", ")[1].split()[0]) for p in data.people}
     weights = {e.id: e.size * e.priority for e in data.events}  # recipients reached late, urgent ones doubly
     return [
-        make_term("open_loss", "open_loss", cc.OpenLoss(offsets=offsets, audience=audience, penalty=list(LOCAL_PENALTY))),
+        make_term(
+            "open_loss", "open_loss", cc.OpenLoss(offsets=offsets, audience=audience, penalty=list(LOCAL_PENALTY))
+        ),
         make_term("weighted_delay", "weighted_end", rp.WeightedEnd(weights=weights)),
         make_term("delivery_cost", "delivery_cost", cc.DeliveryCost()),
     ]
