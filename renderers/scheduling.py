@@ -14,7 +14,8 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.params import as_model, parse
-from pbsolve.renderers import scheduling_day_spacing, scheduling_stateful  # noqa: F401  (registers sentences)
+from pbsolve.renderers import scheduling_calendar, scheduling_day_spacing, scheduling_stateful  # noqa: F401  (registers sentences)
+from pbsolve.renderers.scheduling_calendar import EMAIL_INTRO, OBJECTIVE_SENTENCES, email_details
 from pbsolve.renderers.scheduling_words import SENTENCES, Vocab, sentence
 from pbsolve.renderers.scheduling_words import a as _a
 from pbsolve.renderers.scheduling_words import unit as _start_word
@@ -38,6 +39,7 @@ VOCAB = {
         "You are planning {n} training sessions over the coming weeks. Sessions of one muscle group or "
         "discipline are numbered and done in order; each session's intensity is given (3 = intense).",
     ),
+    "email_scheduling": Vocab("message", "messages", "segment", EMAIL_INTRO),
 }  # fmt: skip
 
 SUBTASK_CONTEXT = {
@@ -243,6 +245,8 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
         )
     if term.kind == "backup_cost":
         return f"the total backup cost: each {v.event} pays the cost of its backup room"
+    if term.kind in OBJECTIVE_SENTENCES:  # add-on objective kinds (e.g. renderers/scheduling_calendar.py)
+        return OBJECTIVE_SENTENCES[term.kind](d, tp, v)
     raise ValueError(f"no sentence for objective kind {term.kind!r}")
 
 
@@ -316,6 +320,8 @@ def _event_line(d: TimetableData, e: Event, task: str) -> str:
         if duration
         else _units(d, e.duration)
     )
+    if task == "email_scheduling":
+        return "- " + " — ".join([*parts, email_details(d, e)])
     if task == "meeting_planning":
         parts.append(duration)
         if e.needs:

@@ -192,7 +192,7 @@ class Scheduling(Adapter):
     # one person's packed days rarely leave a gap, a run or a light day to cap (perturb breaks each on --include runs)
     rarely_sampled |= {"study_planning": {"person_buffer", "max_consecutive"}, "fitness_planning": {"daily_load"}}
     every_check_seen = True
-    opt_in_kinds: ClassVar[set[str]] = {"room_cooldown", "fatigue_protocol", "battery_level"}  # tests/test_stateful.py
+    opt_in_kinds: ClassVar[set[str]] = {"room_cooldown", "fatigue_protocol", "battery_level", "frequency_cap"}  # tests/test_stateful.py, test_email_scheduling.py
 
     def tc(self, task: str) -> TaskChecker:
         from pbsolve.checkers.scheduling.checks import TIMETABLE

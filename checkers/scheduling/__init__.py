@@ -1,6 +1,7 @@
 """Scheduling & Timetabling checkers."""
 
 from pbsolve.checkers.scheduling import (
+    calendar_checks,  # noqa: F401  (registers the calendar checks)
     day_spacing,  # noqa: F401  (registers the day-spacing kinds)
     stateful,  # noqa: F401  (registers the stateful checks)
 )

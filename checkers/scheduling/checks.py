@@ -148,6 +148,7 @@ def check(kind: str) -> Callable[[Check], Check]:
 
 
 OK: Verdict = (True, "holds")
+OBJECTIVE_VALUES: dict[str, Callable[[TimetableData, Plan, Any], int]] = {}  # add-on objective kinds
 
 
 @check("availability")
@@ -457,6 +458,8 @@ def objective_value(
                 if n > 1:
                     total += n - 1
         return total
+    if kind in OBJECTIVE_VALUES:  # add-on objective kinds (e.g. checkers/scheduling/calendar_checks.py)
+        return OBJECTIVE_VALUES[kind](d, plan, tp)
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
@@ -508,6 +511,7 @@ def format_text(task: str) -> str:
 
 _EVENT_WORDS = {"meeting_planning": "meeting", "course_timetabling": "lecture", "exam_scheduling": "exam"}
 _EVENT_WORDS |= {"study_planning": "study session", "fitness_planning": "training session"}
+_EVENT_WORDS |= {"email_scheduling": "message"}
 TimetablePlan = tuple[Plan, "dict[str, str] | None"]  # a plan and its backup rooms (robustness rules)
 
 

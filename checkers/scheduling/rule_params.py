@@ -14,6 +14,7 @@ from typing import Annotated
 
 from pydantic import Field, NonNegativeInt, PositiveInt
 
+from pbsolve.checkers.scheduling.calendar_params import CALENDAR_PARAMS, CALENDAR_TERMS
 from pbsolve.params import NoParams, Params
 
 EventIds = Annotated[list[str], Field(min_length=1)]
@@ -186,6 +187,7 @@ RULE_PARAMS: dict[str, type[Params]] = {
     "fatigue_protocol": FatigueProtocol,
     "battery_level": BatteryLevel,
 }
+RULE_PARAMS.update(CALENDAR_PARAMS)  # the campaign-calendar kinds (email scheduling)
 
 TERM_PARAMS: dict[str, type[Params]] = {
     "changes": CurrentSchedule,
@@ -195,3 +197,4 @@ TERM_PARAMS: dict[str, type[Params]] = {
     "slot_penalty": SlotPenalty,
     "same_day_pairs": SameDayPairs,
 }
+TERM_PARAMS.update(CALENDAR_TERMS)  # the campaign-calendar objective kinds (email scheduling)

@@ -10,8 +10,10 @@ from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import insert_at, insert_position
 from pbsolve.models.scheduling import (  # noqa: F401 (registers)
+    calendar_rules,
     course_timetabling,
     day_spacing,
+    email_scheduling,
     exam_scheduling,
     fitness_planning,
     hard,
@@ -26,6 +28,7 @@ from pbsolve.taxonomy import FamilySpec
 
 TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling)}
 TASK_MODULES |= {m.TASK.id: m for m in (study_planning, fitness_planning)}
+TASK_MODULES |= {m.TASK.id: m for m in (email_scheduling,)}
 
 
 class SchedulingFamily(Family):

@@ -64,6 +64,7 @@ SIZES = SizeTable[FitnessSizes](
     tiny=FitnessSizes(days=4, periods_per_day=1, groups=2, sessions=PositiveRange(lo=1, hi=2), areas=2),
     small=FitnessSizes(days=8, periods_per_day=1, groups=2, sessions=PositiveRange(lo=2, hi=3), areas=2),
     default=FitnessSizes(days=14, periods_per_day=2, groups=3, sessions=PositiveRange(lo=2, hi=3), areas=2),
+    large=FitnessSizes(days=14, periods_per_day=2, groups=4, sessions=PositiveRange(lo=2, hi=3), areas=2),
 )
 
 TASK = TaskSpec(

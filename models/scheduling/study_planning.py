@@ -53,6 +53,7 @@ SIZES = SizeTable[StudySizes](
     tiny=StudySizes(days=3, periods_per_day=2, subjects=2, sessions=PositiveRange(lo=1, hi=2), places=2),
     small=StudySizes(days=4, periods_per_day=2, subjects=2, sessions=PositiveRange(lo=2, hi=3), places=3),
     default=StudySizes(days=5, periods_per_day=3, subjects=3, sessions=PositiveRange(lo=2, hi=3), places=3),
+    large=StudySizes(days=6, periods_per_day=3, subjects=4, sessions=PositiveRange(lo=2, hi=3), places=3),
 )
 
 TASK = TaskSpec(

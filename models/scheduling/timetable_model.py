@@ -83,6 +83,8 @@ Encoder = Callable[[TimetableModel, Any, cp_model.IntVar], None]  # (model, the 
 # every timetable task shares one encoder per rule kind (base, sampled, hard, stateful)
 ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
 encoder = ENCODERS.register
+# add-on objective kinds: (model, the term's Params model) -> (expression, upper bound)
+OBJECTIVES: dict[str, Callable[[TimetableModel, Any], tuple[cp_model.LinearExprT, int]]] = {}
 
 
 @encoder("availability")
@@ -280,6 +282,8 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
     if term.kind == "backup_cost":
         expr = sum(d.room_by_id[r].cost * v for (_, r), v in tm.backup.items())
         return expr, len(d.events) * max(r.cost for r in d.rooms)
+    if term.kind in OBJECTIVES:  # add-on objective kinds (e.g. models/scheduling/calendar_rules.py)
+        return OBJECTIVES[term.kind](tm, tp)
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 

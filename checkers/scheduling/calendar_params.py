@@ -1,0 +1,95 @@
+"""Parameters of the campaign-calendar rule kinds (email scheduling), one model each.
+
+Registered into :data:`pbsolve.checkers.scheduling.rule_params.RULE_PARAMS` by one line
+there; the CP-SAT encoders (models/scheduling/calendar_rules.py), the checks
+(checkers/scheduling/calendar_checks.py) and the sentences
+(renderers/scheduling_calendar.py) all read a rule through these models.
+
+Time on a campaign calendar: a slot's ``value`` is its hour of the week in UTC (hours
+since Monday 00:00 UTC, so Tue 06:00 is 30); its UTC clock hour is ``value % 24`` and
+its day is the slot's ``day``. Segments are the people of the time model.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
+
+from pbsolve.params import Params
+
+
+class LocalSendWindow(Params):
+    """Every message to ``segment`` is sent at a local clock hour h (UTC hour plus
+    ``utc_offset``, modulo 24) with ``earliest`` <= h <= ``latest``."""
+
+    segment: str
+    utc_offset: int = Field(ge=-12, le=14)
+    earliest: int = Field(ge=0, le=23)
+    latest: int = Field(ge=0, le=23)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> LocalSendWindow:
+        if self.earliest > self.latest:
+            raise ValueError("earliest must not be after latest")
+        return self
+
+
+class BlackoutDays(Params):
+    """No message to ``segment`` is sent on any of ``days`` (day names of the calendar)."""
+
+    segment: str
+    days: Annotated[list[str], Field(min_length=1)]
+
+
+class SendSpacing(Params):
+    """Any two messages to ``segment`` are sent at least ``hours`` hours apart."""
+
+    segment: str
+    hours: PositiveInt
+
+
+class MinLag(Params):
+    """``after`` is sent on a day at least ``days`` calendar days after the day ``before``
+    is sent on."""
+
+    before: str
+    after: str
+    days: PositiveInt
+
+
+class FrequencyCap(Params):
+    """In every run of ``days`` consecutive calendar days, ``segment`` receives at most
+    ``max`` messages."""
+
+    segment: str
+    max: NonNegativeInt
+    days: PositiveInt
+
+
+CALENDAR_PARAMS: dict[str, type[Params]] = {
+    "local_send_window": LocalSendWindow,
+    "blackout_days": BlackoutDays,
+    "send_spacing": SendSpacing,
+    "min_lag": MinLag,
+    "frequency_cap": FrequencyCap,
+}
+
+
+# -- objective terms --------------------------------------------------------------------
+class OpenLoss(Params):
+    """For every message and every segment it goes to: the segment's ``audience``
+    (thousands of recipients) x ``penalty[h]``, h the segment's local send hour (UTC hour
+    plus its entry in ``offsets``, modulo 24); summed."""
+
+    offsets: dict[str, int]
+    audience: dict[str, NonNegativeInt]
+    penalty: Annotated[list[NonNegativeInt], Field(min_length=24, max_length=24)]
+
+
+class DeliveryCost(Params):
+    """Every message pays its pool's cost per thousand recipients x its thousands of
+    recipients (its ``size``)."""
+
+
+CALENDAR_TERMS: dict[str, type[Params]] = {"open_loss": OpenLoss, "delivery_cost": DeliveryCost}
