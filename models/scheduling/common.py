@@ -43,6 +43,11 @@ SHARED_POOL = mechanism_pool(
     "name backup rooms so any single room failure is survivable",
     replan="repair a disrupted schedule with the fewest changes",
 )
+# One person's plan over periods (study, fitness): the shared uncertain inputs are event
+# sizes and room seats, which a plan for one person never comes near (one seat, places with
+# room to spare), so no uncertain input could ever cost anything and local incompleteness
+# would certify nothing. These task types leave it out of their pool instead of sampling it.
+PERSONAL_POOL = tuple(c for c in SHARED_POOL if c.id != "local_incompleteness")
 
 
 @dataclass

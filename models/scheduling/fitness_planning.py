@@ -17,7 +17,7 @@ from pydantic import Field, PositiveInt
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
-from pbsolve.models.scheduling.common import PEOPLE, SHARED_POOL, STATEFUL_POOL, Entities, period_slots
+from pbsolve.models.scheduling.common import PEOPLE, PERSONAL_POOL, STATEFUL_POOL, Entities, period_slots
 from pbsolve.models.scheduling.day_spacing import DayPlanRecipe
 from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
@@ -96,7 +96,7 @@ TASK = TaskSpec(
         ConstraintSpec("day_cap", "medium", "cap on sessions per day"),
         ConstraintSpec("precedence", "medium", "a session must come before another"),
         ConstraintSpec("different_days", "medium", "sessions on different days"),
-        *SHARED_POOL,
+        *PERSONAL_POOL,
         *STATEFUL_POOL,
     ),
     base_rules=("availability", "room_fit", "person_no_overlap", "room_no_overlap", "series_order"),

@@ -16,7 +16,7 @@ from pydantic import Field, PositiveInt
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
-from pbsolve.models.scheduling.common import PEOPLE, SHARED_POOL, STATEFUL_POOL, Entities, period_slots
+from pbsolve.models.scheduling.common import PEOPLE, PERSONAL_POOL, STATEFUL_POOL, Entities, period_slots
 from pbsolve.models.scheduling.day_spacing import DayPlanRecipe
 from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
@@ -92,7 +92,7 @@ TASK = TaskSpec(
         ConstraintSpec("precedence", "medium", "a session must come before another"),
         ConstraintSpec("max_consecutive", "medium", "cap on consecutive study periods"),
         ConstraintSpec("person_buffer", "medium", "a free period between two sessions of a day"),
-        *SHARED_POOL,
+        *PERSONAL_POOL,
         *STATEFUL_POOL,
     ),
     base_rules=("availability", "room_fit", "person_no_overlap", "room_no_overlap", "series_order"),
