@@ -42,11 +42,6 @@ def shipped(d: MaterialData, plan: Plan, depot: str, material: str | None = None
     return sum(q for (x, _, m), q in plan.items() if x == depot and (material is None or m == material))
 
 
-def fill(d: MaterialData, plan: Plan, site: str) -> int:
-    """The site's fill rate in whole percent, rounded down: 100 x received / requested."""
-    return 100 * received(d, plan, site) // d.requested(site)
-
-
 # Totals of a plan in one pass each (the checks below read them instead of summing the
 # plan once per site, depot or material; sums of integers, so the figures are the same).
 def _by_site_material(plan: Plan) -> dict[tuple[str, str], int]:
