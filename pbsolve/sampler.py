@@ -89,6 +89,10 @@ def sample_spec(
     """The spec of instance ``index``: its task type, subtask and sampled rule kinds
     (``subtask``: that subtask always, else one drawn uniformly)."""
     tasks = select_tasks(family, task, subtask)
+    if include:  # every instance carries them: only task types whose pool has them all are drawn
+        tasks = [t for t in tasks if set(include) <= {c.id for c in t.pool}]
+        if not tasks:
+            raise ValueError(f"no selected task type has every constraint of {list(include)} in its pool")
     rng = random.Random(derive_seed("task", run_seed, index))
     chosen_task = rng.choice(tasks)
     drawn = rng.choice(chosen_task.subtasks).id

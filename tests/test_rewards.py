@@ -177,6 +177,15 @@ def test_ground_truth_may_be_json_text_bytes_a_dict_or_an_instance(any_instance)
     assert all(compute_score("pbsolve", text, gt)["score"] == 1.0 for gt in forms)
 
 
+def test_a_dict_ground_truth_keeps_its_key_order_so_reasons_read_as_in_process(any_instance):
+    """The optimality reason quotes the certified figures in their order: a ground truth
+    given as a dict must grade to the same reasons as the instance itself."""
+    data = json.loads(any_instance.model_dump_json())
+    data["certificate"]["objective"] = {"zz_first": 0, **data["certificate"]["objective"]}  # not sorted
+    resolved = rewards.InstanceResolver().resolve(data)
+    assert list(resolved.certificate.objective) == list(data["certificate"]["objective"])
+
+
 def test_ids_resolve_through_a_store_and_unknown_ids_raise(tmp_path, instances, monkeypatch):
     path = tmp_path / "s.pbstore"
     with StoreWriter(path) as w:

@@ -231,7 +231,7 @@ class InstanceResolver:
             return self._from_id(text)
         if isinstance(value, Mapping):
             try:
-                key = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+                key = json.dumps(value, ensure_ascii=False, separators=(",", ":"))  # key order kept: reasons quote it
             except (TypeError, ValueError) as exc:
                 raise InstanceError(f"ground truth dict is not JSON data: {exc}") from None
             return self._from_json(key)
