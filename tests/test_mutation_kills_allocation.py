@@ -938,3 +938,15 @@ def test_a_grouping_that_leaves_a_student_out_is_unreadable(grouping: Instance) 
     answer["groups"][0].pop()
     assert all(answer["groups"])
     assert not _passes(grouping, answer, "format")
+
+
+def test_a_depot_that_ships_nothing_is_stated_as_dispatching_0_units() -> None:
+    inst = instance_at(MAT, 0, 0, "default", False, ("conflict_validation",))
+    assert inst is not None and "conflict_validation" in inst.mechanisms
+    idle = [x for x, n in inst.reference["verification"]["dispatched"].items() if n == 0]
+    assert idle, "the generator no longer gives this instance a depot that ships nothing"
+    assert _passes(inst, _reference(inst), "verification")
+    for wrong in (1, None):
+        answer = _reference(inst)
+        answer["verification"]["dispatched"][idle[0]] = wrong
+        assert not _passes(inst, answer, "verification")
