@@ -4,8 +4,9 @@ Every test grades an answer through the family's public ``check_answer`` and ass
 verdict of one checklist item. The answers are built from generated instances: the
 certified reference with an entry changed, or a few hand-picked lines. Where a test needs
 a boundary (an order of exactly a supplier's capacity, a budget met to the unit) it takes
-the rule's own parameter when the data allow it, and otherwise sets the parameter (or, for
-the shelf-life simulation, an item's opening stock and demand) to the boundary, so the
+the rule's own parameter when the data allow it, and otherwise sets the parameter (or a
+figure of the data: an item's opening stock and demand for the shelf-life simulation, two
+sites' requests for exact fill rates, a stock entry of 0 units) to the boundary, so the
 test names the figure it holds the checker to. Where a test needs the instance to have
 some shape (two lessons in one slot sharing a backup, three depots) the instance is
 searched for that shape and the shape is asserted, so a change of generator fails the test
@@ -25,6 +26,7 @@ from typing import Any
 import pytest
 
 from pbsolve.checkers.allocation import check_answer
+from pbsolve.checkers.allocation.common import MAX_QUANTITY
 from pbsolve.schema import Instance
 from tests.instances import instance_at
 
@@ -713,6 +715,47 @@ def test_an_order_arriving_one_week_after_the_horizon_makes_the_plan_unreadable(
     answer = _reference(orders)
     answer["orders"].append(_order(s["id"], _sells(orders, s["id"])[0], late, 1))
     assert not _passes(orders, answer, "format")
+
+
+def test_an_order_of_the_largest_readable_quantity_is_read_from_a_supplier_that_ships_that_many(
+    orders: Instance,
+) -> None:
+    """Quantities are read up to MAX_QUANTITY (10**9) inclusive; the supplier's capacity is
+    set to that figure, since no generated supplier ships so much."""
+    s = orders.data["suppliers"][0]["id"]
+
+    def edit(data: dict[str, Any]) -> None:
+        next(x for x in data["suppliers"] if x["id"] == s)["capacity"] = MAX_QUANTITY
+
+    rows = [_order(s, _sells(orders, s)[0], _weeks(orders, s)[0], MAX_QUANTITY)]
+    assert _passes(_with_data(orders, edit), _answer(orders, "orders", rows), "format")
+
+
+def _unordered_cell(inst: Instance) -> tuple[str, str, str] | None:
+    """(supplier, item, week) that neither the current plan of the changes term nor the
+    reference orders."""
+    (term,) = [t for t in inst.objective if t.kind == "changes"]
+    used = {(s, i, w) for s, i, w, _ in term.params["existing"]} | {
+        (r["supplier"], r["item"], r["week"]) for r in inst.reference["orders"]
+    }
+    cells = (
+        (s["id"], i, w) for s in inst.data["suppliers"] for i in _sells(inst, s["id"]) for w in _weeks(inst, s["id"])
+    )
+    return next((c for c in cells if c not in used), None)
+
+
+def test_a_current_order_of_zero_units_left_out_of_the_new_plan_is_no_change() -> None:
+    """A current order line of 0 units orders nothing: a plan that orders nothing there
+    changes nothing. The certified plan keeps its certified count of changes."""
+    inst = _find(PROC, include=("min_change_replanning",), where=lambda i: _unordered_cell(i) is not None)
+    s, i, w = _unordered_cell(inst) or ("", "", "")
+    objective = [
+        t.model_copy(update={"params": {"existing": [*t.params["existing"], [s, i, w, 0]]}})
+        if t.kind == "changes"
+        else t
+        for t in inst.objective
+    ]
+    assert _passes(inst.model_copy(update={"objective": objective}), _reference(inst), "objective:changes")
 
 
 def test_an_order_of_exactly_the_minimum_keeps_min_order() -> None:
