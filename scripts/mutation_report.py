@@ -1,8 +1,15 @@
 """Report of a mutmut run staged by scripts/mutation.py: the kill rate per file and every
 surviving mutant with its diff.
 
-Survivors argued equivalent in scripts/mutation_equivalents.toml (mutant name ->
-argument) are counted apart, and so are message-only survivors, classified here by rule
+Survivors argued equivalent in scripts/mutation_equivalents.toml are counted apart. An
+entry is pinned to its mutation: ``"name" = { change = "...", why = "..." }`` where
+``change`` is the mutant's edit as this script prints it (``- old`` / ``+ new`` lines).
+mutmut numbers mutants in source order, so after an edit to a function the same name can
+point at another mutation; an entry whose recorded change no longer matches its mutant (or
+that records none) is reported as drifted and counted as a survivor until re-argued.
+``--pin`` writes the current change into every entry that has none (run it right after
+checking each such entry's argument against its ``mutmut show`` diff). Survivors argued
+equivalent are counted apart, and so are message-only survivors, classified here by rule
 (``message_only``): the mutant changes nothing but the text of a string literal, and that
 literal only ever becomes part of a human-readable message -- the reason of a verdict
 (element 1 of a ``(passed, reason)`` tuple), an exception's message, an ``error=`` /
@@ -15,13 +22,14 @@ The rate is killed / (mutants - equivalent - message-only - not run).
 Exit status 1 when some file is below --target (default 95%) over its non-equivalent
 mutants.
 
-Usage: python scripts/mutation_report.py [--stage build/mutation] [--target 95] [--no-diffs]
+Usage: python scripts/mutation_report.py [--stage build/mutation] [--target 95] [--no-diffs] [--pin]
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import json
 import subprocess
 import sys
@@ -49,14 +57,73 @@ def load_results(stage: Path) -> dict[str, dict[str, int | None]]:
 MESSAGE_KEYWORDS = {"reason", "error", "description", "message"}
 
 
-def _functions(stage: Path, staged: str) -> dict[str, ast.FunctionDef]:
-    """Every function (and method) of a mutmut-generated module, by its generated name."""
-    tree = ast.parse((stage / "mutants" / staged).read_text())
+def _sources(stage: Path, staged: str, cache: dict) -> tuple[str, dict[str, ast.FunctionDef]]:
+    if staged not in cache:
+        source = (stage / "mutants" / staged).read_text()
+        cache[staged] = (source, _functions_of(source))
+    return cache[staged]
+
+
+def _functions_of(source: str) -> dict[str, ast.FunctionDef]:
     out: dict[str, ast.FunctionDef] = {}
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.FunctionDef):
             out.setdefault(node.name, node)
     return out
+
+
+def _pair(
+    stage: Path, staged: str, mutant: str, cache: dict
+) -> tuple[str, ast.FunctionDef | None, ast.FunctionDef | None]:
+    """The generated module's source, the original function and the mutated one."""
+    source, funcs = _sources(stage, staged, cache)
+    local = mutant.rsplit(".", 1)[-1]  # x_name__mutmut_3 or xǁClassǁname__mutmut_3
+    return source, funcs.get(local.rsplit("__mutmut_", 1)[0] + "__mutmut_orig"), funcs.get(local)
+
+
+def mutation_change(stage: Path, staged: str, mutant: str, cache: dict) -> str:
+    """The mutant's edit as '- old' / '+ new' lines (stripped, def line left out): what an
+    equivalence argument is about, independent of the mutant's number."""
+    source, orig, mutated = _pair(stage, staged, mutant, cache)
+    if orig is None or mutated is None:
+        return ""
+    a = (ast.get_source_segment(source, orig) or "").splitlines()[1:]
+    b = (ast.get_source_segment(source, mutated) or "").splitlines()[1:]
+    return "\n".join(
+        f"{line[0]} {line[1:].strip()}"
+        for line in difflib.unified_diff(a, b, lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    )
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, dict[str, str]]:
+    """Mutant name -> {"why": argument, "change": pinned edit or ""}."""
+    if not path.exists():
+        return {}
+    raw = tomllib.loads(path.read_text()).get("equivalent", {})
+    return {
+        k: {"why": v, "change": ""} if isinstance(v, str) else {"why": v["why"], "change": v.get("change", "")}
+        for k, v in raw.items()
+    }
+
+
+def pin(path: Path, changes: dict[str, str]) -> int:
+    """Rewrite the unpinned entries named in ``changes`` as pinned tables; comments and
+    order stay. Returns how many entries were pinned."""
+    lines = path.read_text().splitlines(keepends=True)
+    pinned = 0
+    for i, line in enumerate(lines):
+        if not line.startswith('"'):
+            continue
+        entry = tomllib.loads("[e]\n" + line)["e"]
+        ((name, value),) = entry.items()
+        if isinstance(value, str) and changes.get(name):
+            lines[i] = (
+                f"{json.dumps(name, ensure_ascii=False)} = {{ change = {json.dumps(changes[name], ensure_ascii=False)}, why = {json.dumps(value, ensure_ascii=False)} }}\n"
+            )
+            pinned += 1
+    path.write_text("".join(lines))
+    return pinned
 
 
 def _is_message(literal: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -85,12 +152,7 @@ def _is_message(literal: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
 def message_only(stage: Path, staged: str, mutant: str, cache: dict) -> bool:
     """True when ``mutant`` differs from the original function only in the text of string
     literals that are all messages."""
-    if staged not in cache:
-        cache[staged] = _functions(stage, staged)
-    funcs = cache[staged]
-    local = mutant.rsplit(".", 1)[-1]  # x_name__mutmut_3 or xǁClassǁname__mutmut_3
-    orig = funcs.get(local.rsplit("__mutmut_", 1)[0] + "__mutmut_orig")
-    mutated = funcs.get(local)
+    _, orig, mutated = _pair(stage, staged, mutant, cache)
     if orig is None or mutated is None:
         return False
     a, b = list(ast.walk(orig))[1:], list(ast.walk(mutated))[1:]  # skip the defs (names differ)
@@ -121,23 +183,24 @@ def repo_path(staged: str) -> str:
     return staged
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--stage", type=Path, default=ROOT / "build" / "mutation")
     ap.add_argument("--target", type=float, default=95.0)
     ap.add_argument("--no-diffs", action="store_true")
-    args = ap.parse_args()
+    ap.add_argument("--equivalents", type=Path, default=EQUIVALENTS)
+    ap.add_argument("--pin", action="store_true", help="record the current change of every unpinned entry")
+    args = ap.parse_args(argv)
     stage = args.stage.resolve()
     results = load_results(stage)
     if not results:
         print(f"no mutmut results under {stage}/mutants: run `make mutation` first")
         return 1
-    equivalent: dict[str, str] = (
-        tomllib.loads(EQUIVALENTS.read_text()).get("equivalent", {}) if EQUIVALENTS.exists() else {}
-    )
+    equivalent = load_equivalents(args.equivalents)
     mutmut = Path(sys.executable).with_name("mutmut")
     below = False
     survivors: list[tuple[str, str]] = []
+    drifted: dict[str, str] = {}  # equivalent entries whose pinned change is not their mutant's
     print(
         f"{'file':38} {'mutants':>7} {'killed':>6} {'surv':>5} {'equiv':>5} {'message':>7} {'no test':>7} {'not run':>7} {'kill rate':>9}"
     )
@@ -152,8 +215,12 @@ def main() -> int:
                 n["not_run"] += 1
             elif code in KILLED:
                 n["killed"] += 1
-            elif name in equivalent:
+            elif name in equivalent and equivalent[name]["change"] == mutation_change(stage, staged, name, cache):
                 n["equivalent"] += 1
+            elif name in equivalent:
+                n["survived"] += 1
+                survivors.append((staged, name))
+                drifted[name] = mutation_change(stage, staged, name, cache)
             elif message_only(stage, staged, name, cache):
                 n["message"] += 1
             else:
@@ -177,9 +244,14 @@ def main() -> int:
     stale = sorted(in_run - {k for codes in results.values() for k, c in codes.items() if c in SURVIVED})
     if stale:
         print(f"\nequivalents no longer surviving (or renamed): {stale}")
-    print(
-        f"\n{len(survivors)} surviving mutants (kill each with a test, or argue it equivalent in {EQUIVALENTS.relative_to(ROOT)})"
-    )
+    if args.pin:
+        unpinned = {k: v for k, v in drifted.items() if not equivalent[k]["change"]}
+        print(f"\npinned {pin(args.equivalents, unpinned)} entries in {args.equivalents}")
+    elif drifted:
+        print(
+            f"\nequivalents whose pinned change is not their mutant's (the code moved: re-argue, then --pin an unpinned one): {sorted(drifted)}"
+        )
+    print(f"\n{len(survivors)} surviving mutants (kill each with a test, or argue it equivalent in {args.equivalents})")
     for staged, name in survivors:
         print(f"\n## {repo_path(staged)}: {name}")
         if not args.no_diffs:

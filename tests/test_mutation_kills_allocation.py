@@ -4,8 +4,9 @@ Every test grades an answer through the family's public ``check_answer`` and ass
 verdict of one checklist item. The answers are built from generated instances: the
 certified reference with an entry changed, or a few hand-picked lines. Where a test needs
 a boundary (an order of exactly a supplier's capacity, a budget met to the unit) it takes
-the rule's own parameter when the data allow it, and otherwise sets the parameter (or, for
-the shelf-life simulation, an item's opening stock and demand) to the boundary, so the
+the rule's own parameter when the data allow it, and otherwise sets the parameter (or a
+figure of the data: an item's opening stock and demand for the shelf-life simulation, two
+sites' requests for exact fill rates, a stock entry of 0 units) to the boundary, so the
 test names the figure it holds the checker to. Where a test needs the instance to have
 some shape (two lessons in one slot sharing a backup, three depots) the instance is
 searched for that shape and the shape is asserted, so a change of generator fails the test
@@ -25,6 +26,7 @@ from typing import Any
 import pytest
 
 from pbsolve.checkers.allocation import check_answer
+from pbsolve.checkers.allocation.common import MAX_QUANTITY
 from pbsolve.schema import Instance
 from tests.instances import instance_at
 
@@ -537,6 +539,134 @@ def test_a_later_site_in_the_priority_order_filled_more_breaks_priority_order(pr
     assert not _passes(priorities, _answer(priorities, "shipments", rows), "priority_order")
 
 
+def _with_data(inst: Instance, edit: Callable[[dict[str, Any]], None]) -> Instance:
+    """The instance with its data changed by ``edit`` (on a copy)."""
+    data = copy.deepcopy(inst.data)
+    edit(data)
+    return inst.model_copy(update={"data": data})
+
+
+def _fill_two(inst: Instance, first: tuple[int, int], second: tuple[int, int]) -> tuple[Instance, dict[str, Any]]:
+    """The first two sites of the priority chain set to request one material only,
+    (requested, received) units as given, and an answer shipping exactly the received units
+    to them from one depot (nothing to any other site). Fill rates need exact fractions
+    (two thirds, 67.5%), so the requests are set rather than searched for."""
+    a, b = _params(inst, "priority_order")["sites"][:2]
+    x, m = max(((x["id"], m) for x in inst.data["depots"] for m in x["stock"]), key=lambda c: _stock(inst, *c))
+    assert _stock(inst, x, m) >= max(first[1], second[1])  # every line within the depot's stock
+
+    def edit(data: dict[str, Any]) -> None:
+        for s in data["sites"]:
+            if s["id"] in (a, b):
+                s["requests"] = {m: (first if s["id"] == a else second)[0]}
+
+    edited = _with_data(inst, edit)
+    rows = [_ship(x, s, m, got) for s, (_, got) in ((a, first), (b, second)) if got]
+    return edited, _answer(edited, "shipments", rows)
+
+
+def test_two_sites_each_filled_two_thirds_keep_priority_order(priorities: Instance) -> None:
+    """Equal fractions are equal rates, 66% each, whichever way the division is done."""
+    assert _passes(*_fill_two(priorities, (3, 2), (3, 2)), "priority_order")
+
+
+def test_a_site_filled_two_thirds_ranks_below_a_later_one_filled_67_percent(priorities: Instance) -> None:
+    """Rates are whole percents rounded down: 2 of 3 is 66%, 27 of 40 is 67%."""
+    assert not _passes(*_fill_two(priorities, (3, 2), (40, 27)), "priority_order")
+
+
+def test_a_site_receiving_nothing_ranks_below_a_later_one_filled_a_third(priorities: Instance) -> None:
+    """Nothing received is 0%, below the 33% of one unit in three."""
+    assert not _passes(*_fill_two(priorities, (3, 0), (3, 1)), "priority_order")
+
+
+def _one_unit_fills(inst: Instance) -> set[int]:
+    """The fill rates one unit would give each site (100 // its request total)."""
+    return {100 // sum(s["requests"].values()) for s in inst.data["sites"]}
+
+
+def test_an_empty_plan_keeps_fill_gap_even_at_zero_points() -> None:
+    """Every site is filled 0%, however much it requests: no gap at all. (The sites are
+    picked so that one unit would fill them differently, so a site that gets nothing must
+    count 0%, not as if it had some.)"""
+    inst = _find(MAT, ("fill_gap",), where=lambda i: len(_one_unit_fills(i)) > 1)
+    assert _passes(_with_params(inst, "fill_gap", max=0), _answer(inst, "shipments", []), "fill_gap")
+
+
+def test_a_guaranteed_site_receiving_none_of_the_material_breaks_a_one_unit_guarantee() -> None:
+    inst = _find(MAT, ("min_guarantee",))
+    assert not _passes(_with_params(inst, "min_guarantee", min=1), _answer(inst, "shipments", []), "min_guarantee")
+
+
+def test_a_plan_shipping_nothing_keeps_a_truck_limit_of_zero_units() -> None:
+    """A route that carries nothing loads no truck, whatever the limit."""
+    inst = _find(MAT, ("truck_capacity",))
+    assert _passes(_with_params(inst, "truck_capacity", max=0), _answer(inst, "shipments", []), "truck_capacity")
+
+
+def test_a_plan_shipping_none_of_the_capped_material_keeps_share_cap() -> None:
+    """With none of the material sent out, no site has a share of it to exceed."""
+    inst = _find(MAT, ("share_cap",))
+    m = _params(inst, "share_cap")["material"]
+    rows = [r for r in _reference(inst)["shipments"] if r["material"] != m]
+    assert _passes(inst, _answer(inst, "shipments", rows), "share_cap")
+
+
+def _unheld(inst: Instance) -> tuple[str, str] | None:
+    """(depot, material): a material the depot holds none of."""
+    return next(
+        (
+            (x["id"], m["id"])
+            for x in inst.data["depots"]
+            for m in inst.data["materials"]
+            if not _stock(inst, x["id"], m["id"])
+        ),
+        None,
+    )
+
+
+def test_a_depot_listing_a_material_with_no_units_on_hand_keeps_depot_stock_when_it_ships_none() -> None:
+    """A stock entry of 0 units (the generator leaves such materials out of the list; the
+    data allow both) is kept by shipping none of it."""
+    inst = _find(MAT, where=lambda i: _unheld(i) is not None)
+    x, m = _unheld(inst) or ("", "")
+
+    def edit(data: dict[str, Any]) -> None:
+        next(d for d in data["depots"] if d["id"] == x)["stock"][m] = 0
+
+    assert _passes(_with_data(inst, edit), _reference(inst), "depot_stock")
+
+
+def test_a_current_line_of_zero_units_left_out_of_the_new_plan_is_no_change() -> None:
+    """A current shipment of 0 units sends nothing: a plan that sends nothing there changes
+    nothing. The certified plan keeps its certified count of changes."""
+    inst = _find(MAT, include=("min_change_replanning",), where=lambda i: _new_unit_cell(i) is not None)
+    x, s, m = _new_unit_cell(inst) or ("", "", "")
+    objective = [
+        t.model_copy(update={"params": {"existing": [*t.params["existing"], [x, s, m, 0]]}})
+        if t.kind == "changes"
+        else t
+        for t in inst.objective
+    ]
+    assert _passes(inst.model_copy(update={"objective": objective}), _reference(inst), "objective:changes")
+
+
+def _idle_depot(inst: Instance) -> bool:
+    """The certified plan sends nothing from some depot."""
+    return 0 in inst.reference["verification"]["dispatched"].values()
+
+
+def test_the_certified_figures_state_0_dispatched_for_a_depot_that_sends_nothing() -> None:
+    inst = _find(MAT, include=("conflict_validation",), where=_idle_depot)
+    idle = [x for x, n in inst.reference["verification"]["dispatched"].items() if n == 0]
+    assert not any(r["depot"] in idle for r in inst.reference["shipments"])
+    assert _passes(inst, _reference(inst), "verification")
+    for wrong in (1, None):
+        answer = _reference(inst)
+        answer["verification"]["dispatched"][idle[0]] = wrong
+        assert not _passes(inst, answer, "verification")
+
+
 # == Procurement Planning =====================================================================
 def _order(supplier: str, item: str, week: str, quantity: int) -> Row:
     return {"quantity": quantity, "supplier": supplier, "item": item, "week": week}
@@ -589,6 +719,47 @@ def test_an_order_arriving_one_week_after_the_horizon_makes_the_plan_unreadable(
     answer = _reference(orders)
     answer["orders"].append(_order(s["id"], _sells(orders, s["id"])[0], late, 1))
     assert not _passes(orders, answer, "format")
+
+
+def test_an_order_of_the_largest_readable_quantity_is_read_from_a_supplier_that_ships_that_many(
+    orders: Instance,
+) -> None:
+    """Quantities are read up to MAX_QUANTITY (10**9) inclusive; the supplier's capacity is
+    set to that figure, since no generated supplier ships so much."""
+    s = orders.data["suppliers"][0]["id"]
+
+    def edit(data: dict[str, Any]) -> None:
+        next(x for x in data["suppliers"] if x["id"] == s)["capacity"] = MAX_QUANTITY
+
+    rows = [_order(s, _sells(orders, s)[0], _weeks(orders, s)[0], MAX_QUANTITY)]
+    assert _passes(_with_data(orders, edit), _answer(orders, "orders", rows), "format")
+
+
+def _unordered_cell(inst: Instance) -> tuple[str, str, str] | None:
+    """(supplier, item, week) that neither the current plan of the changes term nor the
+    reference orders."""
+    (term,) = [t for t in inst.objective if t.kind == "changes"]
+    used = {(s, i, w) for s, i, w, _ in term.params["existing"]} | {
+        (r["supplier"], r["item"], r["week"]) for r in inst.reference["orders"]
+    }
+    cells = (
+        (s["id"], i, w) for s in inst.data["suppliers"] for i in _sells(inst, s["id"]) for w in _weeks(inst, s["id"])
+    )
+    return next((c for c in cells if c not in used), None)
+
+
+def test_a_current_order_of_zero_units_left_out_of_the_new_plan_is_no_change() -> None:
+    """A current order line of 0 units orders nothing: a plan that orders nothing there
+    changes nothing. The certified plan keeps its certified count of changes."""
+    inst = _find(PROC, include=("min_change_replanning",), where=lambda i: _unordered_cell(i) is not None)
+    s, i, w = _unordered_cell(inst) or ("", "", "")
+    objective = [
+        t.model_copy(update={"params": {"existing": [*t.params["existing"], [s, i, w, 0]]}})
+        if t.kind == "changes"
+        else t
+        for t in inst.objective
+    ]
+    assert _passes(inst.model_copy(update={"objective": objective}), _reference(inst), "objective:changes")
 
 
 def test_an_order_of_exactly_the_minimum_keeps_min_order() -> None:
@@ -901,6 +1072,12 @@ def test_a_student_alone_in_their_track_beside_two_other_tracks_breaks_no_isolat
     assert not _passes(inst, answer, "no_isolation")
 
 
+def test_a_student_alone_in_a_group_breaks_a_track_cap_of_zero() -> None:
+    """A cap of zero students of a track is broken by any group, even one of a single student."""
+    inst = _find(GROUP, ("track_cap",))
+    assert not _passes(_with_params(inst, "track_cap", max=0), _alone_first(inst), "track_cap")
+
+
 @pytest.fixture(scope="module")
 def dropout() -> Instance:
     return _find(GROUP, ("dropout_robust",), ("robustness_design",))
@@ -938,3 +1115,4 @@ def test_a_grouping_that_leaves_a_student_out_is_unreadable(grouping: Instance) 
     answer["groups"][0].pop()
     assert all(answer["groups"])
     assert not _passes(grouping, answer, "format")
+

@@ -244,3 +244,16 @@ def test_periods_without_a_listed_penalty_add_nothing_to_the_period_penalty(week
     (term,) = [t for t in inst.objective if t.kind == "slot_penalty"]
     assert any(row["start"] not in term.params["penalty"] for row in answer["schedule"])
     assert _passes(inst, answer, "objective")
+
+
+def test_a_person_the_data_does_not_list_attends_no_events() -> None:
+    """Rules name people by id; an id outside the people list attends nothing (an empty
+    span list, never None or another person's events)."""
+    from pbsolve.checkers.scheduling.instance_data import TimetableData
+
+    inst = find("meeting_planning", 0)
+    assert inst is not None
+    data = TimetableData.model_validate(inst.data)
+    listed = data.people[0].id
+    assert data.spans_of(listed) == tuple((e.id, e.duration) for e in data.events if listed in e.people)
+    assert data.spans_of("nobody-listed") == ()

@@ -156,8 +156,8 @@ class MaterialData(BaseModel):
 
     @cached_property
     def requested_by_site(self) -> dict[str, int]:
-        """Site id -> units it requests (all materials)."""
-        return {s.id: sum(s.requests.values()) for s in self.sites}
+        """Site id -> :meth:`requested`."""
+        return {s.id: self.requested(s.id) for s in self.sites}
 
     @cached_property
     def numbers(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
@@ -169,6 +169,7 @@ class MaterialData(BaseModel):
         )
 
     def requested(self, site: str) -> int:
+        """Units the site requests (all materials)."""
         return sum(self.site_by_id[site].requests.values())
 
 

@@ -34,17 +34,14 @@ def check(kind: str) -> Callable[[Check], Check]:
     return register
 
 
-def received(d: MaterialData, plan: Plan, site: str, material: str | None = None) -> int:
-    return sum(q for (_, s, m), q in plan.items() if s == site and (material is None or m == material))
+def received(d: MaterialData, plan: Plan, site: str) -> int:
+    """Units the site receives, all materials together."""
+    return sum(q for (_, s, _), q in plan.items() if s == site)
 
 
-def shipped(d: MaterialData, plan: Plan, depot: str, material: str | None = None) -> int:
-    return sum(q for (x, _, m), q in plan.items() if x == depot and (material is None or m == material))
-
-
-def fill(d: MaterialData, plan: Plan, site: str) -> int:
-    """The site's fill rate in whole percent, rounded down: 100 x received / requested."""
-    return 100 * received(d, plan, site) // d.requested(site)
+def shipped(d: MaterialData, plan: Plan, depot: str) -> int:
+    """Units the depot sends, all materials together."""
+    return sum(q for (x, _, _), q in plan.items() if x == depot)
 
 
 # Totals of a plan in one pass each (the checks below read them instead of summing the
@@ -92,7 +89,8 @@ def _transport_cost(d: MaterialData, plan: Plan) -> int:
 
 
 def _fills(d: MaterialData, plan: Plan) -> dict[str, int]:
-    """:func:`fill` of every site, in site order."""
+    """Every site's fill rate in whole percent, rounded down (100 x received / requested),
+    in site order."""
     got, want = _by_site(plan), d.requested_by_site
     return {s.id: 100 * got.get(s.id, 0) // want[s.id] for s in d.sites}
 

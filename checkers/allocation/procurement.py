@@ -63,21 +63,17 @@ def stock_levels(d: ProcurementData, plan: Plan) -> dict[str, list[int]]:
     return out
 
 
-def ordered(d: ProcurementData, plan: Plan, supplier: str, t: int) -> int:
-    return sum(q for (s, _, u), q in plan.items() if s == supplier and u == t)
-
-
 def _ordered_by(plan: Plan) -> dict[tuple[str, int], int]:
-    """(supplier, order period) -> :func:`ordered`, in one pass (absent: nothing ordered)."""
+    """(supplier, order period) -> the units ordered from it in that period, all items
+    together, in one pass (absent: nothing ordered)."""
     out: dict[tuple[str, int], int] = {}
     for (s, _, t), q in plan.items():
         out[s, t] = out.get((s, t), 0) + q
     return out
 
 
-def spend_in(d: ProcurementData, plan: Plan, t: int, by: dict[tuple[str, int], int] | None = None) -> int:
+def spend_in(d: ProcurementData, plan: Plan, t: int, by: dict[tuple[str, int], int]) -> int:
     """What the orders placed in period ``t`` cost (``by``: :func:`_ordered_by` of the plan)."""
-    by = _ordered_by(plan) if by is None else by
     total = sum(d.prices[s, i] * q for (s, i, u), q in plan.items() if u == t)
     return total + sum(s.fixed_cost for s in d.suppliers if by.get((s.id, t), 0) > 0)
 
