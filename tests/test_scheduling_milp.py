@@ -21,12 +21,13 @@ from pbsolve.certify import SolverLimits, optimum  # noqa: E402
 from pbsolve.checkers.scheduling import rule_params as rp  # noqa: E402
 from pbsolve.checkers.scheduling.checks import CHECKS, evaluate  # noqa: E402
 from pbsolve.checkers.scheduling.instance_data import TimetableData  # noqa: E402
-from pbsolve.family import family  # noqa: E402
+from pbsolve.family import family, find_task  # noqa: E402
 from pbsolve.grading import grade  # noqa: E402
 from pbsolve.mechanisms import HARD_KINDS  # noqa: E402
 from pbsolve.models.scheduling import milp  # noqa: E402
 from pbsolve.params import make_term  # noqa: E402
 from pbsolve.schema import ObjectiveTerm, Rule  # noqa: E402
+from pbsolve.taxonomy import MECHANISM_IDS  # noqa: E402
 from tests.helpers import TASKS as SCHEDULING_TASKS  # noqa: E402
 from tests.helpers import draft_of, instance_at, plan_of, single_moves  # noqa: E402
 from tests.instances import find  # noqa: E402
@@ -205,8 +206,16 @@ def test_cbc_fallback_proves_the_same_optimum(task):
 
 
 def test_the_milp_has_rows_for_every_rule_kind_and_an_expression_for_every_objective_kind():
-    assert set(milp.ROWS) == set(CHECKS) == set(rp.RULE_PARAMS)
-    assert set(milp.TERM_KINDS) == set(rp.TERM_PARAMS)
+    """Every kind of the timetable core (the kinds its three tasks draw); the day-spacing and
+    campaign-calendar kinds belong to the task types the MILP refuses (NoMilpForm)."""
+    from pbsolve.checkers.scheduling.calendar_params import CALENDAR_PARAMS, CALENDAR_TERMS
+    from pbsolve.checkers.scheduling.day_spacing import DAY_SPACING_PARAMS
+
+    core = set(rp.RULE_PARAMS) - set(DAY_SPACING_PARAMS) - set(CALENDAR_PARAMS)
+    assert set(milp.ROWS) == core and core <= set(CHECKS)
+    assert set(milp.TERM_KINDS) == set(rp.TERM_PARAMS) - set(CALENDAR_TERMS)
+    for task in milp.TASKS:
+        assert {c.id for c in find_task(task).pool} - MECHANISM_IDS <= set(milp.ROWS)
     inst = find("course_timetabling", 61, "small", hard=False)
     assert inst is not None
     d = TimetableData.model_validate(inst.data)
@@ -217,7 +226,7 @@ def test_the_milp_has_rows_for_every_rule_kind_and_an_expression_for_every_objec
         ObjectiveTerm(id="backup_cost", kind="backup_cost"),
         *inst.objective,
     ]
-    assert {t.kind for t in terms} == set(rp.TERM_PARAMS)
+    assert {t.kind for t in terms} == set(milp.TERM_KINDS)
     backup = Rule(id=f"R{len(inst.rules) + 1}", kind="room_backup", tier="hard", params={})
     draft = draft_of(inst, rules=[*inst.rules, backup], objective=terms)
     assert milp.optimum(draft).values == _cp_sat(draft)
