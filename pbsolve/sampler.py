@@ -87,14 +87,21 @@ def sample_spec(
     subtask: str | None = None,
 ) -> GenerationSpec:
     """The spec of instance ``index``: its task type, subtask and sampled rule kinds
-    (``subtask``: that subtask always, else one drawn uniformly)."""
+    (``subtask``: that subtask always, else one drawn uniformly). Task types are drawn in
+    shuffled rounds, so any n indices hold every task type about n / len(tasks) times (a
+    sample dataset shows them all) and instance ``index`` still depends on nothing else."""
     tasks = select_tasks(family, task, subtask)
     if include:  # every instance carries them: only task types whose pool has them all are drawn
         tasks = [t for t in tasks if set(include) <= {c.id for c in t.pool}]
         if not tasks:
             raise ValueError(f"no selected task type has every constraint of {list(include)} in its pool")
     rng = random.Random(derive_seed("task", run_seed, index))
-    chosen_task = rng.choice(tasks)
+    chosen_task = rng.choice(tasks)  # drawn even when replaced below: the subtask draw that follows stays as it was
+    if len(tasks) > 1:  # stratified: every run of len(tasks) indices from a multiple of it has each task once
+        block, position = divmod(index, len(tasks))
+        order = list(tasks)
+        random.Random(derive_seed("task-order", run_seed, block)).shuffle(order)
+        chosen_task = order[position]
     drawn = rng.choice(chosen_task.subtasks).id
     subtask = subtask or drawn
     crng = random.Random(derive_seed("constraints", run_seed, index, attempt))
