@@ -74,6 +74,7 @@ NOT_GRADING = {
     "fenced_blocks": "used only by pbsolve.audit.judge, not by parse_response: no grade depends on it",
     "top_level_objects": "used only by pbsolve.audit.judge, not by parse_response: no grade depends on it",
     "format_text": "generation side: the text of a new instance's format checklist item; no grade reads it",
+    "fits_room": "the greedy baseline's choice of a backup room (called only by baseline_answer): builds an answer, never judges one",
     "plan_json": "serialises the greedy baseline's plan (called only by baseline_answer): builds an answer, never judges one",
     # Called only while the module is imported (parsing builds its answer regex from it): a
     # mutant child forks after the import, so the mutant could never run and would read as

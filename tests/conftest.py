@@ -98,13 +98,17 @@ def infeasible_instance(request: pytest.FixtureRequest, infeasible_instances: di
 # validation verdict), so only the first test to grade an instance would reach those
 # functions and be run against their mutants. In the stats pass, every instance's cache is
 # therefore emptied before each test: every test computes what it uses, and is run against
-# the mutants of it. Outside the stats pass nothing changes.
+# the mutants of it. The same holds in a mutant's run: mutmut forks it from the process that
+# ran the stats pass, so the per-process instance cache comes with the caches the original
+# code filled, and a mutant of a cached function would never run. So under mutmut (any
+# MUTANT_UNDER_TEST) every instance that ever cached something is emptied before each
+# test. Outside mutmut nothing changes.
 _MEMOISED: weakref.WeakValueDictionary[int, Instance] = weakref.WeakValueDictionary()  # by id: models do not hash
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _instances_seen_in_mutmut_stats() -> Iterator[None]:
-    if os.environ.get("MUTANT_UNDER_TEST") != "stats":
+    if "MUTANT_UNDER_TEST" not in os.environ:
         yield
         return
     original = Instance.memo
@@ -120,6 +124,5 @@ def _instances_seen_in_mutmut_stats() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _fresh_instance_caches_in_mutmut_stats(_instances_seen_in_mutmut_stats: None) -> None:
-    for inst in list(_MEMOISED.values()):
+    for inst in list(_MEMOISED.values()):  # kept registered: a forked mutant run inherits the registry
         inst.memo_clear()
-    _MEMOISED.clear()

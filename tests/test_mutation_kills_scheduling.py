@@ -257,3 +257,17 @@ def test_a_person_the_data_does_not_list_attends_no_events() -> None:
     listed = data.people[0].id
     assert data.spans_of(listed) == tuple((e.id, e.duration) for e in data.events if listed in e.people)
     assert data.spans_of("nobody-listed") == ()
+
+
+def test_the_room_backup_kind_is_never_judged_as_a_plain_rule_check() -> None:
+    """room_backup is in the kind table for its parameters only: its verdict needs the
+    answer's backup rooms, so calling the table's check is a programming error, said so."""
+    from pbsolve.checkers.scheduling.checks import CHECKS
+    from pbsolve.checkers.scheduling.instance_data import TimetableData
+    from pbsolve.params import NoParams
+
+    inst = find("meeting_planning", 0)
+    assert inst is not None
+    data = TimetableData.model_validate(inst.data)
+    with pytest.raises(TypeError, match=r"^room_backup is judged by evaluate\(\), with the answer's backup rooms$"):
+        CHECKS["room_backup"](data, {}, NoParams())

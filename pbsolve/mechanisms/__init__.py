@@ -61,12 +61,6 @@ IN_PROMPT_ORDER: tuple[Mechanism, ...] = tuple(sorted(MECHANISMS, key=lambda m: 
 ITEM_OWNERS: dict[str, Mechanism] = {rule: m for m in MECHANISMS for rule in sorted(m.item_rules())}
 
 
-def mechanism(mid: str) -> Mechanism:
-    if mid not in BY_ID:
-        raise KeyError(f"unknown mechanism {mid!r}; known: {', '.join(BY_ID)}")
-    return BY_ID[mid]
-
-
 __all__ = [
     "BY_ID",
     "HARD_KINDS",
@@ -78,7 +72,6 @@ __all__ = [
     "Item",
     "Mechanism",
     "PromptContext",
-    "mechanism",
     "prompt_sections",
 ]
 
