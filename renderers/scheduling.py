@@ -14,7 +14,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.params import as_model, parse
-from pbsolve.renderers import scheduling_calendar, scheduling_day_spacing, scheduling_stateful  # noqa: F401  (registers sentences)
+from pbsolve.renderers import scheduling_calendar, scheduling_day_spacing, scheduling_places, scheduling_stateful  # noqa: F401  (registers sentences)
 from pbsolve.renderers.scheduling_calendar import EMAIL_INTRO, OBJECTIVE_SENTENCES, email_details
 from pbsolve.renderers.scheduling_words import SENTENCES, Vocab, sentence
 from pbsolve.renderers.scheduling_words import a as _a
@@ -40,6 +40,8 @@ VOCAB = {
         "discipline are numbered and done in order; each session's intensity is given (3 = intense).",
     ),
     "email_scheduling": Vocab("message", "messages", "segment", EMAIL_INTRO),
+    "schedule_planning": scheduling_places.SCHEDULE_VOCAB,
+    "team_building_event_planning": scheduling_places.TEAM_VOCAB,
 }  # fmt: skip
 
 SUBTASK_CONTEXT = {
@@ -68,6 +70,7 @@ SUBTASK_CONTEXT = {
     "injury_comeback": "The athlete is coming back from an injury.",
     "small_group_training": "A coach trains small groups: each session is attended by every person listed for it.",
     "triathlon_block": "A triathlete trains swimming, cycling and running, each in its own area.",
+    **scheduling_places.SUBTASK_CONTEXT,
 }
 
 
@@ -327,6 +330,8 @@ def _event_line(d: TimetableData, e: Event, task: str) -> str:
         if e.needs:
             parts.append("needs " + _join(list(e.needs)))
         parts.append(f"priority {e.priority}")
+    elif task in scheduling_places.EVENT_LINE_TASKS:
+        parts += scheduling_places.event_details(e, task, duration, _uncertain(d, "size", e.id))
     else:
         size = _uncertain(d, "size", e.id)
         plural = "s" * (e.size != 1)

@@ -3,6 +3,7 @@
 from pbsolve.checkers.scheduling import (
     calendar_checks,  # noqa: F401  (registers the calendar checks)
     day_spacing,  # noqa: F401  (registers the day-spacing kinds)
+    places,  # noqa: F401  (registers the place checks)
     stateful,  # noqa: F401  (registers the stateful checks)
 )
 from pbsolve.checkers.scheduling.checks import (

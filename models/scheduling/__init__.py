@@ -18,6 +18,8 @@ from pbsolve.models.scheduling import (  # noqa: F401 (registers)
     fitness_planning,
     hard,
     meeting_planning,
+    places,
+    schedule_planning,
     stateful,
     study_planning,
 )
@@ -29,6 +31,7 @@ from pbsolve.taxonomy import FamilySpec
 TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling)}
 TASK_MODULES |= {m.TASK.id: m for m in (study_planning, fitness_planning)}
 TASK_MODULES |= {m.TASK.id: m for m in (email_scheduling,)}
+TASK_MODULES |= {m.TASK.id: m for m in (schedule_planning,)}
 
 
 class SchedulingFamily(Family):

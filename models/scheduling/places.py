@@ -1,0 +1,387 @@
+"""Place and venue rules for timetables: CP-SAT encodings, witness-based builders, and the
+recipe of the task types whose rooms are places (schedule planning) or venues
+(team-building event planning).
+
+Those task types state some rules as part of their structure (the travel times between
+places, fixed commitments, a venue's opening hours, the event budget); those rules carry
+parameters, so :class:`PlaceRecipe` builds them itself, after planting a witness plan
+that keeps them (travel gaps and opening hours included), and then samples the other
+kinds exactly as :class:`~pbsolve.models.scheduling.common.TaskRecipe` does.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from pbsolve.checkers.scheduling import places as pp
+from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.family import Draft, NoDraft
+from pbsolve.kit import sampled_kinds, witness_rules
+from pbsolve.models.scheduling.common import (
+    RULE_BUILDERS,
+    Entities,
+    Witness,
+    _series_in_order,
+    fits,
+    with_availability,
+)
+from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, post
+from pbsolve.params import NoParams, Params
+from pbsolve.schema import GenerationSpec, ObjectiveTerm, Tier
+
+
+def _day_slots(data: TimetableData) -> list[list[int]]:
+    return [[i for i, s in enumerate(data.slots) if s.day == d] for d in range(len(data.days))]
+
+
+def _in_day(data: TimetableData) -> list[int]:
+    """For each slot, its position within its day (0 for the day's first slot)."""
+    out = []
+    for day in _day_slots(data):
+        out += list(range(len(day)))
+    return out
+
+
+# -- encoders ----------------------------------------------------------------------------
+@encoder("travel_time")
+def _travel_time(tm: TimetableModel, params: pp.TravelTime, lit: cp_model.IntVar) -> None:
+    """A time coordinate that puts days far apart (so pairs on different days always
+    keep any gap), one order Boolean per pair of a person's events, and for each pair of
+    different places the gap posted behind (order, both places, rule literal)."""
+    d = tm.data
+    pos_in_day = _in_day(d)
+    per_day = max(len(day) for day in _day_slots(d))
+    longest = max((leg.slots for leg in params.legs), default=0)
+    width = per_day + longest + 1
+    coord = [s.day * width + pos_in_day[t] for t, s in enumerate(d.slots)]
+    pos = {e.id: sum(coord[s] * tm.at(e, s) for s in tm.starts[e.id]) for e in d.events}
+    where: dict[tuple[str, str], cp_model.IntVar] = {}
+
+    def at_place(e: Event, r: str) -> cp_model.IntVar:
+        if (e.id, r) not in where:
+            b = tm.m.new_bool_var(f"at[{e.id},{r}]")
+            tm.m.add(b == sum(tm.x[e.id, s, r] for s in tm.starts[e.id]))
+            where[e.id, r] = b
+        return where[e.id, r]
+
+    done: set[tuple[str, str]] = set()
+    for person in params.people:
+        mine = tm.events_of(person)
+        for i, a in enumerate(mine):
+            for b in mine[i + 1 :]:
+                if (a.id, b.id) in done:
+                    continue
+                done.add((a.id, b.id))
+                a_first = tm.m.new_bool_var(f"first[{a.id},{b.id}]")
+                for ra in d.rooms:
+                    for rb in d.rooms:
+                        if ra.id == rb.id:
+                            continue
+                        t = params.between(ra.id, rb.id)
+                        both = [at_place(a, ra.id), at_place(b, rb.id), lit]
+                        tm.m.add(pos[b.id] >= pos[a.id] + a.duration + t).only_enforce_if([a_first, *both])
+                        tm.m.add(pos[a.id] >= pos[b.id] + b.duration + t).only_enforce_if([~a_first, *both])
+        if params.home is None:
+            continue
+        for e in mine:
+            for s in tm.starts[e.id]:
+                day_len = len(_day_slots(d)[d.slots[s].day])
+                for r in d.rooms:
+                    out, back = params.between(params.home, r.id), params.between(r.id, params.home)
+                    if pos_in_day[s] < out or day_len - (pos_in_day[s] + e.duration) < back:
+                        post(tm, tm.x[e.id, s, r.id] == 0, lit)
+
+
+@encoder("opening_hours")
+def _opening_hours(tm: TimetableModel, params: pp.OpeningHours, lit: cp_model.IntVar) -> None:
+    open_ = {tm.data.slot_index[sid] for sid in params.open}
+    for e in tm.data.events:
+        for s in tm.starts[e.id]:
+            if any(t not in open_ for t in range(s, s + e.duration)):
+                post(tm, tm.x[e.id, s, params.room] == 0, lit)
+
+
+@encoder("fixed_commitment")
+def _fixed_commitment(tm: TimetableModel, params: pp.FixedCommitment, lit: cp_model.IntVar) -> None:
+    e = tm.data.event_by_id[params.event]
+    fixed = (tm.data.slot_index[params.start], params.room)
+    for s in tm.starts[e.id]:
+        for r in tm.data.rooms:
+            if (s, r.id) != fixed:
+                post(tm, tm.x[e.id, s, r.id] == 0, lit)
+    if fixed[0] not in tm.starts[e.id]:
+        post(tm, False, lit)
+
+
+@encoder("focus_windows")
+def _focus_windows(tm: TimetableModel, params: pp.FocusWindows, lit: cp_model.IntVar) -> None:
+    allowed = {tm.data.slot_index[sid] for sid in params.slots}
+    for eid in params.events:
+        e = tm.data.event_by_id[eid]
+        for s in tm.starts[e.id]:
+            if any(t not in allowed for t in range(s, s + e.duration)):
+                post(tm, tm.at(e, s) == 0, lit)
+
+
+@encoder("budget")
+def _budget(tm: TimetableModel, params: pp.Budget, lit: cp_model.IntVar) -> None:
+    cost = tm.data.room_by_id
+    post(tm, sum(cost[r].cost * v for (_, _, r), v in tm.x.items()) <= params.max, lit)
+
+
+@encoder("coach_transfer")
+def _coach_transfer(tm: TimetableModel, params: pp.CoachTransfer, lit: cp_model.IntVar) -> None:
+    d, k = tm.data, params.lead
+    pos_in_day = _in_day(d)
+    days = _day_slots(d)
+    holding: list[list[cp_model.IntVar]] = [[] for _ in d.slots]
+    for e in d.events:
+        for s in tm.starts[e.id]:
+            day_len = len(days[d.slots[s].day])
+            for r in params.rooms:
+                v = tm.x[e.id, s, r]
+                if pos_in_day[s] < k or pos_in_day[s] + e.duration + k > day_len:
+                    post(tm, v == 0, lit)
+                    continue
+                for t in range(s - k, s + e.duration + k):
+                    holding[t].append(v)
+    for vs in holding:
+        if len(vs) > 1:
+            post(tm, sum(vs) <= 1, lit)
+
+
+# -- witness-based builders for the sampled kinds ----------------------------------------
+def _runs_within(day: list[int], used: set[int], rng: random.Random, min_len: int) -> list[int]:
+    """A contiguous stretch of ``day`` that covers ``used`` (empty or inside the day),
+    widened at random, at least ``min_len`` long when possible."""
+    if used:
+        lo, hi = day.index(min(used)), day.index(max(used))
+    else:
+        lo = rng.randrange(len(day))
+        hi = min(len(day) - 1, lo + min_len - 1)
+    lo = max(0, lo - rng.randint(0, 2))
+    hi = min(len(day) - 1, hi + rng.randint(0, 2))
+    return day[lo : hi + 1]
+
+
+def build_opening_hours(data: TimetableData, witness: Witness, rng: random.Random) -> pp.OpeningHours | None:
+    """A room some event fits; open hours per day that cover the witness's use of it."""
+    rooms = [r for r in data.rooms if any(fits(e, r) for e in data.events)]
+    rng.shuffle(rooms)
+    shortest = min(e.duration for e in data.events)
+    for r in rooms:
+        open_: list[int] = []
+        for day in _day_slots(data):
+            used = {
+                t
+                for e in data.events
+                if witness[e.id][1] == r.id and witness[e.id][0] in day
+                for t in range(witness[e.id][0], witness[e.id][0] + e.duration)
+            }
+            if not used and rng.random() < 0.3:
+                continue  # closed all day
+            open_ += _runs_within(day, used, rng, shortest + 1)
+        if len(open_) < len(data.slots):
+            return pp.OpeningHours(room=r.id, open=[data.slots[t].id for t in open_])
+    return None
+
+
+def build_focus_windows(data: TimetableData, witness: Witness, rng: random.Random) -> pp.FocusWindows | None:
+    """One to three events; per day a window that covers their witness slots."""
+    chosen = sorted(rng.sample(list(data.events), min(len(data.events), rng.randint(1, 3))), key=data.events.index)
+    longest = max(e.duration for e in chosen)
+    slots: list[int] = []
+    for day in _day_slots(data):
+        used = {t for e in chosen if witness[e.id][0] in day for t in range(witness[e.id][0], witness[e.id][0] + e.duration)}
+        if not used and rng.random() < 0.5:
+            continue
+        slots += _runs_within(day, used, rng, longest)
+    if len(slots) == len(data.slots):
+        return None
+    return pp.FocusWindows(events=[e.id for e in chosen], slots=[data.slots[t].id for t in slots])
+
+
+def witness_cost(data: TimetableData, witness: Witness) -> int:
+    return sum(data.room_by_id[witness[e.id][1]].cost for e in data.events)
+
+
+def build_budget(data: TimetableData, witness: Witness, rng: random.Random) -> pp.Budget | None:
+    """The witness's booking cost, when some plan could cost more."""
+    cost = witness_cost(data, witness)
+    most = sum(max(r.cost for r in data.rooms if fits(e, r)) for e in data.events)
+    return pp.Budget(max=cost) if cost < most else None
+
+
+def _coach_ok(data: TimetableData, witness: Witness, rooms: set[str], lead: int) -> bool:
+    pos_in_day, days = _in_day(data), _day_slots(data)
+    held: set[int] = set()
+    for e in data.events:
+        s, r = witness[e.id]
+        if r not in rooms:
+            continue
+        if pos_in_day[s] < lead or pos_in_day[s] + e.duration + lead > len(days[data.slots[s].day]):
+            return False
+        span = set(range(s - lead, s + e.duration + lead))
+        if span & held:
+            return False
+        held |= span
+    return True
+
+
+def build_coach_transfer(data: TimetableData, witness: Witness, rng: random.Random) -> pp.CoachTransfer | None:
+    """One or two remote venues (at least one event fits one of them) whose witness
+    events keep one-slot coach trips apart."""
+    usable = [r.id for r in data.rooms if any(fits(e, r) for e in data.events)]
+    options = [set(c) for k in (1, 2) for c in itertools.combinations(usable, k)]
+    rng.shuffle(options)
+    for rooms in options:
+        if _coach_ok(data, witness, rooms, 1):
+            return pp.CoachTransfer(rooms=[r.id for r in data.rooms if r.id in rooms], lead=1)
+    return None
+
+
+def legs_from(positions: dict[str, int]) -> list[pp.TravelLeg]:
+    """Travel times |x_a - x_b| from positions on a line (a metric: no detour is faster)."""
+    names = list(positions)
+    return [
+        pp.TravelLeg(a=a, b=b, slots=abs(positions[a] - positions[b]))
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+    ]
+
+
+def travel_ok(data: TimetableData, witness: Witness, rule: pp.TravelTime) -> bool:
+    """Whether the witness (possibly partial: events it does not place are ignored) keeps
+    the travel rule, read as the check reads it."""
+    days = _day_slots(data)
+    pos_in_day = _in_day(data)
+    for person in rule.people:
+        mine = [e for e in data.events if person in e.people and e.id in witness]
+        for i, a in enumerate(mine):
+            for b in mine[i + 1 :]:
+                (sa, ra), (sb, rb) = witness[a.id], witness[b.id]
+                if ra == rb or data.slots[sa].day != data.slots[sb].day:
+                    continue
+                first, second = (a, b) if sa <= sb else (b, a)
+                gap = witness[second.id][0] - (witness[first.id][0] + first.duration)
+                if gap < rule.between(ra, rb):
+                    return False
+        if rule.home is not None:
+            for e in mine:
+                s, r = witness[e.id]
+                if pos_in_day[s] < rule.between(rule.home, r):
+                    return False
+                if len(days[data.slots[s].day]) - (pos_in_day[s] + e.duration) < rule.between(r, rule.home):
+                    return False
+    return True
+
+
+def build_travel_time(data: TimetableData, witness: Witness, rng: random.Random) -> pp.TravelTime | None:
+    """Everyone with two or more events; venue positions on a line (0 to 2 slots apart)
+    drawn until the witness keeps the gaps and some pair of places is apart."""
+    people = [p.id for p in data.people if sum(p.id in e.people for e in data.events) >= 2]
+    if not people or len(data.rooms) < 2:
+        return None
+    for _ in range(30):
+        positions = {r.id: rng.randint(0, 2) for r in data.rooms}
+        rule = pp.TravelTime(people=people, legs=legs_from(positions))
+        if any(leg.slots for leg in rule.legs) and travel_ok(data, witness, rule):
+            return rule
+    return None
+
+
+PLACE_BUILDERS = {
+    "opening_hours": build_opening_hours,
+    "focus_windows": build_focus_windows,
+    "budget": build_budget,
+    "coach_transfer": build_coach_transfer,
+    "travel_time": build_travel_time,
+}
+for _kind, _builder in PLACE_BUILDERS.items():
+    RULE_BUILDERS.add(_kind, _builder)
+
+
+# -- the recipe of place task types ---------------------------------------------------------
+Placement = Callable[[Event, int, str, Witness], bool]  # (event, start, room, plan so far) -> allowed
+
+
+def place_witness(
+    data: TimetableData, rng: random.Random, allowed: Callable[[TimetableData, Witness, Event, int, str], bool],
+    first: list[str], tries: int = 40,
+) -> Witness | None:  # fmt: skip
+    """A random placement keeping room fit, no double-booking of people or rooms, series
+    order, and ``allowed`` (the task's structural place rules: travel, opening hours);
+    the events named in ``first`` (fixed commitments) are placed before the others."""
+    for _ in range(tries):
+        busy_people: set[tuple[str, int]] = set()
+        busy_rooms: set[tuple[str, int]] = set()
+        plan: Witness = {}
+        order = list(data.events)
+        rng.shuffle(order)
+        order.sort(key=lambda e: (e.id not in first, e.series or "", data.events.index(e) if e.series else 0))
+        for e in order:
+            prev = next((m for m in reversed(data.series_members().get(e.series or "", [])) if m.id in plan), None)
+            earliest = plan[prev.id][0] + prev.duration if prev is not None else 0
+            options = [
+                (s, r.id)
+                for s in data.starts(e)
+                if s >= earliest
+                for r in data.rooms
+                if fits(e, r)
+                and all((p, t) not in busy_people for p in e.people for t in range(s, s + e.duration))
+                and all((r.id, t) not in busy_rooms for t in range(s, s + e.duration))
+                and allowed(data, plan, e, s, r.id)
+            ]
+            if not options:
+                break
+            s, room = rng.choice(options)
+            plan[e.id] = (s, room)
+            for t in range(s, s + e.duration):
+                busy_rooms.add((room, t))
+                busy_people.update((p, t) for p in e.people)
+        else:
+            if _series_in_order(data, plan):
+                return plan
+    return None
+
+
+@dataclass
+class PlaceRecipe:
+    """A task type whose rooms are places or venues: entities (with notes the structural
+    place rules read), base rules without parameters, structural rules with parameters
+    (built from the notes and the witness), and an objective."""
+
+    entities: Callable[[GenerationSpec, random.Random], Entities]
+    base_rules: tuple[str, ...]
+    objective: Callable[[TimetableData, random.Random], list[ObjectiveTerm]]
+    structure: Callable[[Entities, TimetableData, Witness, random.Random], list[tuple[str, Params]]]
+    allowed: Callable[[Entities], Callable[[TimetableData, Witness, Event, int, str], bool]]
+    first: Callable[[Entities], list[str]] = field(default=lambda ent: [])
+    pick: Callable[[TimetableData, list[Witness]], Witness] = field(default=lambda data, ws: ws[0])
+    witnesses: int = 1
+    availability_share: float = 0.5
+
+    def draft(self, spec: GenerationSpec, rng: random.Random, tiers: dict[str, Tier]) -> Draft:
+        ent = self.entities(spec, rng)
+        data = ent.data()
+        allowed = self.allowed(ent)
+        found = [w for w in (place_witness(data, rng, allowed, self.first(ent)) for _ in range(self.witnesses)) if w]
+        if not found:
+            raise NoDraft("witness")
+        plan = self.pick(data, found)
+        sampled = spec.basic + spec.medium + spec.stateful
+        if "availability" in self.base_rules or "availability" in sampled:
+            data = with_availability(data, plan, rng, self.availability_share)
+        base: list[tuple[str, Tier, Params]] = [
+            (k, tiers.get(k, "basic"), NoParams()) for k in self.base_rules if k != "series_order" or data.series_members()
+        ]
+        base += [(k, tiers.get(k, "basic"), p) for k, p in self.structure(ent, data, plan, rng)]
+        kinds = sampled_kinds(spec, self.base_rules)
+        structural = [k for k in kinds if k not in RULE_BUILDERS]
+        rules = witness_rules(base, kinds, tiers, RULE_BUILDERS, data, plan, rng, structural)
+        return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=self.objective(data, rng))
