@@ -22,6 +22,7 @@ from pbsolve.models.scheduling import (  # noqa: F401 (registers)
     schedule_planning,
     stateful,
     study_planning,
+    team_building_event_planning,
 )
 from pbsolve.models.scheduling.timetable_model import ENCODERS, build
 from pbsolve.params import make_rule
@@ -31,7 +32,7 @@ from pbsolve.taxonomy import FamilySpec
 TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling)}
 TASK_MODULES |= {m.TASK.id: m for m in (study_planning, fitness_planning)}
 TASK_MODULES |= {m.TASK.id: m for m in (email_scheduling,)}
-TASK_MODULES |= {m.TASK.id: m for m in (schedule_planning,)}
+TASK_MODULES |= {m.TASK.id: m for m in (schedule_planning, team_building_event_planning)}
 
 
 class SchedulingFamily(Family):
