@@ -50,25 +50,14 @@ def _in_day(data: TimetableData) -> list[int]:
 # -- encoders ----------------------------------------------------------------------------
 @encoder("travel_time")
 def _travel_time(tm: TimetableModel, params: pp.TravelTime, lit: cp_model.IntVar) -> None:
-    """A time coordinate that puts days far apart (so pairs on different days always
-    keep any gap), one order Boolean per pair of a person's events, and for each pair of
-    different places the gap posted behind (order, both places, rule literal)."""
+    """For each pair of a person's events and each pair of same-day starts, the gap
+    between them (negative when they overlap); each pair of different places farther
+    apart than that gap is forbidden as a 2-clause behind the rule literal (measured
+    much faster to certify than an order Boolean with linear gaps)."""
     d = tm.data
     pos_in_day = _in_day(d)
-    per_day = max(len(day) for day in _day_slots(d))
-    longest = max((leg.slots for leg in params.legs), default=0)
-    width = per_day + longest + 1
-    coord = [s.day * width + pos_in_day[t] for t, s in enumerate(d.slots)]
-    pos = {e.id: sum(coord[s] * tm.at(e, s) for s in tm.starts[e.id]) for e in d.events}
-    where: dict[tuple[str, str], cp_model.IntVar] = {}
-
-    def at_place(e: Event, r: str) -> cp_model.IntVar:
-        if (e.id, r) not in where:
-            b = tm.m.new_bool_var(f"at[{e.id},{r}]")
-            tm.m.add(b == sum(tm.x[e.id, s, r] for s in tm.starts[e.id]))
-            where[e.id, r] = b
-        return where[e.id, r]
-
+    days = _day_slots(d)
+    day = [s.day for s in d.slots]
     done: set[tuple[str, str]] = set()
     for person in params.people:
         mine = tm.events_of(person)
@@ -77,20 +66,20 @@ def _travel_time(tm: TimetableModel, params: pp.TravelTime, lit: cp_model.IntVar
                 if (a.id, b.id) in done:
                     continue
                 done.add((a.id, b.id))
-                a_first = tm.m.new_bool_var(f"first[{a.id},{b.id}]")
-                for ra in d.rooms:
-                    for rb in d.rooms:
-                        if ra.id == rb.id:
+                for sa in tm.starts[a.id]:
+                    for sb in tm.starts[b.id]:
+                        if day[sa] != day[sb]:
                             continue
-                        t = params.between(ra.id, rb.id)
-                        both = [at_place(a, ra.id), at_place(b, rb.id), lit]
-                        tm.m.add(pos[b.id] >= pos[a.id] + a.duration + t).only_enforce_if([a_first, *both])
-                        tm.m.add(pos[a.id] >= pos[b.id] + b.duration + t).only_enforce_if([~a_first, *both])
+                        gap = sb - (sa + a.duration) if sa <= sb else sa - (sb + b.duration)
+                        for ra in d.rooms:
+                            for rb in d.rooms:
+                                if ra.id != rb.id and gap < params.between(ra.id, rb.id):
+                                    post(tm, tm.x[a.id, sa, ra.id] + tm.x[b.id, sb, rb.id] <= 1, lit)
         if params.home is None:
             continue
         for e in mine:
             for s in tm.starts[e.id]:
-                day_len = len(_day_slots(d)[d.slots[s].day])
+                day_len = len(days[d.slots[s].day])
                 for r in d.rooms:
                     out, back = params.between(params.home, r.id), params.between(r.id, params.home)
                     if pos_in_day[s] < out or day_len - (pos_in_day[s] + e.duration) < back:
@@ -186,7 +175,7 @@ def build_opening_hours(data: TimetableData, witness: Witness, rng: random.Rando
             if not used and rng.random() < 0.3:
                 continue  # closed all day
             open_ += _runs_within(day, used, rng, shortest + 1)
-        if len(open_) < len(data.slots):
+        if open_ and len(open_) < len(data.slots):
             return pp.OpeningHours(room=r.id, open=[data.slots[t].id for t in open_])
     return None
 
@@ -201,7 +190,7 @@ def build_focus_windows(data: TimetableData, witness: Witness, rng: random.Rando
         if not used and rng.random() < 0.5:
             continue
         slots += _runs_within(day, used, rng, longest)
-    if len(slots) == len(data.slots):
+    if not slots or len(slots) == len(data.slots):
         return None
     return pp.FocusWindows(events=[e.id for e in chosen], slots=[data.slots[t].id for t in slots])
 

@@ -186,7 +186,7 @@ def _opening(slots: list[Slot], shops: list[Room], rng: random.Random) -> list[p
         hi = rng.randint(min(per_day - 1, lo + 2), per_day - 1)
         closed = rng.choice(days) if len(days) > 2 and rng.random() < 0.5 else None
         open_ = [sl.id for sl in slots if sl.day != closed and lo <= sl.value - sl.day * per_day - 1 <= hi]
-        if len(open_) < len(slots):
+        if open_ and len(open_) < len(slots):
             out.append(pp.OpeningHours(room=r.id, open=open_))
     return out
 
