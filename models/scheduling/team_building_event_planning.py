@@ -184,7 +184,8 @@ def _allowed(ent: Entities):  # type: ignore[no-untyped-def]
 def _entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     ent = entities(spec, rng)
     if spec.subtask == "remote_adventure":
-        outdoor = [r for r in ent.rooms if r.seats < max(v.seats for v in ent.rooms)]
+        biggest = max(ent.rooms, key=lambda v: v.seats)
+        outdoor = [r for r in ent.rooms if r.id != biggest.id]  # the largest venue (fits all) stays on site
         remote = sorted(rng.sample(outdoor, min(2, len(outdoor))), key=ent.rooms.index)
         ent.notes["coach"] = pp.CoachTransfer(rooms=[r.id for r in remote], lead=1)
     return ent
