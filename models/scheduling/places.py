@@ -186,7 +186,9 @@ def build_focus_windows(data: TimetableData, witness: Witness, rng: random.Rando
     longest = max(e.duration for e in chosen)
     slots: list[int] = []
     for day in _day_slots(data):
-        used = {t for e in chosen if witness[e.id][0] in day for t in range(witness[e.id][0], witness[e.id][0] + e.duration)}
+        used = {
+            t for e in chosen if witness[e.id][0] in day for t in range(witness[e.id][0], witness[e.id][0] + e.duration)
+        }
         if not used and rng.random() < 0.5:
             continue
         slots += _runs_within(day, used, rng, longest)
@@ -367,7 +369,9 @@ class PlaceRecipe:
         if "availability" in self.base_rules or "availability" in sampled:
             data = with_availability(data, plan, rng, self.availability_share)
         base: list[tuple[str, Tier, Params]] = [
-            (k, tiers.get(k, "basic"), NoParams()) for k in self.base_rules if k != "series_order" or data.series_members()
+            (k, tiers.get(k, "basic"), NoParams())
+            for k in self.base_rules
+            if k != "series_order" or data.series_members()
         ]
         base += [(k, tiers.get(k, "basic"), p) for k, p in self.structure(ent, data, plan, rng)]
         kinds = sampled_kinds(spec, self.base_rules)

@@ -114,7 +114,9 @@ def _slots(days: list[str], per_day: int) -> list[Slot]:
     for d, name in enumerate(days):
         for p in range(per_day):
             h = FIRST_HOUR + p
-            out.append(Slot(id=f"{name} {h:02d}:00", day=d, value=d * per_day + p + 1, end_label=f"{name} {h + 1:02d}:00"))
+            out.append(
+                Slot(id=f"{name} {h:02d}:00", day=d, value=d * per_day + p + 1, end_label=f"{name} {h + 1:02d}:00")
+            )
     return out
 
 
@@ -173,7 +175,9 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     notes: dict = {"travel": travel, "fixed": fixed}
     if spec.subtask == "errand_week":
         notes["opening"] = _opening(slots, [r for r in place_list if r.id not in ("Home", "Office")], rng)
-    return Entities(time_unit="period", days=days, slots=slots, rooms=place_list, people=people, events=events, notes=notes)
+    return Entities(
+        time_unit="period", days=days, slots=slots, rooms=place_list, people=people, events=events, notes=notes
+    )
 
 
 def _opening(slots: list[Slot], shops: list[Room], rng: random.Random) -> list[pp.OpeningHours]:
@@ -222,7 +226,12 @@ def _structure_focus(ent: Entities, data: TimetableData, plan: Witness, rng: ran
         morning = {i for i, s in enumerate(data.slots) if s.value - s.day * per_day <= 3}
         window = sorted(morning | used)
         if len(window) < len(data.slots):
-            out.append(("focus_windows", pp.FocusWindows(events=[e.id for e in work], slots=[data.slots[t].id for t in window])))
+            out.append(
+                (
+                    "focus_windows",
+                    pp.FocusWindows(events=[e.id for e in work], slots=[data.slots[t].id for t in window]),
+                )
+            )
     return out
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from pydantic import Field, PositiveInt
+from pydantic import Field
 
 from pbsolve.checkers.scheduling import places as pp
 from pbsolve.checkers.scheduling import rule_params as rp
@@ -103,7 +103,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     n_venues = max(2, s.venues - 1) if spec.subtask == "half_day_workshop" else s.venues
     total = sum(heads.values())
     venues = []
-    for i, name in enumerate(rng.sample(ROOMS, n_venues)):
+    for name in rng.sample(ROOMS, n_venues):
         feats = tuple(f for f in FEATURES if rng.random() < 0.5)
         venues.append(Room(id=name, seats=rng.randint(8, total + 5), features=feats, cost=0))
     big = max(range(n_venues), key=lambda i: venues[i].seats)
@@ -146,7 +146,9 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     notes = {"lunch": ("S1", lunch_lo, min(len(slots) - 1, lunch_lo + 1))}
     if spec.subtask == "accessible_outing":
         notes["opening"] = _opening(slots, venues, rng)
-    return Entities(time_unit="hour", days=["the day"], slots=slots, rooms=venues, people=teams, events=events, notes=notes)
+    return Entities(
+        time_unit="hour", days=["the day"], slots=slots, rooms=venues, people=teams, events=events, notes=notes
+    )
 
 
 def _opening(slots: list, venues: list[Room], rng: random.Random) -> list[pp.OpeningHours]:
