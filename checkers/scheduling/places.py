@@ -142,10 +142,10 @@ def _travel_time(d: TimetableData, plan: Plan, p: TravelTime) -> Verdict:
             continue
         for eid, duration in mine:
             s, place = plan[eid]
-            first, last = _day_bounds(d, s)
-            if s - first < p.between(p.home, place):
+            day_first, day_last = _day_bounds(d, s)
+            if s - day_first < p.between(p.home, place):
                 return False, f"{person} cannot get from {p.home} to {place} by {d.slots[s].id} for {eid}"
-            if last + 1 - (s + duration) < p.between(place, p.home):
+            if day_last + 1 - (s + duration) < p.between(place, p.home):
                 return False, f"{person} cannot get back to {p.home} from {place} by the end of the day after {eid}"
     return OK
 

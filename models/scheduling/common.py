@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,8 +101,21 @@ def fits(e: Event, r: Room) -> bool:
     return r.seats >= e.size and set(e.needs) <= set(r.features)
 
 
-def place_witness(data: TimetableData, rng: random.Random, tries: int = 30) -> Witness | None:
-    """A random placement with no person or room double-booked and every room fitting."""
+Allowed = Callable[[TimetableData, Witness, Event, int, str], bool]  # (data, plan so far, event, start, room)
+
+
+def place_witness(
+    data: TimetableData,
+    rng: random.Random,
+    tries: int = 30,
+    allowed: Allowed | None = None,
+    first: Collection[str] = (),
+) -> Witness | None:
+    """A random placement with no person or room double-booked and every room fitting.
+
+    ``allowed`` adds a task's structural rules (travel between places, opening hours) as
+    a test on each candidate placement; the events in ``first`` (fixed commitments) are
+    placed before the others."""
     for _ in range(tries):
         busy_people: set[tuple[str, int]] = set()
         busy_rooms: set[tuple[str, int]] = set()
@@ -111,7 +124,7 @@ def place_witness(data: TimetableData, rng: random.Random, tries: int = 30) -> W
         rng.shuffle(order)
         # series members go in number order, each after the previous one has ended
         rank = {e.id: (order.index(data.series_members()[e.series][0]) if e.series else order.index(e)) for e in order}
-        order.sort(key=lambda e: (rank[e.id], data.events.index(e)))
+        order.sort(key=lambda e: (e.id not in first, rank[e.id], data.events.index(e)))
         for e in order:
             prev = _previous_in_series(data, e)
             earliest = plan[prev.id][0] + prev.duration if prev is not None else 0
@@ -123,6 +136,7 @@ def place_witness(data: TimetableData, rng: random.Random, tries: int = 30) -> W
                 if fits(e, r)
                 and all((p, t) not in busy_people for p in e.people for t in range(s, s + e.duration))
                 and all((r.id, t) not in busy_rooms for t in range(s, s + e.duration))
+                and (allowed is None or allowed(data, plan, e, s, r.id))
             ]
             if not options:
                 break
@@ -348,30 +362,81 @@ RULE_BUILDERS: KindRegistry[RuleBuilder] = KindRegistry(
 )
 
 
+Structure = Callable[[Entities, TimetableData, Witness, random.Random], list[tuple[str, Params]]]
+
+
 @dataclass
 class TaskRecipe:
-    """What a timetable task type contributes: entities, base rules and an objective."""
+    """What a timetable task type contributes: entities, base rules and an objective.
+
+    Optional parts, each used by some task types:
+
+    * ``planted``: kinds built from the witness like the sampled ones but always present
+      (exam dates, review intervals, injuries); the draft fails when one cannot be built.
+    * ``free_last_day``: the witness leaves the last day empty, so exams (or any later
+      date) can fall after it inside the plan.
+    * ``structure``, ``allowed`` and ``first``: rules with parameters that are part of
+      the task's structure (travel times between places, fixed commitments, opening
+      hours), built from the entities' notes and the witness; ``allowed`` makes the
+      witness keep them while it is placed, ``first`` places fixed events first.
+    * ``witnesses`` and ``pick``: plant several witnesses and keep the one ``pick``
+      chooses (the cheapest, say, so a budget built from it is tight).
+    """
 
     entities: Callable[[GenerationSpec, random.Random], Entities]
     base_rules: tuple[str, ...]
     objective: Callable[[TimetableData, random.Random], list[ObjectiveTerm]]
     availability_share: float = 0.6
+    planted: tuple[str, ...] = ()
+    free_last_day: bool = False
+    structure: Structure | None = None
+    allowed: Callable[[Entities], Allowed] | None = None
+    first: Callable[[Entities], list[str]] | None = None
+    witnesses: int = 1
+    pick: Callable[[TimetableData, list[Witness]], Witness] | None = None
+    tries: int = 30
+
+    def witness(self, ent: Entities, data: TimetableData, rng: random.Random) -> Witness:
+        target = without_last_day(data) if self.free_last_day else data
+        allowed = self.allowed(ent) if self.allowed is not None else None
+        first = self.first(ent) if self.first is not None else ()
+        found = [
+            w
+            for w in (place_witness(target, rng, self.tries, allowed, first) for _ in range(self.witnesses))
+            if w is not None
+        ]
+        if not found:
+            raise NoDraft("witness")
+        return self.pick(data, found) if self.pick is not None else found[0]
 
     def draft(self, spec: GenerationSpec, rng: random.Random, tiers: dict[str, Tier]) -> Draft:
         ent = self.entities(spec, rng)
         data = ent.data()
-        plan = place_witness(data, rng)
-        if plan is None:
-            raise NoDraft("witness")
+        plan = self.witness(ent, data, rng)
         sampled = spec.basic + spec.medium + spec.stateful
         if "availability" in self.base_rules or "availability" in sampled:
             data = with_availability(data, plan, rng, self.availability_share)
-        # base rules (series order only with numbered series), then the sampled kinds;
-        # kinds without a builder are structural (e.g. availability)
+        # base rules (series order only with numbered series), the structural and planted
+        # rules, then the sampled kinds; kinds without a builder are structural (e.g. availability)
         base: list[tuple[str, Tier, Params]] = [
             (k, "basic", NoParams()) for k in self.base_rules if k != "series_order" or data.series_members()
         ]
-        kinds = sampled_kinds(spec, self.base_rules)
+        if self.structure is not None:
+            base += [(k, tiers.get(k, "basic"), p) for k, p in self.structure(ent, data, plan, rng)]
+        for kind in self.planted:
+            params = RULE_BUILDERS[kind](data, plan, rng)
+            if params is None:
+                raise NoDraft(kind)
+            base.append((kind, tiers.get(kind, "basic"), params))
+        kinds = sampled_kinds(spec, (*self.base_rules, *self.planted))
         structural = [k for k in kinds if k not in RULE_BUILDERS]
         rules = witness_rules(base, kinds, tiers, RULE_BUILDERS, data, plan, rng, structural)
         return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=self.objective(data, rng))
+
+
+def without_last_day(data: TimetableData) -> TimetableData:
+    """The same timetable with its last day's slots dropped (slot indices of the other
+    days are unchanged: slots are listed day by day)."""
+    last = len(data.days) - 1
+    fields = {name: getattr(data, name) for name in TimetableData.model_fields}
+    return TimetableData(**(fields | {"slots": tuple(s for s in data.slots if s.day < last)}))  # fresh caches

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import itertools
 import random
-from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
 from pbsolve.checkers.scheduling import day_spacing as ds
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.family import Draft, NoDraft
-from pbsolve.kit import sampled_kinds, witness_rules
-from pbsolve.models.scheduling.common import RULE_BUILDERS, TaskRecipe, Witness, place_witness, with_availability
+from pbsolve.models.scheduling.common import RULE_BUILDERS, Witness
 from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, post
-from pbsolve.params import NoParams, Params
-from pbsolve.schema import GenerationSpec, Tier
 
 
 def day_of(tm: TimetableModel, e: Event) -> cp_model.LinearExpr:
@@ -284,45 +279,3 @@ DAY_SPACING_BUILDERS = {
 }
 for _kind, _builder in DAY_SPACING_BUILDERS.items():
     RULE_BUILDERS.add(_kind, _builder)
-
-
-# -- the recipe of multi-day plans ---------------------------------------------------------
-@dataclass
-class DayPlanRecipe(TaskRecipe):
-    """A :class:`TaskRecipe` whose base rules include *planted* kinds: rules with
-    parameters (exam dates, review intervals, injuries) drawn from the witness like the
-    sampled ones, but always present. With ``free_last_day`` the witness leaves the last
-    day empty, so exams (or any later date) can fall after it inside the plan."""
-
-    planted: tuple[str, ...] = ()
-    free_last_day: bool = False
-
-    def draft(self, spec: GenerationSpec, rng: random.Random, tiers: dict[str, Tier]) -> Draft:
-        ent = self.entities(spec, rng)
-        data = ent.data()
-        plan = place_witness(_without_last_day(data) if self.free_last_day else data, rng)
-        if plan is None:
-            raise NoDraft("witness")
-        sampled = spec.basic + spec.medium + spec.stateful
-        if "availability" in self.base_rules or "availability" in sampled:
-            data = with_availability(data, plan, rng, self.availability_share)
-        base: list[tuple[str, Tier, Params]] = [
-            (k, "basic", NoParams()) for k in self.base_rules if k != "series_order" or data.series_members()
-        ]
-        for kind in self.planted:
-            params = RULE_BUILDERS[kind](data, plan, rng)
-            if params is None:
-                raise NoDraft(kind)
-            base.append((kind, tiers.get(kind, "basic"), params))
-        kinds = sampled_kinds(spec, (*self.base_rules, *self.planted))
-        structural = [k for k in kinds if k not in RULE_BUILDERS]
-        rules = witness_rules(base, kinds, tiers, RULE_BUILDERS, data, plan, rng, structural)
-        return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=self.objective(data, rng))
-
-
-def _without_last_day(data: TimetableData) -> TimetableData:
-    """The same timetable with its last day's slots dropped (slot indices of the other
-    days are unchanged: slots are listed day by day)."""
-    last = len(data.days) - 1
-    fields = {name: getattr(data, name) for name in TimetableData.model_fields}
-    return TimetableData(**(fields | {"slots": tuple(s for s in data.slots if s.day < last)}))  # fresh caches

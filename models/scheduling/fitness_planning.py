@@ -17,8 +17,7 @@ from pydantic import Field, PositiveInt
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
-from pbsolve.models.scheduling.common import PEOPLE, PERSONAL_POOL, STATEFUL_POOL, Entities, period_slots
-from pbsolve.models.scheduling.day_spacing import DayPlanRecipe
+from pbsolve.models.scheduling.common import PEOPLE, PERSONAL_POOL, STATEFUL_POOL, Entities, TaskRecipe, period_slots
 from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -178,8 +177,8 @@ PLANTED = {
 }
 
 
-def recipe(spec: GenerationSpec) -> DayPlanRecipe:
-    return DayPlanRecipe(
+def recipe(spec: GenerationSpec) -> TaskRecipe:
+    return TaskRecipe(
         entities=entities,
         base_rules=TASK.base_rules,
         objective=objective,

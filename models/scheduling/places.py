@@ -1,38 +1,28 @@
-"""Place and venue rules for timetables: CP-SAT encodings, witness-based builders, and the
-recipe of the task types whose rooms are places (schedule planning) or venues
-(team-building event planning).
+"""Place and venue rules for timetables: CP-SAT encodings and witness-based builders.
 
-Those task types state some rules as part of their structure (the travel times between
-places, fixed commitments, a venue's opening hours, the event budget); those rules carry
-parameters, so :class:`PlaceRecipe` builds them itself, after planting a witness plan
-that keeps them (travel gaps and opening hours included), and then samples the other
-kinds exactly as :class:`~pbsolve.models.scheduling.common.TaskRecipe` does.
+The task types whose rooms are places (schedule planning) or venues (team-building event
+planning) state some of these rules as part of their structure (the travel times between
+places, fixed commitments, a venue's opening hours); their recipes
+(:class:`~pbsolve.models.scheduling.common.TaskRecipe` with ``structure`` and
+``allowed``) build them from the entities and plant a witness that keeps them, then
+sample the other kinds through the builders registered here.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
 from pbsolve.checkers.scheduling import places as pp
-from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
-from pbsolve.family import Draft, NoDraft
-from pbsolve.kit import sampled_kinds, witness_rules
+from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.models.scheduling.common import (
     RULE_BUILDERS,
-    Entities,
     Witness,
-    _series_in_order,
     fits,
-    with_availability,
 )
 from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, post
-from pbsolve.params import NoParams, Params
-from pbsolve.schema import GenerationSpec, ObjectiveTerm, Tier
 
 
 def _day_slots(data: TimetableData) -> list[list[int]]:
@@ -208,7 +198,7 @@ def build_budget(data: TimetableData, witness: Witness, rng: random.Random) -> p
     return pp.Budget(max=cost) if cost < most else None
 
 
-def _coach_ok(data: TimetableData, witness: Witness, rooms: set[str], lead: int) -> bool:
+def coach_ok(data: TimetableData, witness: Witness, rooms: set[str], lead: int) -> bool:
     pos_in_day, days = _in_day(data), _day_slots(data)
     held: set[int] = set()
     for e in data.events:
@@ -231,7 +221,7 @@ def build_coach_transfer(data: TimetableData, witness: Witness, rng: random.Rand
     options = [set(c) for k in (1, 2) for c in itertools.combinations(usable, k)]
     rng.shuffle(options)
     for rooms in options:
-        if _coach_ok(data, witness, rooms, 1):
+        if coach_ok(data, witness, rooms, 1):
             return pp.CoachTransfer(rooms=[r.id for r in data.rooms if r.id in rooms], lead=1)
     return None
 
@@ -295,86 +285,3 @@ PLACE_BUILDERS = {
 }
 for _kind, _builder in PLACE_BUILDERS.items():
     RULE_BUILDERS.add(_kind, _builder)
-
-
-# -- the recipe of place task types ---------------------------------------------------------
-Placement = Callable[[Event, int, str, Witness], bool]  # (event, start, room, plan so far) -> allowed
-
-
-def place_witness(
-    data: TimetableData, rng: random.Random, allowed: Callable[[TimetableData, Witness, Event, int, str], bool],
-    first: list[str], tries: int = 40,
-) -> Witness | None:  # fmt: skip
-    """A random placement keeping room fit, no double-booking of people or rooms, series
-    order, and ``allowed`` (the task's structural place rules: travel, opening hours);
-    the events named in ``first`` (fixed commitments) are placed before the others."""
-    for _ in range(tries):
-        busy_people: set[tuple[str, int]] = set()
-        busy_rooms: set[tuple[str, int]] = set()
-        plan: Witness = {}
-        order = list(data.events)
-        rng.shuffle(order)
-        order.sort(key=lambda e: (e.id not in first, e.series or "", data.events.index(e) if e.series else 0))
-        for e in order:
-            prev = next((m for m in reversed(data.series_members().get(e.series or "", [])) if m.id in plan), None)
-            earliest = plan[prev.id][0] + prev.duration if prev is not None else 0
-            options = [
-                (s, r.id)
-                for s in data.starts(e)
-                if s >= earliest
-                for r in data.rooms
-                if fits(e, r)
-                and all((p, t) not in busy_people for p in e.people for t in range(s, s + e.duration))
-                and all((r.id, t) not in busy_rooms for t in range(s, s + e.duration))
-                and allowed(data, plan, e, s, r.id)
-            ]
-            if not options:
-                break
-            s, room = rng.choice(options)
-            plan[e.id] = (s, room)
-            for t in range(s, s + e.duration):
-                busy_rooms.add((room, t))
-                busy_people.update((p, t) for p in e.people)
-        else:
-            if _series_in_order(data, plan):
-                return plan
-    return None
-
-
-@dataclass
-class PlaceRecipe:
-    """A task type whose rooms are places or venues: entities (with notes the structural
-    place rules read), base rules without parameters, structural rules with parameters
-    (built from the notes and the witness), and an objective."""
-
-    entities: Callable[[GenerationSpec, random.Random], Entities]
-    base_rules: tuple[str, ...]
-    objective: Callable[[TimetableData, random.Random], list[ObjectiveTerm]]
-    structure: Callable[[Entities, TimetableData, Witness, random.Random], list[tuple[str, Params]]]
-    allowed: Callable[[Entities], Callable[[TimetableData, Witness, Event, int, str], bool]]
-    first: Callable[[Entities], list[str]] = field(default=lambda ent: [])
-    pick: Callable[[TimetableData, list[Witness]], Witness] = field(default=lambda data, ws: ws[0])
-    witnesses: int = 1
-    availability_share: float = 0.5
-
-    def draft(self, spec: GenerationSpec, rng: random.Random, tiers: dict[str, Tier]) -> Draft:
-        ent = self.entities(spec, rng)
-        data = ent.data()
-        allowed = self.allowed(ent)
-        found = [w for w in (place_witness(data, rng, allowed, self.first(ent)) for _ in range(self.witnesses)) if w]
-        if not found:
-            raise NoDraft("witness")
-        plan = self.pick(data, found)
-        sampled = spec.basic + spec.medium + spec.stateful
-        if "availability" in self.base_rules or "availability" in sampled:
-            data = with_availability(data, plan, rng, self.availability_share)
-        base: list[tuple[str, Tier, Params]] = [
-            (k, tiers.get(k, "basic"), NoParams())
-            for k in self.base_rules
-            if k != "series_order" or data.series_members()
-        ]
-        base += [(k, tiers.get(k, "basic"), p) for k, p in self.structure(ent, data, plan, rng)]
-        kinds = sampled_kinds(spec, self.base_rules)
-        structural = [k for k in kinds if k not in RULE_BUILDERS]
-        rules = witness_rules(base, kinds, tiers, RULE_BUILDERS, data, plan, rng, structural)
-        return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=self.objective(data, rng))

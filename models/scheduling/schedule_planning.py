@@ -19,8 +19,8 @@ from pbsolve.checkers.scheduling import places as pp
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
-from pbsolve.models.scheduling.common import PEOPLE, SHARED_POOL, WEEKDAYS, Entities, Witness
-from pbsolve.models.scheduling.places import PlaceRecipe, legs_from, travel_ok
+from pbsolve.models.scheduling.common import PEOPLE, SHARED_POOL, WEEKDAYS, Entities, TaskRecipe, Witness
+from pbsolve.models.scheduling.places import legs_from, travel_ok
 from pbsolve.params import Params, make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -68,6 +68,7 @@ SIZES = SizeTable[ScheduleSizes](
     tiny=ScheduleSizes(days=2, per_day=3, places=2, activities=PositiveRange(lo=2, hi=3), commitments=1),
     small=ScheduleSizes(days=2, per_day=5, places=3, activities=PositiveRange(lo=4, hi=4), commitments=1),
     default=ScheduleSizes(days=3, per_day=6, places=4, activities=PositiveRange(lo=6, hi=7), commitments=2),
+    large=ScheduleSizes(days=4, per_day=7, places=5, activities=PositiveRange(lo=8, hi=9), commitments=2),
 )
 
 TASK = TaskSpec(
@@ -261,16 +262,17 @@ def _cost_first(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     return list(reversed(objective(data, rng)))
 
 
-def recipe(spec: GenerationSpec) -> PlaceRecipe:
+def recipe(spec: GenerationSpec) -> TaskRecipe:
     base = TASK.base_rules + (("availability",) if spec.subtask == "family_week" else ())
     obj = {"focus_and_energy": _energy, "commuter_week": _cost_first}.get(spec.subtask, objective)
     structure = _structure_focus if spec.subtask == "focus_and_energy" else _structure
-    return PlaceRecipe(
+    return TaskRecipe(
         entities=entities,
         base_rules=tuple(k for k in base if k not in ("travel_time", "fixed_commitment")),
         objective=obj,
         structure=structure,
         allowed=_allowed,
         first=lambda ent: list(ent.notes["fixed"]),
+        tries=40,
         availability_share=1.0,
     )

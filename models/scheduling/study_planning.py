@@ -16,8 +16,7 @@ from pydantic import Field, PositiveInt
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
-from pbsolve.models.scheduling.common import PEOPLE, PERSONAL_POOL, STATEFUL_POOL, Entities, period_slots
-from pbsolve.models.scheduling.day_spacing import DayPlanRecipe
+from pbsolve.models.scheduling.common import PEOPLE, PERSONAL_POOL, STATEFUL_POOL, Entities, TaskRecipe, period_slots
 from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -165,10 +164,10 @@ def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     ]
 
 
-def recipe(spec: GenerationSpec) -> DayPlanRecipe:
+def recipe(spec: GenerationSpec) -> TaskRecipe:
     planted = ("exam_dates", "review_window") if spec.subtask == "spaced_revision" else ("exam_dates",)
     share = 1.0 if spec.subtask == "working_student" else 0.7
-    return DayPlanRecipe(
+    return TaskRecipe(
         entities=entities,
         base_rules=TASK.base_rules,
         objective=objective,

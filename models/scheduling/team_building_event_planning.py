@@ -21,8 +21,8 @@ from pbsolve.checkers.scheduling import places as pp
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
-from pbsolve.models.scheduling.common import ROOMS, SHARED_POOL, Entities, Witness, hour_slots
-from pbsolve.models.scheduling.places import PlaceRecipe, _coach_ok, witness_cost
+from pbsolve.models.scheduling.common import ROOMS, SHARED_POOL, Entities, TaskRecipe, Witness, hour_slots
+from pbsolve.models.scheduling.places import coach_ok, witness_cost
 from pbsolve.params import Params, make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -31,7 +31,8 @@ FIRST_HOUR = 9
 TEAMS = ("Sales", "Design", "Engineering", "Support", "Finance", "Marketing")
 FEATURES = ("step-free", "hearing loop", "kitchen", "projector")
 # (name, needs, durations, everyone?) -- everyone: all teams attend together
-SESSIONS = (
+Session = tuple[str, tuple[str, ...], tuple[int, ...], bool]
+SESSIONS: tuple[Session, ...] = (
     ("Welcome talk", ("projector",), (1,), True),
     ("Strategy workshop", ("projector",), (1, 2), False),
     ("Escape room", (), (1,), False),
@@ -41,7 +42,7 @@ SESSIONS = (
     ("Treasure hunt", (), (1,), False),
     ("Closing drinks", (), (1,), True),
 )
-LUNCH = ("Catered lunch", ("kitchen",), (1,), True)
+LUNCH: Session = ("Catered lunch", ("kitchen",), (1,), True)
 
 
 class TeamSizes(Settings):
@@ -57,6 +58,7 @@ SIZES = SizeTable[TeamSizes](
     tiny=TeamSizes(last_start=12, teams=2, venues=2, sessions=PositiveRange(lo=1, hi=2)),
     small=TeamSizes(last_start=14, teams=2, venues=3, sessions=PositiveRange(lo=3, hi=3)),
     default=TeamSizes(last_start=16, teams=3, venues=4, sessions=PositiveRange(lo=4, hi=5)),
+    large=TeamSizes(last_start=17, teams=4, venues=5, sessions=PositiveRange(lo=5, hi=6)),
 )
 
 TASK = TaskSpec(
@@ -112,10 +114,10 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     venues = [v.model_copy(update={"cost": c}) for v, c in zip(venues, costs)]
     names = list(heads)
     n = s.sessions.draw(rng)
-    chosen = list(rng.sample(SESSIONS, min(n, len(SESSIONS))))
+    chosen: list[Session] = list(rng.sample(SESSIONS, min(n, len(SESSIONS))))
     if spec.subtask == "team_rotation":
         stations = [x for x in SESSIONS if not x[3] and x[2] == (1,)] or [SESSIONS[2]]
-        chosen = [(f"{st[0]}: {t}", st[1], (1,), False) for st in stations[:2] for t in names][:n]
+        chosen = [(f"{st[0]}: {t}", st[1], st[2], False) for st in stations[:2] for t in names][:n]
     access = spec.subtask == "accessible_outing"
     needy = set(rng.sample(names, max(1, len(names) // 2))) if access else set()
     weights = rng.sample(range(1, len(chosen) + 3), len(chosen) + 1)  # distinct priorities, lunch last
@@ -127,7 +129,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
             who = [name.split(": ")[1]]
         else:
             who = sorted(rng.sample(names, rng.randint(1, min(2, len(names)))), key=names.index)
-        extra = ("step-free",) if set(who) & needy else ()
+        extra: tuple[str, ...] = ("step-free",) if set(who) & needy else ()
         if access and set(who) & needy and rng.random() < 0.5:
             extra += ("hearing loop",)
         duration = rng.choice([d for d in durations if d <= len(slots)] or [1])
@@ -143,7 +145,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
             )
         )
     lunch_lo = max(0, min(len(slots) - 2, 12 - FIRST_HOUR))
-    notes = {"lunch": ("S1", lunch_lo, min(len(slots) - 1, lunch_lo + 1))}
+    notes: dict[str, object] = {"lunch": ("S1", lunch_lo, min(len(slots) - 1, lunch_lo + 1))}
     if spec.subtask == "accessible_outing":
         notes["opening"] = _opening(slots, venues, rng)
     return Entities(
@@ -177,7 +179,7 @@ def _allowed(ent: Entities):  # type: ignore[no-untyped-def]
             placed = {eid: plan[eid] for eid in plan}
             placed[e.id] = (s, room)
             sub = [x for x in data.events if x.id in placed]
-            return _coach_ok(data.model_copy(update={"events": tuple(sub)}), placed, set(coach.rooms), coach.lead)
+            return coach_ok(data.model_copy(update={"events": tuple(sub)}), placed, set(coach.rooms), coach.lead)
         return True
 
     return allowed
@@ -216,11 +218,11 @@ def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
     ]
 
 
-def recipe(spec: GenerationSpec) -> PlaceRecipe:
-    base = ("room_fit", "person_no_overlap", "room_no_overlap")
+def recipe(spec: GenerationSpec) -> TaskRecipe:
+    base: tuple[str, ...] = ("room_fit", "person_no_overlap", "room_no_overlap")
     if spec.subtask == "accessible_outing":
         base += ("availability",)
-    return PlaceRecipe(
+    return TaskRecipe(
         entities=_entities,
         base_rules=base,
         objective=objective,
@@ -228,5 +230,6 @@ def recipe(spec: GenerationSpec) -> PlaceRecipe:
         allowed=_allowed,
         pick=_cheapest,
         witnesses=4,
+        tries=40,
         availability_share=0.7,
     )
