@@ -14,7 +14,13 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.params import as_model, parse
-from pbsolve.renderers import scheduling_calendar, scheduling_day_spacing, scheduling_places, scheduling_stateful  # noqa: F401  (registers sentences)
+from pbsolve.renderers import (  # noqa: F401  (registers sentences)
+    scheduling_calendar,
+    scheduling_content,
+    scheduling_day_spacing,
+    scheduling_places,
+    scheduling_stateful,
+)
 from pbsolve.renderers.scheduling_calendar import EMAIL_INTRO, OBJECTIVE_SENTENCES, email_details
 from pbsolve.renderers.scheduling_words import SENTENCES, Vocab, sentence
 from pbsolve.renderers.scheduling_words import a as _a
@@ -42,6 +48,7 @@ VOCAB = {
     "email_scheduling": Vocab("message", "messages", "segment", EMAIL_INTRO),
     "schedule_planning": scheduling_places.SCHEDULE_VOCAB,
     "team_building_event_planning": scheduling_places.TEAM_VOCAB,
+    "content_scheduling": scheduling_content.CONTENT_VOCAB,
 }  # fmt: skip
 
 SUBTASK_CONTEXT = {
@@ -71,6 +78,7 @@ SUBTASK_CONTEXT = {
     "small_group_training": "A coach trains small groups: each session is attended by every person listed for it.",
     "triathlon_block": "A triathlete trains swimming, cycling and running, each in its own area.",
     **scheduling_places.SUBTASK_CONTEXT,
+    **scheduling_content.SUBTASK_CONTEXT,
 }
 
 
@@ -330,6 +338,8 @@ def _event_line(d: TimetableData, e: Event, task: str) -> str:
         if e.needs:
             parts.append("needs " + _join(list(e.needs)))
         parts.append(f"priority {e.priority}")
+    elif task == "content_scheduling":
+        parts += scheduling_content.event_details(e, duration)
     elif task in scheduling_places.EVENT_LINE_TASKS:
         parts += scheduling_places.event_details(e, task, duration, _uncertain(d, "size", e.id))
     else:

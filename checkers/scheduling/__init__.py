@@ -2,6 +2,7 @@
 
 from pbsolve.checkers.scheduling import (
     calendar_checks,  # noqa: F401  (registers the calendar checks)
+    content,  # noqa: F401  (registers the embargo)
     day_spacing,  # noqa: F401  (registers the day-spacing kinds)
     places,  # noqa: F401  (registers the place checks)
     stateful,  # noqa: F401  (registers the stateful checks)

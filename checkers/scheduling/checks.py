@@ -512,7 +512,11 @@ def format_text(task: str) -> str:
 _EVENT_WORDS = {"meeting_planning": "meeting", "course_timetabling": "lecture", "exam_scheduling": "exam"}
 _EVENT_WORDS |= {"study_planning": "study session", "fitness_planning": "training session"}
 _EVENT_WORDS |= {"email_scheduling": "message"}
-_EVENT_WORDS |= {"schedule_planning": "activity", "team_building_event_planning": "session"}
+_EVENT_WORDS |= {
+    "schedule_planning": "activity",
+    "team_building_event_planning": "session",
+    "content_scheduling": "task",
+}
 TimetablePlan = tuple[Plan, "dict[str, str] | None"]  # a plan and its backup rooms (robustness rules)
 
 

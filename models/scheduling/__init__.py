@@ -11,6 +11,7 @@ from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import insert_at, insert_position
 from pbsolve.models.scheduling import (  # noqa: F401 (registers)
     calendar_rules,
+    content_scheduling,
     course_timetabling,
     day_spacing,
     email_scheduling,
@@ -32,7 +33,7 @@ from pbsolve.taxonomy import FamilySpec
 TASK_MODULES = {m.TASK.id: m for m in (meeting_planning, course_timetabling, exam_scheduling)}
 TASK_MODULES |= {m.TASK.id: m for m in (study_planning, fitness_planning)}
 TASK_MODULES |= {m.TASK.id: m for m in (email_scheduling,)}
-TASK_MODULES |= {m.TASK.id: m for m in (schedule_planning, team_building_event_planning)}
+TASK_MODULES |= {m.TASK.id: m for m in (schedule_planning, team_building_event_planning, content_scheduling)}
 
 
 class SchedulingFamily(Family):
