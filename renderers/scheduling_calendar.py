@@ -140,6 +140,11 @@ def _open_loss(d: TimetableData, tp: cp.OpenLoss, v: Vocab) -> str:
 
 
 def _delivery_cost(d: TimetableData, tp: cp.DeliveryCost, v: Vocab) -> str:
+    if v.event != "message":  # a per-head venue cost (team-building sessions)
+        return (
+            f"the total booking cost: each {v.event} pays its venue's listed cost per person × the number of "
+            f"people in the {v.event}"
+        )
     return (
         f"the total delivery cost: each {v.event} pays its pool's cost (per thousand recipients) × its "
         f"thousands of recipients"

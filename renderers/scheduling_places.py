@@ -24,7 +24,7 @@ TEAM_VOCAB = Vocab(
     "sessions",
     "team",
     "You are planning a team-building day of {n} sessions. The rooms listed below are the venues, with their "
-    "capacity (seats), accessibility features and equipment, and their booking cost.",
+    "capacity (seats), accessibility features and equipment, and their cost per person.",
 )
 _PLACE = {"activity": "place", "session": "venue"}
 
@@ -111,8 +111,8 @@ def _focus_windows(d: TimetableData, p: pp.FocusWindows, v: Vocab) -> str:
 @sentence("budget")
 def _budget(d: TimetableData, p: pp.Budget, v: Vocab) -> str:
     return (
-        f"Budget: the total booking cost — each {v.event} pays the cost of its {_place(v)} as listed, once per "
-        f"{v.event} — must not exceed {p.max}."
+        f"Budget: the total booking cost — each {v.event} pays its {_place(v)}'s listed cost per person × the "
+        f"number of people in the {v.event} — must not exceed {p.max}."
     )
 
 

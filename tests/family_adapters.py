@@ -191,6 +191,10 @@ class Scheduling(Adapter):
     }
     # one person's packed days rarely leave a gap, a run or a light day to cap (perturb breaks each on --include runs)
     rarely_sampled |= {"study_planning": {"person_buffer", "max_consecutive"}, "fitness_planning": {"daily_load"}}
+    # a small agenda has 2 days and few activities a day: rarely a set on pairwise different days to keep
+    rarely_sampled |= {"schedule_planning": {"different_days"}}
+    # a small calendar's staff have one or two tasks a day, back to back in production order
+    rarely_sampled |= {"content_scheduling": {"person_buffer"}}
     every_check_seen = True
     opt_in_kinds: ClassVar[set[str]] = {"room_cooldown", "fatigue_protocol", "battery_level", "frequency_cap"}  # tests/test_stateful.py, test_email_scheduling.py
 

@@ -206,12 +206,16 @@ def test_cbc_fallback_proves_the_same_optimum(task):
 
 
 def test_the_milp_has_rows_for_every_rule_kind_and_an_expression_for_every_objective_kind():
-    """Every kind of the timetable core (the kinds its three tasks draw); the day-spacing and
-    campaign-calendar kinds belong to the task types the MILP refuses (NoMilpForm)."""
+    """Every kind of the timetable core (the kinds its three tasks draw); the day-spacing,
+    campaign-calendar, place and content kinds belong to the task types the MILP refuses
+    (NoMilpForm)."""
     from pbsolve.checkers.scheduling.calendar_params import CALENDAR_PARAMS, CALENDAR_TERMS
+    from pbsolve.checkers.scheduling.content import CONTENT_PARAMS
     from pbsolve.checkers.scheduling.day_spacing import DAY_SPACING_PARAMS
+    from pbsolve.checkers.scheduling.places import PLACES_PARAMS
 
-    core = set(rp.RULE_PARAMS) - set(DAY_SPACING_PARAMS) - set(CALENDAR_PARAMS)
+    add_ons = {**DAY_SPACING_PARAMS, **CALENDAR_PARAMS, **PLACES_PARAMS, **CONTENT_PARAMS}
+    core = set(rp.RULE_PARAMS) - set(add_ons)
     assert set(milp.ROWS) == core and core <= set(CHECKS)
     assert set(milp.TERM_KINDS) == set(rp.TERM_PARAMS) - set(CALENDAR_TERMS)
     for task in milp.TASKS:

@@ -35,9 +35,10 @@ def ok(kind: str, plan: dict, params) -> bool:  # type: ignore[no-untyped-def]
     return CHECKS[kind](DATA, plan, params)[0]
 
 
-def test_budget_counts_each_sessions_venue_cost_once() -> None:
-    assert ok("budget", {"S1": (0, "Elm"), "S2": (0, "Grove")}, pp.Budget(max=5))
-    assert not ok("budget", {"S1": (0, "Fjord"), "S2": (0, "Elm")}, pp.Budget(max=6))
+def test_budget_counts_each_sessions_venue_cost_per_person() -> None:
+    assert ok("budget", {"S1": (0, "Elm"), "S2": (0, "Grove")}, pp.Budget(max=34))  # 2 x 8 + 3 x 6
+    assert not ok("budget", {"S1": (0, "Elm"), "S2": (0, "Grove")}, pp.Budget(max=33))
+    assert not ok("budget", {"S1": (0, "Fjord"), "S2": (0, "Elm")}, pp.Budget(max=51))  # 5 x 8 + 2 x 6 = 52
 
 
 def test_coach_spans_stay_in_the_day_and_apart() -> None:
@@ -66,7 +67,7 @@ def test_encoders_agree_with_checks_on_every_plan() -> None:
         for s2 in DATA.starts(DATA.events[1])
         for r1, r2 in itertools.product(venues, venues)
     ]
-    for kind, params in [("budget", pp.Budget(max=6)), ("coach_transfer", COACH)]:
+    for kind, params in [("budget", pp.Budget(max=40)), ("coach_transfer", COACH)]:
         for plan in plans:
             assert _feasible(kind, params, plan) == ok(kind, plan, params), (kind, plan)
 

@@ -88,7 +88,8 @@ class FocusWindows(Params):
 
 
 class Budget(Params):
-    """The total booking cost (each event pays its room's cost) is at most ``max``."""
+    """The total booking cost (each event pays its room's cost per person times its
+    ``size``, the people it brings) is at most ``max``."""
 
     max: NonNegativeInt
 
@@ -184,7 +185,7 @@ def _focus_windows(d: TimetableData, plan: Plan, p: FocusWindows) -> Verdict:
 
 @check("budget")
 def _budget(d: TimetableData, plan: Plan, p: Budget) -> Verdict:
-    total = sum(d.room_by_id[plan[eid][1]].cost for eid, _ in d.spans)
+    total = sum(d.room_by_id[plan[e.id][1]].cost * e.size for e in d.events)
     return OK if total <= p.max else (False, f"the bookings cost {total}, over the budget of {p.max}")
 
 

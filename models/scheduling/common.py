@@ -48,6 +48,11 @@ SHARED_POOL = mechanism_pool(
 # room to spare), so no uncertain input could ever cost anything and local incompleteness
 # would certify nothing. These task types leave it out of their pool instead of sampling it.
 PERSONAL_POOL = tuple(c for c in SHARED_POOL if c.id != "local_incompleteness")
+# Places and workstations that each offer what only they offer (the post office's counter,
+# the one writing room) leave no backup room for most events, so robustness design (a
+# backup room for every event) would certify nothing; those task types leave it out.
+WITHOUT_BACKUPS = tuple(c for c in SHARED_POOL if c.id != "robustness_design")
+PERSONAL_WITHOUT_BACKUPS = tuple(c for c in PERSONAL_POOL if c.id != "robustness_design")
 
 
 @dataclass

@@ -26,7 +26,7 @@ from pbsolve.kit import PositiveRange, Settings, SizeTable
 from pbsolve.models.scheduling import content_rules  # noqa: F401 (registers the embargo)
 from pbsolve.models.scheduling.common import (
     PEOPLE,
-    PERSONAL_POOL,
+    PERSONAL_WITHOUT_BACKUPS,
     STATEFUL_POOL,
     WEEKDAYS,
     Entities,
@@ -73,7 +73,7 @@ class ContentSizes(Settings):
 
 SIZES = SizeTable[ContentSizes](
     tiny=ContentSizes(days=2, periods_per_day=2, pieces=PositiveRange(lo=1, hi=1), writers=1),
-    small=ContentSizes(days=3, periods_per_day=2, pieces=PositiveRange(lo=2, hi=2), writers=1),
+    small=ContentSizes(days=3, periods_per_day=3, pieces=PositiveRange(lo=2, hi=2), writers=1),
     default=ContentSizes(days=4, periods_per_day=3, pieces=PositiveRange(lo=3, hi=4), writers=2),
     large=ContentSizes(days=5, periods_per_day=3, pieces=PositiveRange(lo=5, hi=6), writers=3),
 )
@@ -113,7 +113,7 @@ TASK = TaskSpec(
         ConstraintSpec("max_consecutive", "medium", "cap on consecutive busy periods of a staff member"),
         ConstraintSpec("different_days", "medium", "steps of a piece on different days"),
         ConstraintSpec("same_room", "medium", "named tasks at one workstation"),
-        *PERSONAL_POOL,
+        *PERSONAL_WITHOUT_BACKUPS,
         *STATEFUL_POOL,
     ),
     base_rules=("room_fit", "person_no_overlap", "room_no_overlap", "series_order"),

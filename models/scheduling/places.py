@@ -109,8 +109,12 @@ def _focus_windows(tm: TimetableModel, params: pp.FocusWindows, lit: cp_model.In
 
 @encoder("budget")
 def _budget(tm: TimetableModel, params: pp.Budget, lit: cp_model.IntVar) -> None:
-    cost = tm.data.room_by_id
-    post(tm, sum(cost[r].cost * v for (_, _, r), v in tm.x.items()) <= params.max, lit)
+    d = tm.data
+    post(
+        tm,
+        sum(d.room_by_id[r].cost * d.event_by_id[eid].size * v for (eid, _, r), v in tm.x.items()) <= params.max,
+        lit,
+    )
 
 
 @encoder("coach_transfer")
@@ -188,13 +192,14 @@ def build_focus_windows(data: TimetableData, witness: Witness, rng: random.Rando
 
 
 def witness_cost(data: TimetableData, witness: Witness) -> int:
-    return sum(data.room_by_id[witness[e.id][1]].cost for e in data.events)
+    """The witness's booking cost: each event pays its room's cost per person x its size."""
+    return sum(data.room_by_id[witness[e.id][1]].cost * e.size for e in data.events)
 
 
 def build_budget(data: TimetableData, witness: Witness, rng: random.Random) -> pp.Budget | None:
     """The witness's booking cost, when some plan could cost more."""
     cost = witness_cost(data, witness)
-    most = sum(max(r.cost for r in data.rooms if fits(e, r)) for e in data.events)
+    most = sum(max(r.cost for r in data.rooms if fits(e, r)) * e.size for e in data.events)
     return pp.Budget(max=cost) if cost < most else None
 
 

@@ -19,7 +19,7 @@ from pbsolve.checkers.scheduling import places as pp
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
-from pbsolve.models.scheduling.common import PEOPLE, SHARED_POOL, WEEKDAYS, Entities, TaskRecipe, Witness
+from pbsolve.models.scheduling.common import PEOPLE, WEEKDAYS, WITHOUT_BACKUPS, Entities, TaskRecipe, Witness
 from pbsolve.models.scheduling.places import legs_from, travel_ok
 from pbsolve.params import Params, make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
@@ -103,7 +103,7 @@ TASK = TaskSpec(
         ConstraintSpec("person_buffer", "medium", "a break between activities"),
         ConstraintSpec("max_consecutive", "medium", "cap on busy hours in a row (energy)"),
         ConstraintSpec("different_days", "medium", "spread activities over different days"),
-        *SHARED_POOL,
+        *WITHOUT_BACKUPS,
         ConstraintSpec("fatigue_protocol", "stateful", "after a busy stretch, rest breaks become mandatory"),
     ),
     base_rules=("room_fit", "person_no_overlap", "room_no_overlap", "travel_time", "fixed_commitment"),

@@ -17,6 +17,7 @@ import random
 
 from pydantic import Field
 
+from pbsolve.checkers.scheduling import calendar_params as cc
 from pbsolve.checkers.scheduling import places as pp
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
@@ -71,7 +72,11 @@ TASK = TaskSpec(
         SubtaskSpec("accessible_outing", "Accessible outing", "step-free and hearing-loop needs; venue opening hours"),
         SubtaskSpec("remote_adventure", "Remote adventure", "off-site venues reached by one booked coach"),
         SubtaskSpec("team_rotation", "Team rotation", "every team rotates through the same activity stations"),
-        SubtaskSpec("half_day_workshop", "Half-day workshop", "a short day, few venues, travel between venues"),
+        SubtaskSpec(
+            "half_day_workshop",
+            "Half-day workshop",
+            "a short day with few venues and sessions; venue capacity is tight",
+        ),
     ),
     pool=(
         ConstraintSpec("room_fit", "basic", "venue capacity for the headcount, accessibility and equipment"),
@@ -114,6 +119,8 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     venues = [v.model_copy(update={"cost": c}) for v, c in zip(venues, costs)]
     names = list(heads)
     n = s.sessions.draw(rng)
+    if spec.subtask == "half_day_workshop":  # two hours shorter: one session fewer
+        n = max(1, n - 1)
     chosen: list[Session] = list(rng.sample(SESSIONS, min(n, len(SESSIONS))))
     if spec.subtask == "team_rotation":
         stations = [x for x in SESSIONS if not x[3] and x[2] == (1,)] or [SESSIONS[2]]
@@ -212,9 +219,12 @@ def _cheapest(data: TimetableData, found: list[Witness]) -> Witness:
 
 
 def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
+    """Priority sessions early, then the booking cost (per person, as the budget counts it).
+    A flat fee per session would tie two concurrent sessions swapping venues (the same two
+    fees either way); per person, the swap changes the figure unless the headcounts are equal."""
     return [
         make_term("priority_finish", "weighted_end", rp.WeightedEnd(weights={e.id: e.priority for e in data.events})),
-        ObjectiveTerm(id="booking_cost", kind="room_cost"),
+        make_term("booking_cost", "delivery_cost", cc.DeliveryCost()),
     ]
 
 
