@@ -40,7 +40,8 @@ def sample(family: str) -> list[str]:
     or opt-in kinds such as the stateful ones), for instances that include it, so that
     every check the task's instances can carry is reached by some stored answer."""
     from pbsolve.family import families
-    from pbsolve.taxonomy import MECHANISM_IDS, find_task
+    from pbsolve.family import find_task
+    from pbsolve.taxonomy import MECHANISM_IDS
     from tests.family_adapters import ADAPTERS, instance_at
 
     ad = ADAPTERS[family]
