@@ -121,6 +121,9 @@ def place_witness(
     ``allowed`` adds a task's structural rules (travel between places, opening hours) as
     a test on each candidate placement; the events in ``first`` (fixed commitments) are
     placed before the others."""
+    listed = {e.id: i for i, e in enumerate(data.events)}
+    series = data.series_members()
+    previous = {b.id: a for members in series.values() for a, b in itertools.pairwise(members)}
     for _ in range(tries):
         busy_people: set[tuple[str, int]] = set()
         busy_rooms: set[tuple[str, int]] = set()
@@ -128,10 +131,11 @@ def place_witness(
         order = list(data.events)
         rng.shuffle(order)
         # series members go in number order, each after the previous one has ended
-        rank = {e.id: (order.index(data.series_members()[e.series][0]) if e.series else order.index(e)) for e in order}
-        order.sort(key=lambda e: (e.id not in first, rank[e.id], data.events.index(e)))
+        drawn = {e.id: i for i, e in enumerate(order)}
+        rank = {e.id: drawn[series[e.series][0].id] if e.series else drawn[e.id] for e in order}
+        order.sort(key=lambda e: (e.id not in first, rank[e.id], listed[e.id]))
         for e in order:
-            prev = _previous_in_series(data, e)
+            prev = previous.get(e.id)
             earliest = plan[prev.id][0] + prev.duration if prev is not None else 0
             options = [
                 (s, r.id)
@@ -155,14 +159,6 @@ def place_witness(
             if _series_in_order(data, plan):
                 return plan
     return None
-
-
-def _previous_in_series(data: TimetableData, e: Event) -> Event | None:
-    if e.series is None:
-        return None
-    members = data.series_members()[e.series]
-    i = members.index(e)
-    return members[i - 1] if i > 0 else None
 
 
 def _series_in_order(data: TimetableData, plan: Witness) -> bool:

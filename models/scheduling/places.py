@@ -10,8 +10,10 @@ sample the other kinds through the builders registered here.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
+from collections.abc import Sequence
 
 from ortools.sat.python import cp_model
 
@@ -25,29 +27,41 @@ from pbsolve.models.scheduling.common import (
 from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, post
 
 
-def _day_slots(data: TimetableData) -> list[list[int]]:
-    return [[i for i, s in enumerate(data.slots) if s.day == d] for d in range(len(data.days))]
+def _day_slots(data: TimetableData) -> tuple[tuple[int, ...], ...]:
+    """The slot indices of each day, in order (cached: the witness asks on every placement)."""
+    return _day_lists(data.slot_days, len(data.days))
 
 
-def _in_day(data: TimetableData) -> list[int]:
+def _in_day(data: TimetableData) -> tuple[int, ...]:
     """For each slot, its position within its day (0 for the day's first slot)."""
-    out = []
-    for day in _day_slots(data):
-        out += list(range(len(day)))
-    return out
+    return _positions(data.slot_days, len(data.days))
+
+
+@functools.cache
+def _day_lists(slot_days: tuple[int, ...], n_days: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(i for i, day in enumerate(slot_days) if day == d) for d in range(n_days))
+
+
+@functools.cache
+def _positions(slot_days: tuple[int, ...], n_days: int) -> tuple[int, ...]:
+    return tuple(p for day in _day_lists(slot_days, n_days) for p in range(len(day)))
 
 
 # -- encoders ----------------------------------------------------------------------------
 @encoder("travel_time")
 def _travel_time(tm: TimetableModel, params: pp.TravelTime, lit: cp_model.IntVar) -> None:
-    """For each pair of a person's events and each pair of same-day starts, the gap
-    between them (negative when they overlap); each pair of different places farther
-    apart than that gap is forbidden as a 2-clause behind the rule literal (measured
-    much faster to certify than an order Boolean with linear gaps)."""
+    """For each pair (a, b) of a person's events and each placement (sa, ra) of a: the
+    placements (sb, rb) of b on the same day whose gap to a (negative when they overlap)
+    is shorter than the trip between ra and rb. Since b takes exactly one placement, "a
+    at (sa, ra) excludes all of them" is one linear row behind the rule literal:
+    x[a,sa,ra] + sum of those x[b,sb,rb] <= 1 (one row per placement of a and event b,
+    instead of one 2-clause per pair of placements: far fewer constraints to post)."""
     d = tm.data
     pos_in_day = _in_day(d)
     days = _day_slots(d)
     day = [s.day for s in d.slots]
+    rooms = [r.id for r in d.rooms]
+    trip = {(ra, rb): params.between(ra, rb) for ra in rooms for rb in rooms}
     done: set[tuple[str, str]] = set()
     for person in params.people:
         mine = tm.events_of(person)
@@ -57,23 +71,26 @@ def _travel_time(tm: TimetableModel, params: pp.TravelTime, lit: cp_model.IntVar
                     continue
                 done.add((a.id, b.id))
                 for sa in tm.starts[a.id]:
-                    for sb in tm.starts[b.id]:
-                        if day[sa] != day[sb]:
-                            continue
-                        gap = sb - (sa + a.duration) if sa <= sb else sa - (sb + b.duration)
-                        for ra in d.rooms:
-                            for rb in d.rooms:
-                                if ra.id != rb.id and gap < params.between(ra.id, rb.id):
-                                    post(tm, tm.x[a.id, sa, ra.id] + tm.x[b.id, sb, rb.id] <= 1, lit)
+                    near = [
+                        (sb, sb - (sa + a.duration) if sa <= sb else sa - (sb + b.duration))
+                        for sb in tm.starts[b.id]
+                        if day[sb] == day[sa]
+                    ]
+                    for ra in rooms:
+                        clash = [
+                            tm.x[b.id, sb, rb] for sb, gap in near for rb in rooms if rb != ra and gap < trip[ra, rb]
+                        ]
+                        if clash:
+                            post(tm, tm.x[a.id, sa, ra] + sum(clash) <= 1, lit)
         if params.home is None:
             continue
         for e in mine:
             for s in tm.starts[e.id]:
                 day_len = len(days[d.slots[s].day])
-                for r in d.rooms:
-                    out, back = params.between(params.home, r.id), params.between(r.id, params.home)
+                for r in rooms:
+                    out, back = params.between(params.home, r), params.between(r, params.home)
                     if pos_in_day[s] < out or day_len - (pos_in_day[s] + e.duration) < back:
-                        post(tm, tm.x[e.id, s, r.id] == 0, lit)
+                        post(tm, tm.x[e.id, s, r] == 0, lit)
 
 
 @encoder("opening_hours")
@@ -139,7 +156,7 @@ def _coach_transfer(tm: TimetableModel, params: pp.CoachTransfer, lit: cp_model.
 
 
 # -- witness-based builders for the sampled kinds ----------------------------------------
-def _runs_within(day: list[int], used: set[int], rng: random.Random, min_len: int) -> list[int]:
+def _runs_within(day: Sequence[int], used: set[int], rng: random.Random, min_len: int) -> list[int]:
     """A contiguous stretch of ``day`` that covers ``used`` (empty or inside the day),
     widened at random, at least ``min_len`` long when possible."""
     if used:
@@ -149,7 +166,7 @@ def _runs_within(day: list[int], used: set[int], rng: random.Random, min_len: in
         hi = min(len(day) - 1, lo + min_len - 1)
     lo = max(0, lo - rng.randint(0, 2))
     hi = min(len(day) - 1, hi + rng.randint(0, 2))
-    return day[lo : hi + 1]
+    return list(day[lo : hi + 1])
 
 
 def build_opening_hours(data: TimetableData, witness: Witness, rng: random.Random) -> pp.OpeningHours | None:
