@@ -140,9 +140,10 @@ def _open_loss(d: TimetableData, tp: cp.OpenLoss, v: Vocab) -> str:
 
 
 def _delivery_cost(d: TimetableData, tp: cp.DeliveryCost, v: Vocab) -> str:
-    if v.event != "message":  # a per-head venue cost (team-building sessions)
+    if v.event != "message":  # a cost per person (team-building venues, seminar rooms)
+        room = "venue" if v.event == "session" else "room"
         return (
-            f"the total booking cost: each {v.event} pays its venue's listed cost per person × the number of "
+            f"the total booking cost: each {v.event} pays its {room}'s listed cost per person × the number of "
             f"people in the {v.event}"
         )
     return (

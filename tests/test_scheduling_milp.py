@@ -19,6 +19,7 @@ pulp = pytest.importorskip("pulp")
 from pbsolve import milp_kit  # noqa: E402
 from pbsolve.certify import SolverLimits, optimum  # noqa: E402
 from pbsolve.checkers.scheduling import rule_params as rp  # noqa: E402
+from pbsolve.checkers.scheduling.calendar_params import DeliveryCost  # noqa: E402
 from pbsolve.checkers.scheduling.checks import CHECKS, evaluate  # noqa: E402
 from pbsolve.checkers.scheduling.instance_data import TimetableData  # noqa: E402
 from pbsolve.family import family, find_task  # noqa: E402
@@ -217,7 +218,7 @@ def test_the_milp_has_rows_for_every_rule_kind_and_an_expression_for_every_objec
     add_ons = {**DAY_SPACING_PARAMS, **CALENDAR_PARAMS, **PLACES_PARAMS, **CONTENT_PARAMS}
     core = set(rp.RULE_PARAMS) - set(add_ons)
     assert set(milp.ROWS) == core and core <= set(CHECKS)
-    assert set(milp.TERM_KINDS) == set(rp.TERM_PARAMS) - set(CALENDAR_TERMS)
+    assert set(milp.TERM_KINDS) == set(rp.TERM_PARAMS) - set(CALENDAR_TERMS) | {"delivery_cost"}  # cost per seat: oral exams, seminars
     for task in milp.TASKS:
         assert {c.id for c in find_task(task).pool} - MECHANISM_IDS <= set(milp.ROWS)
     inst = find("course_timetabling", 61, "small", hard=False)
@@ -228,6 +229,7 @@ def test_the_milp_has_rows_for_every_rule_kind_and_an_expression_for_every_objec
         make_term("changes", "changes", rp.CurrentSchedule(existing=current)),
         make_term("pairs", "same_day_pairs", rp.SameDayPairs(people=[p.id for p in d.people])),
         ObjectiveTerm(id="backup_cost", kind="backup_cost"),
+        make_term("per_seat", "delivery_cost", DeliveryCost()),
         *inst.objective,
     ]
     assert {t.kind for t in terms} == set(milp.TERM_KINDS)

@@ -6,6 +6,7 @@ import random
 
 from pydantic import Field, PositiveInt
 
+from pbsolve.checkers.scheduling import calendar_params as cp
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
 from pbsolve.kit import Settings, SizeTable
@@ -99,6 +100,8 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     events = []
     seminars = spec.subtask == "seminar_groups"
     n_courses = max(1, settings.courses - 1) if seminars else settings.courses  # seminars take the room-periods
+    # distinct seminar sizes, so two seminars held at once never swap rooms for the same cost per seat
+    seminar_sizes = rng.sample(range(5, 25), 2 * n_courses) if seminars else []
     for code, name in sorted(rng.sample(COURSES, n_courses)):
         teacher = rng.choice(teachers).id
         members = sorted(rng.sample([g.id for g in groups], rng.randint(1, min(2, n_curr))))
@@ -118,7 +121,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
                         name=f"{name} seminar, {g}",
                         duration=1,
                         people=(rng.choice(tutors), g),
-                        size=max(5, size // len(members) // 2),
+                        size=seminar_sizes.pop(),
                     )
                 )
         is_lab = lab and rng.random() < 0.5
@@ -149,13 +152,26 @@ def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
         penalty.setdefault(sid, 1)
     weights = {}
     rank = {code: i for i, code in enumerate(sorted({e.series for e in data.events if e.series}))}
+    seminars = [e for e in data.events if not e.series]
+    # seminar weights drawn apart (not in arithmetic steps, where swapping two pairs of
+    # seminars between two days can leave the sum unchanged)
+    spread = dict(
+        zip(
+            (e.id for e in seminars), rng.sample(range(len(rank) + 1, len(rank) + 1 + 8 * len(seminars)), len(seminars))
+        )
+    )
     for e in data.events:
-        weights[e.id] = len(rank) - rank[e.series] if e.series else 1
-    return [
+        weights[e.id] = len(rank) - rank[e.series] if e.series else spread[e.id]
+    terms = [
         make_term("period_penalty", "slot_penalty", rp.SlotPenalty(penalty=penalty)),
         make_term("weighted_finish", "weighted_end", rp.WeightedEnd(weights=weights)),
-        ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
+    if not seminars:
+        return [*terms, ObjectiveTerm(id="room_cost", kind="room_cost")]
+    # Seminars (no series) are small enough for any room: with a flat room cost, two held at
+    # once could swap rooms for the same figure, and two of one course swap periods at equal
+    # weight. Distinct weights and a cost per seat make each swap change the figures.
+    return [*terms, make_term("room_cost", "delivery_cost", cp.DeliveryCost())]
 
 
 def recipe(spec: GenerationSpec) -> TaskRecipe:

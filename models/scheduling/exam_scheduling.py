@@ -6,6 +6,7 @@ import random
 
 from pydantic import Field, PositiveInt
 
+from pbsolve.checkers.scheduling import calendar_params as cp
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, TimetableData
 from pbsolve.kit import Settings, SizeTable
@@ -99,6 +100,9 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     n_examiners = max(2, settings.exams // 2)
     examiners = [Person(id=n, role="examiner") for n in rng.sample(PEOPLE, n_examiners)] if oral else []
     events = []
+    # distinct oral sizes: small exams fit every room, so two held at once could otherwise
+    # swap rooms (or periods, at equal weight) for the same figures
+    oral_sizes = rng.sample(range(4, 4 + 2 * settings.exams), settings.exams) if oral else []
     for i, subject in enumerate(sorted(rng.sample(SUBJECTS, settings.exams))):
         takers = sorted(rng.sample([c.id for c in cohorts], rng.randint(1, min(2, n_coh))))
         examiner = (examiners[i % len(examiners)].id,) if oral else ()
@@ -108,7 +112,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
                 name=f"{subject} oral" if oral else subject,
                 duration=2 if computer and per_day >= 2 and rng.random() < 0.4 else 1,
                 people=(*examiner, *takers),
-                size=rng.randint(4, seats[0]) if oral else rng.randint(20, 110),
+                size=oral_sizes[i] if oral else rng.randint(20, 110),
                 needs=("computers",) if computer and rng.random() < 0.6 else (),
             )
         )
@@ -125,7 +129,11 @@ def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
             rp.SameDayPairs(people=[p.id for p in data.people if p.role == "cohort"]),
         ),
         make_term("weighted_finish", "weighted_end", rp.WeightedEnd(weights={e.id: e.size for e in data.events})),
-        ObjectiveTerm(id="room_cost", kind="room_cost"),
+        # oral exams are small enough for any room: a cost per seat (their sizes are
+        # distinct) makes two held at once swapping rooms change the figure
+        make_term("room_cost", "delivery_cost", cp.DeliveryCost())
+        if any(p.role == "examiner" for p in data.people)
+        else ObjectiveTerm(id="room_cost", kind="room_cost"),
     ]
 
 

@@ -433,7 +433,7 @@ def _battery_level(tm: Timetable, p: rp.BatteryLevel) -> None:
 
 
 # == objective terms ====================================================================
-TERM_KINDS = ("weighted_end", "room_cost", "slot_penalty", "same_day_pairs", "changes", "backup_cost")
+TERM_KINDS = ("weighted_end", "room_cost", "delivery_cost", "slot_penalty", "same_day_pairs", "changes", "backup_cost")
 
 
 def _term(tm: Timetable, term: ObjectiveTerm) -> Any:
@@ -451,6 +451,8 @@ def _term(tm: Timetable, term: ObjectiveTerm) -> Any:
         ])  # fmt: skip
     if kind == "room_cost":
         return pulp.lpSum([d.room_by_id[r].cost * v for (_, _, r), v in tm.x.items()])
+    if kind == "delivery_cost":  # the room's cost per seat x the event's size
+        return pulp.lpSum([d.room_by_id[r].cost * d.event_by_id[eid].size * v for (eid, _, r), v in tm.x.items()])
     if kind == "slot_penalty":
         pen = {d.slot_index[k]: v for k, v in as_model(tp, rp.SlotPenalty).penalty.items()}
         return pulp.lpSum([
