@@ -43,3 +43,19 @@ def single_moves(inst: Instance, plan: Plan) -> Iterator[Plan]:
             for r in d.rooms:
                 if (s, r.id) != plan[e.id]:
                     yield {**plan, e.id: (s, r.id)}
+
+
+def encoder_accepts(data: TimetableData, kind: str, params: object, plan: Plan) -> bool:
+    """Whether the CP-SAT encoding of one rule (its literal on) admits this plan: the
+    solver-side verdict a rule's check is held against."""
+    from ortools.sat.python import cp_model
+
+    from pbsolve.models.scheduling.timetable_model import ENCODERS, TimetableModel
+
+    tm = TimetableModel(data)
+    lit = tm.m.new_bool_var("rule")
+    tm.m.add(lit == 1)
+    ENCODERS[kind](tm, params, lit)
+    for eid, (start, room) in plan.items():
+        tm.m.add(tm.x[eid, start, room] == 1)
+    return cp_model.CpSolver().solve(tm.m) in (cp_model.OPTIMAL, cp_model.FEASIBLE)

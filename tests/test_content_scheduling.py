@@ -8,7 +8,6 @@ import itertools
 import random
 
 import pytest
-from ortools.sat.python import cp_model
 
 from pbsolve.checkers.scheduling import content as ct
 from pbsolve.checkers.scheduling.checks import CHECKS
@@ -17,8 +16,8 @@ from pbsolve.family import NoDraft
 from pbsolve.models.scheduling import content_scheduling as cs
 from pbsolve.models.scheduling.common import period_slots
 from pbsolve.models.scheduling.content_rules import build_embargo
-from pbsolve.models.scheduling.timetable_model import ENCODERS, TimetableModel
 from pbsolve.schema import GenerationSpec
+from tests.helpers import encoder_accepts
 
 DATA = TimetableData(
     time_unit="period",
@@ -53,22 +52,12 @@ def test_embargo_ignores_events_it_does_not_name() -> None:
     assert ok({"A1": (0, "Writing room"), "A2": (3, "Blog")}, EMBARGO)  # A1 on Mon P1 is not held back
 
 
-def _feasible(params: ct.Embargo, plan: dict) -> bool:
-    tm = TimetableModel(DATA)
-    lit = tm.m.new_bool_var("rule")
-    tm.m.add(lit == 1)
-    ENCODERS["embargo"](tm, params, lit)
-    for eid, (s, r) in plan.items():
-        tm.m.add(tm.x[eid, s, r] == 1)
-    return cp_model.CpSolver().solve(tm.m) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-
-
 @pytest.mark.parametrize("lifted", ["Mon P1", "Mon P2", "Tue P1", "Tue P2"])
 def test_the_embargo_encoder_agrees_with_the_check_on_every_plan(lifted: str) -> None:
     params = ct.Embargo.model_validate({"events": ["A1", "A2"], "from": lifted})
     for s1, s2 in itertools.product(range(4), range(4)):
         plan = {"A1": (s1, "Writing room"), "A2": (s2, "Blog")}
-        assert _feasible(params, plan) == ok(plan, params), (lifted, plan)
+        assert encoder_accepts(DATA, "embargo", params, plan) == ok(plan, params), (lifted, plan)
 
 
 def test_a_built_embargo_holds_for_the_witness_and_forbids_some_start() -> None:
