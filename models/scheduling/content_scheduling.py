@@ -143,7 +143,7 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
     channels = [c for c in CHANNELS if c[1] != "video"]
     priorities = rng.sample(range(1, n + 1), n)  # distinct piece priorities
     events: list[Event] = []
-    notes: dict[str, object] = {"assets": []}
+    assets: list[tuple[str, str]] = []  # (graphic, the publication it must precede)
     used_channels: set[str] = set()
     for i, title in enumerate(titles):
         code = chr(ord("A") + i)
@@ -183,21 +183,22 @@ def entities(spec: GenerationSpec, rng: random.Random) -> Entities:
                 priority=priorities[i],
             )
             events.append(asset)
-            notes["assets"] = [*notes["assets"], (asset.id, members[-1][0])]  # type: ignore[misc]
+            assets.append((asset.id, members[-1][0]))
     needed = {f for e in events for f in e.needs}
     rooms = [
         Room(id=name, seats=1, features=feats, cost=cost) for name, feats, cost in WORKSTATIONS if set(feats) & needed
     ]
     rooms += [Room(id=name, seats=1, features=(feat,), cost=0) for name, feat in CHANNELS if feat in used_channels]
     people = [Person(id=p, role=role) for role, names in staff.items() for p in names]
-    notes["launch"] = sub == "product_launch"
+    notes: dict[str, object] = {"assets": assets, "launch": sub == "product_launch"}
     if sub == "channel_slots":
         notes["opening"] = _channel_slots(slots, [r for r in rooms if r.id in dict(CHANNELS)], rng)
     return Entities(time_unit="period", days=days, slots=slots, rooms=rooms, people=people, events=events, notes=notes)
 
 
 def _channel_slots(slots: list, channels: list[Room], rng: random.Random) -> list[pp.OpeningHours]:
-    """Each channel's publishing slots: a random half or more of the periods, at least one a day."""
+    """Each channel's publishing slots: one period of every day at random, and each other
+    period with probability 0.4."""
     out = []
     for r in channels:
         by_day: dict[int, list[str]] = {}
