@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pbsolve.checkers.scheduling.checks import Plan, evaluate
-from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checkers.scheduling.instance_data import Slot, TimetableData
 from pbsolve.family import family
 from pbsolve.schema import Instance
 from tests.instances import draft_of, instance_at  # noqa: F401 (re-exported)
@@ -59,3 +59,14 @@ def encoder_accepts(data: TimetableData, kind: str, params: object, plan: Plan) 
     for eid, (start, room) in plan.items():
         tm.m.add(tm.x[eid, start, room] == 1)
     return cp_model.CpSolver().solve(tm.m) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+
+
+def hour_periods(days: tuple[str, ...] = ("Mon", "Tue"), first: int = 9, last: int = 12) -> tuple[Slot, ...]:
+    """One-hour periods labelled by their start ("Mon 09:00"), numbered through the days:
+    the agenda slots the place-rule tests build their small timetables on."""
+    per_day = last - first + 1
+    return tuple(
+        Slot(id=f"{day} {h:02d}:00", day=d, value=d * per_day + h - first + 1, end_label=f"{day} {h + 1:02d}:00")
+        for d, day in enumerate(days)
+        for h in range(first, last + 1)
+    )

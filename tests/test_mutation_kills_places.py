@@ -7,15 +7,12 @@ from __future__ import annotations
 from pbsolve.checkers.scheduling import calendar_params as cp
 from pbsolve.checkers.scheduling import places as pp
 from pbsolve.checkers.scheduling.checks import CHECKS
-from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
+from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
 from pbsolve.models.scheduling.common import hour_slots, period_slots
+from tests.helpers import hour_periods
 
 # two days of four one-hour periods, 09:00-13:00
-SLOTS = tuple(
-    Slot(id=f"{day} {h:02d}:00", day=d, value=d * 4 + h - 8, end_label=f"{day} {h + 1:02d}:00")
-    for d, day in enumerate(("Mon", "Tue"))
-    for h in range(9, 13)
-)
+SLOTS = hour_periods()
 AGENDA = TimetableData(
     time_unit="period",
     days=("Mon", "Tue"),

@@ -10,16 +10,12 @@ import random
 
 from pbsolve.checkers.scheduling import places as pp
 from pbsolve.checkers.scheduling.checks import CHECKS
-from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
+from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
 from pbsolve.models.scheduling import schedule_planning
 from pbsolve.schema import GenerationSpec
-from tests.helpers import encoder_accepts
+from tests.helpers import encoder_accepts, hour_periods
 
-SLOTS = tuple(
-    Slot(id=f"{day} {h:02d}:00", day=d, value=d * 4 + h - 8, end_label=f"{day} {h + 1:02d}:00")
-    for d, day in enumerate(("Mon", "Tue"))
-    for h in range(9, 13)
-)
+SLOTS = hour_periods()
 DATA = TimetableData(
     time_unit="period",
     days=("Mon", "Tue"),

@@ -221,9 +221,13 @@ def build_budget(data: TimetableData, witness: Witness, rng: random.Random) -> p
 
 
 def coach_ok(data: TimetableData, witness: Witness, rooms: set[str], lead: int) -> bool:
+    """Whether the witness (possibly partial: events it does not place are skipped) keeps
+    the coach rule: every coach span within its day, no two sharing a slot."""
     pos_in_day, days = _in_day(data), _day_slots(data)
     held: set[int] = set()
     for e in data.events:
+        if e.id not in witness:
+            continue
         s, r = witness[e.id]
         if r not in rooms:
             continue

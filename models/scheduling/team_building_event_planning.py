@@ -176,6 +176,7 @@ def _allowed(ent: Entities):  # type: ignore[no-untyped-def]
     lunch, lo, hi = ent.notes["lunch"]
     opening = {o.room: set(o.open) for o in ent.notes.get("opening", [])}
     coach = ent.notes.get("coach")
+    remote = set(coach.rooms) if coach is not None else set()
 
     def allowed(data: TimetableData, plan: Witness, e: Event, s: int, room: str) -> bool:
         if e.id == lunch and not (lo <= s and s + e.duration - 1 <= hi):
@@ -183,10 +184,7 @@ def _allowed(ent: Entities):  # type: ignore[no-untyped-def]
         if room in opening and any(data.slots[t].id not in opening[room] for t in range(s, s + e.duration)):
             return False
         if coach is not None:
-            placed = {eid: plan[eid] for eid in plan}
-            placed[e.id] = (s, room)
-            sub = [x for x in data.events if x.id in placed]
-            return coach_ok(data.model_copy(update={"events": tuple(sub)}), placed, set(coach.rooms), coach.lead)
+            return coach_ok(data, {**plan, e.id: (s, room)}, remote, coach.lead)
         return True
 
     return allowed
