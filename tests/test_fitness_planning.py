@@ -11,7 +11,7 @@ from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Timet
 from pbsolve.checkers.scheduling.rule_params import RULE_PARAMS
 from pbsolve.models.scheduling.common import period_slots
 from tests.instances import subtask_instances
-from tests.test_stateful import Judge, _draft, _every_plan
+from tests.test_stateful import assert_model_and_checker_agree_on_every_plan
 
 FIVE = ["D0", "D1", "D2", "D3", "D4"]
 
@@ -132,13 +132,7 @@ EXHAUSTIVE = [
 
 @pytest.mark.parametrize("kind,d,params", EXHAUSTIVE, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(EXHAUSTIVE)])
 def test_model_accepts_exactly_the_plans_the_checker_accepts(kind, d, params):
-    judge = Judge(_draft(d, [(kind, params)]))
-    seen = set()
-    for plan in _every_plan(d):
-        ok, why = _check(kind, d, plan, params)
-        assert judge.accepts(plan, ["R1"]) == ok, (plan, why)
-        seen.add(ok)
-    assert seen == {True, False}, "the rule should both accept and reject some plans"
+    assert_model_and_checker_agree_on_every_plan(kind, d, params)
 
 
 # -- generated instances: planted rules and subtask structure ---------------------------------

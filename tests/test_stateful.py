@@ -234,6 +234,13 @@ EXHAUSTIVE = [
 @pytest.mark.parametrize("kind,d,params", EXHAUSTIVE, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(EXHAUSTIVE)])
 def test_model_accepts_exactly_the_plans_the_checker_accepts(kind, d, params):
     """Every plan of a tiny instance, overlaps included (only the stateful rule is on)."""
+    assert_model_and_checker_agree_on_every_plan(kind, d, params)
+
+
+def assert_model_and_checker_agree_on_every_plan(kind: str, d: TimetableData, params: Any) -> None:
+    """The CP-SAT model with only this rule on accepts exactly the plans the check accepts,
+    over every plan of the tiny timetable ``d``, and the rule both accepts and rejects some
+    (shared by the day-spacing tests of study and fitness planning)."""
     judge = Judge(_draft(d, [(kind, params)]))
     seen = set()
     for plan in _every_plan(d):
