@@ -17,7 +17,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from pbsolve.certify import CertResult, Rejected, SolverLimits, certify_feasible, certify_infeasible, optimum
+from pbsolve.certify import (
+    CertResult,
+    Rejected,
+    SolverLimits,
+    binding_rules,
+    certify_feasible,
+    certify_infeasible,
+    optimum,
+)
 from pbsolve.family import Draft, Family
 from pbsolve.mechanisms import HARD_MECHANISMS, REPORTING_KINDS
 from pbsolve.schema import Recovery
@@ -53,13 +61,6 @@ def certify_spec(fam: Family, draft: Draft, rng: random.Random, limits: SolverLi
     for m in reversed(hard):
         m.after(fam, out, rng, limits)
     return out
-
-
-def binding_rules(fam: Family, draft: Draft, limits: SolverLimits) -> list[str]:
-    """Rules whose removal alone allows a better plan (lexicographic objective)."""
-    best = optimum(fam, draft, limits)
-    assert best is not None, "binding rules of an infeasible draft"
-    return [r.id for r in draft.rules if _better(optimum(fam, draft, limits, without=r.id), best)]
 
 
 def conservative_inputs(fam: Family, draft: Draft, limits: SolverLimits) -> list[str]:
