@@ -89,7 +89,10 @@ class SolverModel:
     ``parameters`` are CP-SAT parameters every solve of this model uses (for example
     ``linearization_level`` for models whose feasibility rests on linear reasoning); the
     certifier's own determinism settings (one worker, seed, deterministic time limit,
-    presolve) always override them. ``symmetry`` (see :class:`Symmetry`) says which
+    presolve) always override them. ``uniqueness_parameters`` are further parameters of
+    the uniqueness re-optimisation alone (``cp_model_presolve``, ``linearization_level``),
+    chosen by measurement for the model: they change how fast a proof comes, never what
+    it proves. ``symmetry`` (see :class:`Symmetry`) says which
     answer assignments are one answer, so uniqueness and plan counts compare answers,
     not labellings.
     """
@@ -101,6 +104,7 @@ class SolverModel:
     decode: Callable[[cp_model.CpSolver], dict[str, Any]]
     answer_ints: list[cp_model.IntVar] = field(default_factory=list)
     parameters: dict[str, Any] = field(default_factory=dict)
+    uniqueness_parameters: dict[str, Any] = field(default_factory=dict)
     symmetry: Symmetry | None = None
 
 

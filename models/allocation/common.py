@@ -65,8 +65,10 @@ def solver_model(
     answer_literals: list[cp_model.IntVar],
     answer_ints: list[cp_model.IntVar],
     parameters: dict[str, Any] | None = None,
+    uniqueness_parameters: dict[str, Any] | None = None,
 ) -> SolverModel:
-    """Post every numbered rule behind its own literal and collect the objective terms."""
+    """Post every numbered rule behind its own literal and collect the objective terms
+    (``parameters`` and ``uniqueness_parameters``: see :class:`~pbsolve.family.SolverModel`)."""
     rule_literals = encode_rules(tm.m, draft.rules, encoders, tm, rp.RULE_PARAMS[draft.spec.task])
     terms = []
     for term in draft.objective:
@@ -80,6 +82,7 @@ def solver_model(
         decode=decode,
         answer_ints=answer_ints,
         parameters=dict(parameters or {}),
+        uniqueness_parameters=dict(uniqueness_parameters or {}),
     )
 
 

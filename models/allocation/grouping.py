@@ -118,6 +118,7 @@ SIZES = SizeTable[GroupingSizes](
 )
 GROUPS_OF = {"lab_partners": 3}  # lab groups stay small: more of them (one more group at default size)
 PROBE_TIME = 2.0
+UNIQUENESS_PARAMETERS = {"linearization_level": 1}  # tuned: see build()
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -321,7 +322,7 @@ def build(draft: Draft, break_symmetry: bool = True) -> SolverModel:
         return {"groups": sorted(groups, key=lambda grp: data.position[grp[0]])}  # canonical order
 
     answer = [v for row in tm.x for v in row]
-    sm = solver_model(tm, draft, ENCODERS, _objective, decode, answer, [])
+    sm = solver_model(tm, draft, ENCODERS, _objective, decode, answer, [], uniqueness_parameters=UNIQUENESS_PARAMETERS)
     sm.symmetry = symmetry(data.groups, in_model=break_symmetry)
     return sm
 

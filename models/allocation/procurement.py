@@ -162,6 +162,7 @@ PERISHABLE = ("restaurant_supplies",)
 SEASONAL = "seasonal_demand"  # one peak week beyond the suppliers' weekly capacity (see _seasonal_peak)
 # Stock balances, budgets and capacities are linear: every solve uses the full LP
 # relaxation (feasibility probes with the default level were measured up to 500x slower).
+UNIQUENESS_PARAMETERS = {"linearization_level": 1}  # tuned: see build()
 LP_PARAMETERS = {"linearization_level": 2}
 PROBE_TIME = 2.0  # deterministic seconds per feasibility probe of the infeasible variant
 
@@ -399,7 +400,9 @@ def build(draft: Draft) -> SolverModel:
         ]
         return {"orders": rows}
 
-    return solver_model(tm, draft, ENCODERS, _objective, decode, [], list(tm.q.values()), LP_PARAMETERS)
+    return solver_model(
+        tm, draft, ENCODERS, _objective, decode, [], list(tm.q.values()), LP_PARAMETERS, UNIQUENESS_PARAMETERS
+    )
 
 
 # -- sampling --------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.certify import CertStats, Feasibility, SolverLimits
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft, Family, SolverModel
@@ -25,7 +25,7 @@ from pbsolve.models.scheduling import (  # noqa: F401 (registers)
     study_planning,
     team_building_event_planning,
 )
-from pbsolve.models.scheduling.timetable_model import ENCODERS, build
+from pbsolve.models.scheduling.timetable_model import ENCODERS, build, build_parts
 from pbsolve.params import make_rule
 from pbsolve.schema import GenerationSpec
 from pbsolve.taxonomy import FamilySpec
@@ -61,7 +61,9 @@ class SchedulingFamily(Family):
 
         Events sharing a person are preferred, so the conflict runs through the rules
         rather than through the deadline alone. Tighter deadlines only remove plans, so
-        the latest infeasible one is found by bisection over the candidate end slots.
+        the latest infeasible one is found by bisection over the candidate end slots;
+        every probe posts its deadline into one model of the draft, behind its own
+        literal, and is solved with only that one switched on.
         """
         data = TimetableData.model_validate(draft.data)
         events = list(data.events)
@@ -73,17 +75,15 @@ class SchedulingFamily(Family):
         # number nor its position marks it
         base = TASK_MODULES[draft.spec.task].TASK.base_rules
         position = insert_position(draft.rules, base, rng)
+        sm, tm = build_parts(draft)
+        oracle = Feasibility(sm, limits, CertStats())
+        rules = list(sm.rule_literals)
 
-        def with_deadline(a_id: str, b_id: str, last: int) -> Draft:
-            rule = make_rule("deadline", "hard", rp.Deadline(events=[a_id, b_id], to=data.slots[last].id))
-            rules = insert_at(draft.rules, rule, position)
-            return Draft(
-                spec=draft.spec,
-                data=draft.data,
-                rules=rules,
-                objective=draft.objective,
-                mechanisms=[*draft.mechanisms, "infeasibility_detection"],
-            )
+        def infeasible_by(a_id: str, b_id: str, last: int) -> bool:
+            probe = f"deadline[{a_id},{b_id},{last}]"
+            lit = sm.rule_literals[probe] = tm.m.new_bool_var(probe)
+            ENCODERS["deadline"](tm, rp.Deadline(events=[a_id, b_id], to=data.slots[last].id), lit)
+            return not oracle.check([*rules, probe])[0]
 
         for a, b in pairs[:4]:
             ends = sorted({s + max(a.duration, b.duration) - 1 for e in (a, b) for s in data.starts(e)})
@@ -91,13 +91,19 @@ class SchedulingFamily(Family):
             lo, hi, best = 0, len(ends) - 1, None  # invariant: ends[:lo] infeasible, ends[hi+1:] feasible
             while lo <= hi:
                 mid = (lo + hi) // 2
-                trial = with_deadline(a.id, b.id, ends[mid])
-                if is_feasible(build(trial), limits):
-                    hi = mid - 1
+                if infeasible_by(a.id, b.id, ends[mid]):
+                    best, lo = ends[mid], mid + 1
                 else:
-                    best, lo = trial, mid + 1
+                    hi = mid - 1
             if best is not None:
-                return best
+                rule = make_rule("deadline", "hard", rp.Deadline(events=[a.id, b.id], to=data.slots[best].id))
+                return Draft(
+                    spec=draft.spec,
+                    data=draft.data,
+                    rules=insert_at(draft.rules, rule, position),
+                    objective=draft.objective,
+                    mechanisms=[*draft.mechanisms, "infeasibility_detection"],
+                )
         return None
 
     # -- hard-tier hooks (see pbsolve.mechanisms) ------------------------------------

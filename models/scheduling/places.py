@@ -24,7 +24,7 @@ from pbsolve.models.scheduling.common import (
     Witness,
     fits,
 )
-from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, post
+from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, post, total
 
 
 def _day_slots(data: TimetableData) -> tuple[tuple[int, ...], ...]:
@@ -59,9 +59,18 @@ def _travel_time(tm: TimetableModel, params: pp.TravelTime, lit: cp_model.IntVar
     d = tm.data
     pos_in_day = _in_day(d)
     days = _day_slots(d)
-    day = [s.day for s in d.slots]
+    day = d.slot_days
     rooms = [r.id for r in d.rooms]
-    trip = {(ra, rb): params.between(ra, rb) for ra in rooms for rb in rooms}
+    trip = [[params.between(ra, rb) for rb in rooms] for ra in rooms]
+    longest = max((t for row in trip for t in row), default=0)
+    blocked: dict[tuple[int, int], list[int]] = {}  # (room of a, gap) -> rooms of b too far
+
+    def too_far(ia: int, gap: int) -> list[int]:
+        key = (ia, gap)
+        if key not in blocked:
+            blocked[key] = [ib for ib in range(len(rooms)) if ib != ia and gap < trip[ia][ib]]
+        return blocked[key]
+
     done: set[tuple[str, str]] = set()
     for person in params.people:
         mine = tm.events_of(person)
@@ -71,17 +80,20 @@ def _travel_time(tm: TimetableModel, params: pp.TravelTime, lit: cp_model.IntVar
                     continue
                 done.add((a.id, b.id))
                 for sa in tm.starts[a.id]:
+                    # only placements closer than the longest trip can clash
                     near = [
-                        (sb, sb - (sa + a.duration) if sa <= sb else sa - (sb + b.duration))
+                        (tm.cells(b, sb), gap)
                         for sb in tm.starts[b.id]
                         if day[sb] == day[sa]
+                        and (gap := sb - (sa + a.duration) if sa <= sb else sa - (sb + b.duration)) < longest
                     ]
-                    for ra in rooms:
-                        clash = [
-                            tm.x[b.id, sb, rb] for sb, gap in near for rb in rooms if rb != ra and gap < trip[ra, rb]
-                        ]
+                    if not near:
+                        continue
+                    row_a = tm.cells(a, sa)
+                    for ia in range(len(rooms)):
+                        clash = [row_b[ib] for row_b, gap in near for ib in too_far(ia, gap)]
                         if clash:
-                            post(tm, tm.x[a.id, sa, ra] + sum(clash) <= 1, lit)
+                            post(tm, total([row_a[ia], *clash]) <= 1, lit)
         if params.home is None:
             continue
         for e in mine:

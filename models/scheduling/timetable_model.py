@@ -23,7 +23,11 @@ from pbsolve.schema import ObjectiveTerm, Rule
 
 
 class TimetableModel:
-    """Variables and derived expressions shared by the rule encoders."""
+    """Variables and derived expressions shared by the rule encoders.
+
+    The derived expressions are flat sums over the x variables, built once per model and
+    cached: CP-SAT sorts and merges a constraint's variables, so a flat sum yields the
+    same model as the nested one, at a fraction of the Python cost."""
 
     def __init__(self, data: TimetableData, with_backups: bool = False) -> None:
         self.data = data
@@ -32,37 +36,68 @@ class TimetableModel:
         # backup room per event: part of the answer only when a room_backup rule exists
         self.backup: dict[tuple[str, str], cp_model.IntVar] = {}
         self.starts: dict[str, list[int]] = {}
+        # the x variables of event e at start s, over the rooms in order
+        self._cells: dict[tuple[str, int], list[cp_model.IntVar]] = {}
+        self._at: dict[tuple[str, int], cp_model.LinearExpr | int] = {}
         for e in data.events:
             self.starts[e.id] = data.starts(e)
-            cell = []
+            event_cells = []
             for s in self.starts[e.id]:
+                row = []
                 for r in data.rooms:
                     v = self.m.new_bool_var(f"x[{e.id},{s},{r.id}]")
                     self.x[e.id, s, r.id] = v
-                    cell.append(v)
-            self.m.add_exactly_one(cell)
+                    row.append(v)
+                self._cells[e.id, s] = row
+                event_cells += row
+            self.m.add_exactly_one(event_cells)
             if with_backups:
-                row = [self.m.new_bool_var(f"b[{e.id},{r.id}]") for r in data.rooms]
-                self.backup.update({(e.id, r.id): v for r, v in zip(data.rooms, row)})
-                self.m.add_exactly_one(row)
+                brow = [self.m.new_bool_var(f"b[{e.id},{r.id}]") for r in data.rooms]
+                self.backup.update({(e.id, r.id): v for r, v in zip(data.rooms, brow)})
+                self.m.add_exactly_one(brow)
 
     # -- derived expressions -------------------------------------------------------
+    def cells(self, e: Event, s: int) -> list[cp_model.IntVar]:
+        """The x variables of event e at start s, one per room in the rooms' order."""
+        return self._cells[e.id, s]
+
     def at(self, e: Event, s: int) -> cp_model.LinearExpr | int:
         """1 iff event e starts at slot s (in any room)."""
-        return sum(self.x[e.id, s, r.id] for r in self.data.rooms)
+        key = (e.id, s)
+        expr = self._at.get(key)
+        if expr is None:
+            expr = self._at[key] = total(self._cells[key])
+        return expr
 
     def covers(self, e: Event, s: int, t: int) -> bool:
         return s <= t < s + e.duration
 
+    def covering_starts(self, e: Event, t: int) -> list[int]:
+        """The starts of e (in order) at which it occupies slot t."""
+        return [s for s in self.starts[e.id] if s <= t < s + e.duration]
+
+    def occupying(self, e: Event, t: int) -> list[cp_model.IntVar]:
+        """The x variables of e that occupy slot t."""
+        return [v for s in self.covering_starts(e, t) for v in self._cells[e.id, s]]
+
     def occupies(self, e: Event, t: int) -> cp_model.LinearExprT:
         """1 iff event e occupies slot t."""
-        return sum(self.at(e, s) for s in self.starts[e.id] if self.covers(e, s, t))
+        return total(self.occupying(e, t))
 
     def start_index(self, e: Event) -> cp_model.LinearExprT:
-        return sum(s * self.at(e, s) for s in self.starts[e.id])
+        starts = self.starts[e.id]
+        cells = [self._cells[e.id, s] for s in starts]
+        return cp_model.LinearExpr.weighted_sum(
+            [v for row in cells for v in row], [s for s, row in zip(starts, cells) for _ in row]
+        )
+
+    def on_day_vars(self, e: Event, day: int) -> list[cp_model.IntVar]:
+        """The x variables of e that start on the given day."""
+        days = self.data.slot_days
+        return [v for s in self.starts[e.id] if days[s] == day for v in self._cells[e.id, s]]
 
     def on_day(self, e: Event, day: int) -> cp_model.LinearExprT:
-        return sum(self.at(e, s) for s in self.starts[e.id] if self.data.slots[s].day == day)
+        return total(self.on_day_vars(e, day))
 
     def events_of(self, person: str) -> list[Event]:
         return [e for e in self.data.events if person in e.people]
@@ -72,6 +107,12 @@ class TimetableModel:
 
     def slots_of_day(self, day: int) -> list[int]:
         return [i for i, s in enumerate(self.data.slots) if s.day == day]
+
+
+def total(terms: list[Any]) -> cp_model.LinearExpr | int:
+    """The flat sum of ``terms``; the int 0 when there are none, so that a constraint
+    over nothing stays a Python bool (folded by :func:`pbsolve.kit.post`)."""
+    return cp_model.LinearExpr.sum(terms) if terms else 0
 
 
 def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
@@ -113,16 +154,19 @@ def _person_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVa
         if len(mine) < 2:
             continue
         for t in range(len(tm.data.slots)):
-            post(tm, sum(tm.occupies(e, t) for e in mine) <= 1, lit)
+            post(tm, total([v for e in mine for v in tm.occupying(e, t)]) <= 1, lit)
 
 
 @encoder("room_no_overlap")
 def _room_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
+    covering = [
+        [(e.id, s) for e in tm.data.events for s in tm.covering_starts(e, t)] for t in range(len(tm.data.slots))
+    ]
     for r in tm.data.rooms:
         for t in range(len(tm.data.slots)):
-            using = [tm.x[e.id, s, r.id] for e in tm.data.events for s in tm.starts[e.id] if tm.covers(e, s, t)]
+            using = [tm.x[eid, s, r.id] for eid, s in covering[t]]
             if len(using) > 1:
-                post(tm, sum(using) <= 1, lit)
+                post(tm, total(using) <= 1, lit)
 
 
 @encoder("series_order")
@@ -288,6 +332,12 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
 
 
 def build(draft: Draft) -> SolverModel:
+    return build_parts(draft)[0]
+
+
+def build_parts(draft: Draft) -> tuple[SolverModel, TimetableModel]:
+    """The solver model and the timetable model under it (for hooks that post more rules
+    into the same model, each behind a fresh literal, instead of building a model per probe)."""
     data = TimetableData.model_validate(draft.data)
     tm = TimetableModel(data, with_backups=any(r.kind == "room_backup" for r in draft.rules))
     rule_literals = kit.encode_rules(tm.m, draft.rules, ENCODERS, tm, rp.RULE_PARAMS)
@@ -314,9 +364,17 @@ def build(draft: Draft) -> SolverModel:
                         schedule.append(row)
         return {"schedule": schedule}
 
-    return SolverModel(
-        model=tm.m, answer_literals=answer, rule_literals=rule_literals, objective_terms=terms, decode=decode
+    sm = SolverModel(
+        model=tm.m,
+        answer_literals=answer,
+        rule_literals=rule_literals,
+        objective_terms=terms,
+        decode=decode,
+        # measured on 258 stored timetable instances (9 task types): presolve costs the
+        # re-optimisation more than it saves (2.6 against 3.4 s)
+        uniqueness_parameters={"cp_model_presolve": False},
     )
+    return sm, tm
 
 
 def check_rule_kinds(rules: list[Rule]) -> None:

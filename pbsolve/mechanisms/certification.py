@@ -63,9 +63,12 @@ def certify_spec(fam: Family, draft: Draft, rng: random.Random, limits: SolverLi
     return out
 
 
-def conservative_inputs(fam: Family, draft: Draft, limits: SolverLimits) -> list[str]:
-    """Uncertain inputs whose best case alone would allow a better plan."""
-    best = optimum(fam, draft, limits)
+def conservative_inputs(
+    fam: Family, draft: Draft, limits: SolverLimits, best: tuple[int, ...] | None = None
+) -> list[str]:
+    """Uncertain inputs whose best case alone would allow a better plan; ``best`` is the
+    draft's optimum when already certified (solved for otherwise)."""
+    best = best if best is not None else optimum(fam, draft, limits)
     assert best is not None, "conservative inputs of an infeasible draft"
     return [uid for uid in fam.uncertain_ids(draft) if _better(optimum(fam, fam.optimistic(draft, uid), limits), best)]
 

@@ -75,7 +75,10 @@ class LocalIncompleteness(Mechanism):
         from pbsolve.mechanisms import certification as solver
 
         draft = certified.draft
-        found = solver.conservative_inputs(fam, draft, limits)
+        objective = certified.result.certificate.objective
+        assert objective is not None, "conservative inputs of an infeasible draft"
+        best = tuple(objective[term.id] for term in draft.objective)  # certified just now
+        found = solver.conservative_inputs(fam, draft, limits, best)
         certified.result.certificate.conservative_inputs = found
         if not 0 < len(found) < len(fam.uncertain_ids(draft)):
             raise solver.Rejected("incompleteness_degenerate", f"{len(found)} inputs bind")
