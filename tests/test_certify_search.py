@@ -1,0 +1,82 @@
+"""certify_feasible's search settings are tuned for speed and never decide what it certifies:
+a unique optimum is certified in one pass; an optimum that is not unique is certified
+again with CP-SAT's default search, so its reference plan is that search's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ortools.sat.python import cp_model
+
+from pbsolve.certify import Rejected, SolverLimits, certify_feasible, make_solver
+from pbsolve.family import Draft, SolverModel
+
+
+class PickOne:
+    """One of n options is picked; rule R1 forbids option 0; the objective is its cost."""
+
+    def __init__(self, costs: list[int]) -> None:
+        self.costs = costs
+        self.builds = 0
+
+    def build_model(self, draft: Draft) -> SolverModel:
+        self.builds += 1
+        m = cp_model.CpModel()
+        x = [m.new_bool_var(f"x{i}") for i in range(len(self.costs))]
+        m.add_exactly_one(x)
+        rule = m.new_bool_var("rule[R1]")
+        m.add(x[0] == 0).only_enforce_if(rule)
+        cost = cp_model.LinearExpr.weighted_sum(x, self.costs)
+
+        def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+            return {"picked": [i for i, v in enumerate(x) if solver.value(v)]}
+
+        return SolverModel(
+            model=m,
+            answer_literals=x,
+            rule_literals={"R1": rule},
+            objective_terms=[("cost", cost, max(self.costs))],
+            decode=decode,
+        )
+
+
+def default_search_plan(fam: PickOne) -> dict[str, Any]:
+    sm = fam.build_model(None)  # type: ignore[arg-type]
+    sm.model.add_assumptions(list(sm.rule_literals.values()))
+    expr = sm.objective_terms[0][1]
+    sm.model.minimize(expr)
+    solver = make_solver(SolverLimits(), optimise=True)
+    assert solver.solve(sm.model) == cp_model.OPTIMAL
+    return sm.decode(solver)
+
+
+def test_a_unique_optimum_is_certified_with_one_model():
+    fam = PickOne([0, 3, 1, 2])
+    result = certify_feasible(fam, None, SolverLimits())  # type: ignore[arg-type]
+    cert = result.certificate
+    assert (result.plan, cert.objective, cert.determinacy) == ({"picked": [2]}, {"cost": 1}, "unique")
+    assert (cert.second_best, cert.margin_term, cert.margin) == ({"cost": 2}, "cost", 1)
+    assert fam.builds == 1
+
+
+def test_an_optimum_that_is_not_unique_is_recertified_with_the_default_search():
+    fam = PickOne([0, 2, 1, 1, 1, 3])
+    result = certify_feasible(fam, None, SolverLimits())  # type: ignore[arg-type]
+    cert = result.certificate
+    assert (cert.objective, cert.determinacy, cert.optimal_plans, cert.optimal_plans_exact) == (
+        {"cost": 1},
+        "value",
+        3,
+        True,
+    )
+    assert fam.builds == 2
+    assert result.plan == default_search_plan(PickOne(fam.costs))
+
+
+def test_a_non_unique_optimum_without_counting_is_rejected_without_a_second_model():
+    fam = PickOne([0, 1, 1])
+    with pytest.raises(Rejected) as info:
+        certify_feasible(fam, None, SolverLimits(), count_plans=False)  # type: ignore[arg-type]
+    assert info.value.reason == "not_unique"
+    assert fam.builds == 1
