@@ -47,7 +47,16 @@ def clones(instances: list[Instance], n: int) -> list[Instance]:
 
 def rollouts(inst: Instance) -> list[str]:
     right = oracle(inst)
-    return [right, baseline(inst), "", "<think>" + "x" * 200 + "</think>" + right, "{}", right[:40], "garbage }{", right]
+    return [
+        right,
+        baseline(inst),
+        "",
+        "<think>" + "x" * 200 + "</think>" + right,
+        "{}",
+        right[:40],
+        "garbage }{",
+        right,
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +81,9 @@ def store(source) -> InstanceStore:
 
 @pytest.fixture(scope="module")
 def server(store) -> str:
-    app = create_app(store, token=TOKEN, max_body_bytes=4 * 2**20, max_batch=2048, max_response_chars=20_000, time_limit=20)
+    app = create_app(
+        store, token=TOKEN, max_body_bytes=4 * 2**20, max_batch=2048, max_response_chars=20_000, time_limit=20
+    )
     with ServerThread(app) as url:
         yield url
 
@@ -93,7 +104,9 @@ def test_health_needs_no_token(server):
 
 
 @pytest.mark.parametrize("path", ["/grade", "/grade/batch", "/openrlhf", "/get_reward"])
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}], ids=["none", "wrong", "no-scheme"])
+@pytest.mark.parametrize(
+    "headers", [{}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}], ids=["none", "wrong", "no-scheme"]
+)
 def test_every_grading_endpoint_needs_the_token(server, path, headers):
     r = httpx.post(server + path, json={"id": "x", "response": "y"}, headers=headers)
     assert r.status_code == 401 and "token" in r.json()["error"]
@@ -273,7 +286,14 @@ def test_openrlhf_contract(client, instances):
         body = r.json()
         assert set(body) == {"rewards", "scores", "extra_logs"}
         assert body["rewards"] == [e["score"] for e in expected] == body["scores"]
-        assert set(body["extra_logs"]) == {"all_pass", "avg_pass", "parse_ok", "items_passed", "items_total", "grader_error"}
+        assert set(body["extra_logs"]) == {
+            "all_pass",
+            "avg_pass",
+            "parse_ok",
+            "items_passed",
+            "items_total",
+            "grader_error",
+        }
         for key, values in body["extra_logs"].items():
             assert values == [e[key] for e in expected]
     # labels may also be the instances themselves (JSON text), as `pbsolve export` writes them
@@ -331,7 +351,10 @@ def test_a_large_store_answers_lookups_fast_in_bounded_memory(tmp_path, instance
             lat.append(time.perf_counter() - t0)
             assert text is not None and k in text
         lat.sort()
-        assert lat[len(lat) // 2] < 0.001 and lat[int(0.99 * len(lat))] < 0.005, (lat[len(lat) // 2], lat[int(0.99 * len(lat))])
+        assert lat[len(lat) // 2] < 0.001 and lat[int(0.99 * len(lat))] < 0.005, (
+            lat[len(lat) // 2],
+            lat[int(0.99 * len(lat))],
+        )
         assert _rss_mib() - rss0 < 20  # lookups do not load the store into memory
         assert st.get_text("placeholder-9999999") is None and "nope" not in st
         got = st.get_many([i.id for i in real.values()] + ["nope"])
@@ -340,10 +363,65 @@ def test_a_large_store_answers_lookups_fast_in_bounded_memory(tmp_path, instance
         assert len(st.cache) == 16  # the parsed-instance LRU stays at its size
 
 
+def _zlib_store(path: Path, instances: list[Instance]) -> None:
+    """A store in the first format (pbsolve-store/1: zlib rows, a preset dictionary)."""
+    import sqlite3
+    import zlib
+
+    texts = [i.model_dump_json().encode() for i in instances]
+    zdict = b"\n".join(texts[:8])[-32 * 1024 :]
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);"
+        "CREATE TABLE instances (id TEXT PRIMARY KEY, task TEXT NOT NULL, family TEXT NOT NULL, body BLOB NOT NULL);"
+    )
+    for inst, raw in zip(instances, texts):
+        c = zlib.compressobj(1, zdict=zdict)
+        conn.execute(
+            "INSERT INTO instances VALUES (?, ?, ?, ?)", (inst.id, inst.task, inst.family, c.compress(raw) + c.flush())
+        )
+    meta = {"format": "pbsolve-store/1", "count": str(len(instances)), "zdict": zdict}
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
+    conn.commit()
+    conn.close()
+
+
+def test_a_store_of_the_first_zlib_format_is_still_read(tmp_path, instances):
+    path = tmp_path / "old.pbstore"
+    _zlib_store(path, instances[:20])
+    with InstanceStore(path) as st:
+        assert len(st) == 20
+        assert all(st.get(i.id).model_dump() == i.model_dump() for i in instances[:20])
+
+
+def test_store_rows_are_zstd_with_a_dictionary_trained_on_the_first_rows(tmp_path, instances):
+    path = tmp_path / "s.pbstore"
+    with StoreWriter(path) as w:
+        for inst in instances:
+            w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
+    with InstanceStore(path) as st:
+        assert st.meta["format"] == "pbsolve-store/2" and st.meta["compression"].startswith("zstd-")
+        assert all(st.get_text(i.id) == i.model_dump_json() for i in instances)
+    raw = sum(len(i.model_dump_json()) for i in instances)
+    assert path.stat().st_size < raw / 4  # the dictionary shares the instances' common text
+
+
+@pytest.mark.parametrize("rows", [1, 3], ids=["one-row", "three-rows"])
+def test_a_store_of_too_few_rows_to_train_on_still_round_trips(tmp_path, instances, rows):
+    path = tmp_path / "few.pbstore"
+    with StoreWriter(path) as w:
+        for inst in instances[:rows]:
+            w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
+    with InstanceStore(path) as st:
+        assert [st.get_text(i.id) for i in instances[:rows]] == [i.model_dump_json() for i in instances[:rows]]
+
+
 def test_store_build_reports_bad_lines_and_duplicates(tmp_path, source):
     lines = source.read_text(encoding="utf-8").splitlines()
     bad = tmp_path / "bad.jsonl"
-    bad.write_text("\n".join([lines[0], "not json", lines[1], lines[0], '{"id": 1}', "", lines[2]]) + "\n", encoding="utf-8")
+    bad.write_text(
+        "\n".join([lines[0], "not json", lines[1], lines[0], '{"id": 1}', "", lines[2]]) + "\n", encoding="utf-8"
+    )
     report = build_store([bad], tmp_path / "s.pbstore")
     assert report.rows == 3 and report.duplicates == 1
     assert [(e.line, e.message.split(" ")[0]) for e in report.errors] == [(2, "not"), (4, "duplicate"), (5, "not")]
@@ -389,7 +467,9 @@ def test_store_builds_from_exported_parquet(tmp_path, source):
 
 # -- the CLI -----------------------------------------------------------------------------------
 def test_cli_serve_build_only(tmp_path, source):
-    result = runner.invoke(cli.app, ["serve", "--instances", str(source), "--store", str(tmp_path / "s.pbstore"), "--build-only"])
+    result = runner.invoke(
+        cli.app, ["serve", "--instances", str(source), "--store", str(tmp_path / "s.pbstore"), "--build-only"]
+    )
     assert result.exit_code == 0, result.output
     assert "128 instances" in " ".join(result.output.split())
     bad = tmp_path / "bad.jsonl"
@@ -413,7 +493,12 @@ def _free_port() -> int:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_cli_serve_runs_a_server(tmp_path, source, instances, workers):
     store_path = tmp_path / "s.pbstore"
-    assert runner.invoke(cli.app, ["serve", "--instances", str(source), "--store", str(store_path), "--build-only"]).exit_code == 0
+    assert (
+        runner.invoke(
+            cli.app, ["serve", "--instances", str(source), "--store", str(store_path), "--build-only"]
+        ).exit_code
+        == 0
+    )
     port = _free_port()
     env = {**os.environ, "PBSOLVE_TOKEN": TOKEN}
     proc = subprocess.Popen(
@@ -429,7 +514,9 @@ def test_cli_serve_runs_a_server(tmp_path, source, instances, workers):
                     break
             except httpx.TransportError:
                 pass
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() is not None else "timeout"
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                proc.stderr.read() if proc.poll() is not None else "timeout"
+            )
             time.sleep(0.1)
         inst = instances[1]
         text = baseline(inst)
