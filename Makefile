@@ -32,6 +32,7 @@ lint: $(STAMP)
 	$(BIN)/python scripts/typecheck.py
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'  # reasoning-gym, timed side by side
 	$(BIN)/python benchmarks/generate.py
 	$(BIN)/python benchmarks/grade.py
 

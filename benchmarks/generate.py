@@ -28,8 +28,12 @@ instances per second per core over all task types and >= 15 on every task type (
 ``../shared/FAMILY_DONE.md`` asks >= 10 per task type), and a uniqueness proof costing at
 most 1.5 first solves on every task type.
 
+With reasoning-gym installed (the optional ``bench`` extra), its ``zebra_puzzles`` (the
+one generator of that peer that proves uniqueness) generates the same number of items in
+the same run, and the ratio of the two rates is printed (``--no-peer`` skips it).
+
     python benchmarks/generate.py [--n 30] [--seed 0] [--size default] [--workers 2] [--no-milp] [--json]
-                                  [--task meeting_planning ...]
+                                  [--task meeting_planning ...] [--no-peer]
 """
 
 from __future__ import annotations
@@ -125,6 +129,7 @@ class Report:
     peak_rss_mib: float = 0.0
     multiprocess: dict[str, Any] | None = None
     milp: list[dict[str, Any]] = field(default_factory=list)
+    peer: dict[str, Any] | None = None
     target_per_second: float = TARGET_PER_SECOND
 
 
@@ -178,8 +183,35 @@ def run_milp(task: str, module: Any, outcomes: list[Outcome]) -> dict[str, Any]:
     }
 
 
+PEER_TASK = "zebra_puzzles"  # reasoning-gym's one generator that proves its answer unique
+
+
+def run_peer(n: int, seed: int) -> dict[str, Any] | None:
+    """reasoning-gym's ``zebra_puzzles`` generating ``n`` items in this process, timed like
+    a task type here (dataset creation and every item); None when reasoning-gym is not
+    installed (``pip install -e '.[bench]'``)."""
+    try:
+        import reasoning_gym  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    t0 = time.perf_counter()
+    dataset = reasoning_gym.create_dataset(PEER_TASK, size=n, seed=seed)
+    items = [dataset[i] for i in range(n)]
+    wall = time.perf_counter() - t0
+    version = getattr(reasoning_gym, "__version__", "?")
+    return {"peer": f"reasoning-gym {version} {PEER_TASK}", "items": len(items), "wall_s": wall,
+            "per_second": len(items) / wall if wall else 0.0}  # fmt: skip
+
+
 def run(
-    n: int, seed: int, size: Size, workers: int, progress: bool, milp: bool = True, only: list[str] | None = None
+    n: int,
+    seed: int,
+    size: Size,
+    workers: int,
+    progress: bool,
+    milp: bool = True,
+    only: list[str] | None = None,
+    peer: bool = True,
 ) -> Report:
     report = Report(n=n, seed=seed, size=size)
     everything: list[Outcome] = []
@@ -205,6 +237,8 @@ def run(
             print(f"  {task}: {wall:.1f} s", file=sys.stderr)
     report.overall = summarize("overall", everything, wall_total)
     report.peak_rss_mib = peak_rss_mib()
+    if peer:
+        report.peer = run_peer(n, seed)
     if workers > 1:
         report.multiprocess = run_workers(n, seed, size, workers, task_ids, everything, wall_total)
     return report
@@ -299,6 +333,8 @@ def format_text(rep: Report) -> str:
             lines.append("  ".join(v.ljust(w) if c == 0 else v.rjust(w) for c, (v, w) in enumerate(zip(row, widths))))
             if k == 0:
                 lines.append("  ".join("-" * w for w in widths))
+    if rep.overall is not None:
+        lines.append(peer_line(rep))
     if rep.multiprocess:
         m = rep.multiprocess
         lines.append(
@@ -307,6 +343,17 @@ def format_text(rep: Report) -> str:
             f"peak RSS of a worker: {m['peak_rss_children_mib']:.1f} MiB"
         )
     return "\n".join(lines)
+
+
+def peer_line(rep: Report) -> str:
+    """The peer's rate next to ours, as one ratio (both measured in this run)."""
+    assert rep.overall is not None
+    if rep.peer is None:
+        return f"peer: reasoning-gym not installed (pip install -e '.[bench]' to time {PEER_TASK} side by side)"
+    p, ours = rep.peer, rep.overall.per_second
+    ratio = ours / p["per_second"] if p["per_second"] else 0.0
+    return (f"peer: {p['peer']} {p['per_second']:.2f} items/s ({p['items']} in {p['wall_s']:.1f} s); pbsolve "
+            f"{ours:.2f} certified instances/s: x{ratio:.2f}")  # fmt: skip
 
 
 def targets(rep: Report) -> list[str]:
@@ -345,10 +392,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     ap.add_argument("--no-milp", action="store_true", help="skip the MILP vs CP-SAT section")
     ap.add_argument("--task", action="append", help="only this task type (repeatable; default: every task type)")
+    ap.add_argument("--no-peer", action="store_true", help=f"skip reasoning-gym's {PEER_TASK} (run when installed)")
     args = ap.parse_args(argv)
     if args.n < 1:
         ap.error("--n must be at least 1")
-    rep = run(args.n, args.seed, args.size, args.workers, progress=not args.json, milp=not args.no_milp, only=args.task)
+    rep = run(
+        args.n,
+        args.seed,
+        args.size,
+        args.workers,
+        progress=not args.json,
+        milp=not args.no_milp,
+        only=args.task,
+        peer=not args.no_peer,
+    )
     print(json.dumps(asdict(rep)) if args.json else format_text(rep))
     return 0
 
