@@ -186,7 +186,7 @@ def _open_loss(tm: TimetableModel, tp: cp.OpenLoss) -> tuple[cp_model.LinearExpr
     def loss(e: Event, s: int) -> int:
         return sum(tp.audience[g] * tp.penalty[local_hour(d, s, tp.offsets[g])] for g in e.people)
 
-    expr = sum(loss(e, s) * tm.at(e, s) for e in d.events for s in tm.starts[e.id])
+    expr = tm.by_start(loss)
     return expr, sum(max(loss(e, s) for s in tm.starts[e.id]) for e in d.events)
 
 

@@ -21,7 +21,7 @@ from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, p
 
 def day_of(tm: TimetableModel, e: Event) -> cp_model.LinearExpr:
     """The number of the day on which ``e`` starts."""
-    return cp_model.LinearExpr.sum([tm.data.slots[s].day * tm.at(e, s) for s in tm.starts[e.id]])
+    return tm.by_start(lambda _, s: tm.data.slots[s].day, [e])
 
 
 def _forbid_day_pairs(tm: TimetableModel, a: Event, b: Event, bad: list[int], lit: cp_model.IntVar) -> None:

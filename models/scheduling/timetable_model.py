@@ -8,7 +8,7 @@ structure is built in a fixed order (lists, never sets) so models are reproducib
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -83,6 +83,20 @@ class TimetableModel:
     def occupies(self, e: Event, t: int) -> cp_model.LinearExprT:
         """1 iff event e occupies slot t."""
         return total(self.occupying(e, t))
+
+    def by_start(
+        self, weight: Callable[[Event, int], int], events: Sequence[Event] | None = None
+    ) -> cp_model.LinearExpr:
+        """sum of weight(e, s) * at(e, s) over the events (all by default) and their starts,
+        as one flat weighted sum."""
+        xs: list[cp_model.IntVar] = []
+        ws: list[int] = []
+        for e in self.data.events if events is None else events:
+            for s in self.starts[e.id]:
+                row = self._cells[e.id, s]
+                xs += row
+                ws += [weight(e, s)] * len(row)
+        return cp_model.LinearExpr.weighted_sum(xs, ws)
 
     def start_index(self, e: Event) -> cp_model.LinearExprT:
         starts = self.starts[e.id]
@@ -289,7 +303,7 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
     d, tp = tm.data, parse(rp.TERM_PARAMS, term)
     if term.kind == "weighted_end":
         w = as_model(tp, rp.WeightedEnd).weights
-        expr = sum(w[e.id] * (d.slots[s].value + e.duration) * tm.at(e, s) for e in d.events for s in tm.starts[e.id])
+        expr = tm.by_start(lambda e, s: w[e.id] * (d.slots[s].value + e.duration))
         ub = sum(w[e.id] * max(d.slots[s].value + e.duration for s in tm.starts[e.id]) for e in d.events)
         return expr, ub
     if term.kind == "room_cost":
@@ -297,11 +311,7 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
         return expr, len(d.events) * max(r.cost for r in d.rooms)
     if term.kind == "slot_penalty":
         pen = {d.slot_index[k]: v for k, v in as_model(tp, rp.SlotPenalty).penalty.items()}
-        expr = sum(
-            sum(pen.get(t, 0) for t in range(s, s + e.duration)) * tm.at(e, s)
-            for e in d.events
-            for s in tm.starts[e.id]
-        )
+        expr = tm.by_start(lambda e, s: sum(pen.get(t, 0) for t in range(s, s + e.duration)))
         ub = sum(max(sum(pen.get(t, 0) for t in range(s, s + e.duration)) for s in tm.starts[e.id]) for e in d.events)
         return expr, ub
     if term.kind == "same_day_pairs":
