@@ -303,7 +303,7 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
     d, tp = tm.data, parse(rp.TERM_PARAMS, term)
     if term.kind == "weighted_end":
         w = as_model(tp, rp.WeightedEnd).weights
-        expr = tm.by_start(lambda e, s: w[e.id] * (d.slots[s].value + e.duration))
+        expr: cp_model.LinearExprT = tm.by_start(lambda e, s: w[e.id] * (d.slots[s].value + e.duration))
         ub = sum(w[e.id] * max(d.slots[s].value + e.duration for s in tm.starts[e.id]) for e in d.events)
         return expr, ub
     if term.kind == "room_cost":
