@@ -124,6 +124,9 @@ SIZES = SizeTable[MaterialSizes](
     large=MaterialSizes(depots=4, sites=6, materials=3, request=PositiveRange(lo=10, hi=60), max_route_cost=9),
 )
 LP_PARAMETERS = {"linearization_level": 2}
+# the uniqueness re-optimisation with one presolve pass: measured on 28 stored default
+# instances, 0.46-0.49 against 0.58 s in all, the same certificates
+UNIQUENESS_PARAMETERS = {"max_presolve_iterations": 1}
 PROBE_TIME = 2.0
 
 
@@ -302,7 +305,9 @@ def build(draft: Draft) -> SolverModel:
         ]
         return {"shipments": rows}
 
-    return solver_model(tm, draft, ENCODERS, _objective, decode, [], list(tm.x.values()), LP_PARAMETERS)
+    return solver_model(
+        tm, draft, ENCODERS, _objective, decode, [], list(tm.x.values()), LP_PARAMETERS, UNIQUENESS_PARAMETERS
+    )
 
 
 # -- sampling --------------------------------------------------------------------------
