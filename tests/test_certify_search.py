@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from ortools.sat.python import cp_model
 
-from pbsolve.certify import Rejected, SolverLimits, certify_feasible, make_solver
+from pbsolve.certify import Rejected, SolverLimits, _tuned, certify_feasible, make_solver
 from pbsolve.family import Draft, SolverModel
 
 
@@ -80,3 +80,23 @@ def test_a_non_unique_optimum_without_counting_is_rejected_without_a_second_mode
         certify_feasible(fam, None, SolverLimits(), count_plans=False)  # type: ignore[arg-type]
     assert info.value.reason == "not_unique"
     assert fam.builds == 1
+
+
+def test_the_first_optimisation_runs_without_presolve():
+    sm = PickOne([0, 1]).build_model(None)  # type: ignore[arg-type]
+    p = _tuned(sm, SolverLimits(), "first").parameters
+    assert (p.cp_model_presolve, p.linearization_level) == (False, 2)
+
+
+def test_the_uniqueness_solve_takes_the_models_own_settings_but_never_its_determinism():
+    sm = PickOne([0, 1]).build_model(None)  # type: ignore[arg-type]
+    sm.uniqueness_parameters = {"cp_model_presolve": False, "linearization_level": 1, "num_workers": 8}
+    p = _tuned(sm, SolverLimits(), "uniqueness").parameters
+    assert (p.cp_model_presolve, p.linearization_level) == (False, 1)
+    assert (p.num_workers, p.random_seed) == (1, 0)
+
+
+def test_without_settings_of_its_own_the_uniqueness_solve_keeps_presolve_on():
+    sm = PickOne([0, 1]).build_model(None)  # type: ignore[arg-type]
+    p = _tuned(sm, SolverLimits(), "uniqueness").parameters
+    assert (p.cp_model_presolve, p.linearization_level) == (True, 2)
