@@ -204,8 +204,8 @@ def _certify(
     model.minimize(weighted)
 
     t0 = time.perf_counter()
-    solver = _tuned(sm, limits, "first") if tuned else make_solver(limits, optimise=True, parameters=sm.parameters)
-    untuned = solver
+    first = _tuned(sm, limits, "first") if tuned else make_solver(limits, optimise=True, parameters=sm.parameters)
+    solver = first
     status = _solve(solver, model, stats)
     stats.first_solve_s += time.perf_counter() - t0
     if status == cp_model.INFEASIBLE:
@@ -223,7 +223,7 @@ def _certify(
     # independent optimisation also confirms the first: it must not find a better plan.
     t1 = time.perf_counter()
     _exclude(model, sm, ref_values)
-    solver = _tuned(sm, limits, "uniqueness") if tuned else untuned
+    solver = _tuned(sm, limits, "uniqueness") if tuned else first  # untuned: one solver for both, as always
     status = _solve(solver, model, stats)
     stats.uniqueness_s += time.perf_counter() - t1
     second_best: dict[str, int] | None = None
