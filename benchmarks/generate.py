@@ -45,6 +45,7 @@ import resource
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -361,7 +362,7 @@ def targets(rep: Report) -> list[str]:
     task types that miss it."""
     assert rep.overall is not None
 
-    def line(what: str, ok: bool, figure: str, misses: tuple[Row, ...] | list[Row] = (), key: str = "") -> str:
+    def line(what: str, ok: bool, figure: str, misses: Sequence[Row] = (), key: str = "") -> str:
         which = ", ".join(f"{r.task} {getattr(r, key):.2f}" for r in misses)
         return f"{what}: {'meets' if ok else 'MISSES'} ({figure}{'; misses: ' + which if which else ''})"
 

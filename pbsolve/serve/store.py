@@ -460,7 +460,9 @@ class InstanceStore:
         self._zstd = fmt == STORE_FORMAT
         self._zdict = bytes(rows.pop("zdict", b""))
         self._zstd_dict = _zstd_dict(self._zdict) if self._zstd else None
-        self._decompressor = zlib.decompressobj(zdict=self._zdict) if self._zdict else zlib.decompressobj()
+        self._decompressor = (
+            None if self._zstd else zlib.decompressobj(zdict=self._zdict) if self._zdict else zlib.decompressobj()
+        )
         self.meta: dict[str, str] = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in rows.items()}
         self._count = int(self.meta.get("count", "0"))
 
@@ -507,6 +509,7 @@ class InstanceStore:
             if d is None:
                 d = self._local.zstd = zstandard.ZstdDecompressor(dict_data=self._zstd_dict)
             return d.decompress(body).decode("utf-8")
+        assert self._decompressor is not None  # a pbsolve-store/1 file
         z = self._decompressor.copy()
         return (z.decompress(body) + z.flush()).decode("utf-8")
 
