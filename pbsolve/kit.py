@@ -12,8 +12,11 @@ model it posts into.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import random
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
@@ -243,3 +246,14 @@ def fitting_rooms(demands: Iterable[Any], rooms: Mapping[str, Any]) -> tuple[fro
         frozenset(rid for rid, r in rooms.items() if r.seats >= x.size and all(f in r.features for f in x.needs))
         for x in demands
     )
+
+
+def task_modules(package: str, attr: str) -> list[ModuleType]:
+    """Every submodule of the family package ``package`` that defines ``attr`` (a task
+    type's ``TASK``, ``TEXT`` ...), in module-name order: a family that lists its task
+    types this way gains one by adding its files, and its order never depends on the
+    file system."""
+    pkg = importlib.import_module(package)
+    names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+    found = [importlib.import_module(f"{package}.{name}") for name in names]
+    return [m for m in found if hasattr(m, attr)]

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from pbsolve import checking
-from pbsolve.checkers.allocation.common import Names
+from pbsolve.checker_kit import Names
 from pbsolve.checkers.scheduling import checks as sched_checks
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.checking import exact_names, norm

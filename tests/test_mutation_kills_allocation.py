@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from pbsolve.checkers.allocation import check_answer
-from pbsolve.checkers.allocation.common import MAX_QUANTITY
+from pbsolve.checker_kit import MAX_QUANTITY
 from pbsolve.schema import Instance
 from tests.instances import instance_at
 

@@ -17,8 +17,8 @@ from collections.abc import Callable
 import pytest
 
 from pbsolve import checking
-from pbsolve.checkers.allocation import common
-from pbsolve.checkers.allocation.common import Names
+from pbsolve import checker_kit as common
+from pbsolve.checker_kit import Names
 from pbsolve.checkers.scheduling import checks
 
 

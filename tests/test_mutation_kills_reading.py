@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from pbsolve.checkers.allocation import TASKS, education, grouping
-from pbsolve.checkers.allocation.common import MAX_QUANTITY, Names, row_names
+from pbsolve.checker_kit import MAX_QUANTITY, Names, row_names
 from pbsolve.checkers.scheduling import checks, read_data
 from pbsolve.schema import Instance
 from tests.instances import instance_at

@@ -8,9 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pbsolve.checker_kit import OK, lookup
 from pbsolve.checkers.allocation import rule_params as rp
-from pbsolve.checkers.allocation.common import OK, Check, TaskChecker, Verdict, figures_schema, lookup, norm
+from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.data import EducationData, Lesson
+from pbsolve.checking import Check, figures_schema, norm
+from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 

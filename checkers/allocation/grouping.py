@@ -11,9 +11,12 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
+from pbsolve.checker_kit import OK, lookup
 from pbsolve.checkers.allocation import rule_params as rp
-from pbsolve.checkers.allocation.common import OK, Check, TaskChecker, Verdict, figures_schema, lookup, norm
+from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.data import GroupingData
+from pbsolve.checking import Check, figures_schema, norm
+from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 

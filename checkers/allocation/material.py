@@ -6,19 +6,13 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from pbsolve.answer_checks import stated_int
+from pbsolve.checker_kit import MAX_QUANTITY, OK, lookup, row_names
 from pbsolve.checkers.allocation import rule_params as rp
-from pbsolve.checkers.allocation.common import (
-    MAX_QUANTITY,
-    OK,
-    Check,
-    TaskChecker,
-    Verdict,
-    figures_schema,
-    lookup,
-    row_names,
-    stated_int,
-)
+from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.data import MaterialData
+from pbsolve.checking import Check, figures_schema
+from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 

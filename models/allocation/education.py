@@ -29,7 +29,7 @@ from pbsolve.kit import (
     sampled_kinds,
     witness_rules,
 )
-from pbsolve.models.allocation.common import (
+from pbsolve.model_kit import (
     Encoder,
     HardHooks,
     ModelBase,
@@ -390,7 +390,7 @@ def build(draft: Draft) -> SolverModel:
         return {"assignments": rows}
 
     answer = [*tm.t.values(), *tm.r.values(), *tm.b.values()]
-    return solver_model(tm, draft, ENCODERS, _objective, decode, answer, [])
+    return solver_model(tm, draft, ENCODERS, rp.RULE_PARAMS[TASK.id], _objective, decode, answer, [])
 
 
 # -- sampling --------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import GroupingData, Student
 from pbsolve.family import Draft, SolverModel, Symmetry
 from pbsolve.kit import KindRegistry, Settings, SizeTable, Uncertain, insert_position, sampled_kinds, witness_rules
-from pbsolve.models.allocation.common import (
+from pbsolve.model_kit import (
     Encoder,
     HardHooks,
     ModelBase,
@@ -324,7 +324,17 @@ def build(draft: Draft, break_symmetry: bool = True) -> SolverModel:
         return {"groups": sorted(groups, key=lambda grp: data.position[grp[0]])}  # canonical order
 
     answer = [v for row in tm.x for v in row]
-    sm = solver_model(tm, draft, ENCODERS, _objective, decode, answer, [], uniqueness_parameters=UNIQUENESS_PARAMETERS)
+    sm = solver_model(
+        tm,
+        draft,
+        ENCODERS,
+        rp.RULE_PARAMS[TASK.id],
+        _objective,
+        decode,
+        answer,
+        [],
+        uniqueness_parameters=UNIQUENESS_PARAMETERS,
+    )
     sm.symmetry = symmetry(data.groups, in_model=break_symmetry)
     return sm
 

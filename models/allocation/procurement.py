@@ -36,7 +36,7 @@ from pbsolve.kit import (
     sampled_kinds,
     witness_rules,
 )
-from pbsolve.models.allocation.common import (
+from pbsolve.model_kit import (
     Encoder,
     HardHooks,
     ModelBase,
@@ -403,7 +403,16 @@ def build(draft: Draft) -> SolverModel:
         return {"orders": rows}
 
     return solver_model(
-        tm, draft, ENCODERS, _objective, decode, [], list(tm.q.values()), LP_PARAMETERS, UNIQUENESS_PARAMETERS
+        tm,
+        draft,
+        ENCODERS,
+        rp.RULE_PARAMS[TASK.id],
+        _objective,
+        decode,
+        [],
+        list(tm.q.values()),
+        LP_PARAMETERS,
+        UNIQUENESS_PARAMETERS,
     )
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import EducationData
-from pbsolve.renderers.allocation.text import TaskText, and_list, disrupted, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.renderers.allocation.text import disrupted
 from pbsolve.schema import ObjectiveTerm, Rule
 
 E = "educational_resource_planning"
 TEXT = TaskText(
     task=E,
     data_type=EducationData,
+    rule_params=rp.RULE_PARAMS[E],
+    term_params=rp.TERM_PARAMS[E],
     worst_case="the data's least favourable values are group sizes at the high end and seats at the low end",
 )
 EDUCATION_CONTEXT = {

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import GroupingData
-from pbsolve.renderers.allocation.text import TaskText, and_list, disrupted, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.renderers.allocation.text import disrupted
 from pbsolve.schema import ObjectiveTerm, Rule
 
 G = "student_grouping"
 TEXT = TaskText(
     task=G,
     data_type=GroupingData,
+    rule_params=rp.RULE_PARAMS[G],
+    term_params=rp.TERM_PARAMS[G],
     worst_case="the least favourable values are the low ends of the leadership ranges",
     current="the current grouping",
 )

@@ -7,13 +7,16 @@ import itertools
 
 from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import MaterialData
-from pbsolve.renderers.allocation.text import TaskText, and_list, counting, disrupted, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.renderers.allocation.text import counting, disrupted
 from pbsolve.schema import ObjectiveTerm, Rule
 
 M = "material_allocation"
 TEXT = TaskText(
     task=M,
     data_type=MaterialData,
+    rule_params=rp.RULE_PARAMS[M],
+    term_params=rp.TERM_PARAMS[M],
     worst_case="figures are computed with the least favourable values (stocks at the low end, transport costs at the high end)",
 )
 MATERIAL_CONTEXT = {

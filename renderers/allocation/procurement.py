@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import ProcurementData
-from pbsolve.renderers.allocation.text import TaskText, and_list, counting, disrupted, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.renderers.allocation.text import counting, disrupted
 from pbsolve.schema import ObjectiveTerm, Rule
 
 P = "procurement_planning"
 TEXT = TaskText(
     task=P,
     data_type=ProcurementData,
+    rule_params=rp.RULE_PARAMS[P],
+    term_params=rp.TERM_PARAMS[P],
     worst_case="figures are computed with the least favourable values (capacities at the low end, demands at the high end)",
 )
 PROCUREMENT_CONTEXT = {

@@ -1,26 +1,31 @@
-"""Machinery shared by the allocation task models: the model base and the generic parts
-of the hard-tier hooks (the family-independent parts live in :mod:`pbsolve.kit`).
+"""The family kit's solver side: what every family's CP-SAT models and hard-tier hooks
+share (the parts that need no solver live in :mod:`pbsolve.kit`).
 
-A task module supplies the task-specific parts (its data, its CP-SAT model, which rule
-breaks a plan, which inputs can be uncertain); this module turns them into drafts the
-core certifies. Every structure is built in a fixed order so models are reproducible.
+A family supplies, per task type, a module with its task-specific parts -- its data, its
+CP-SAT model, which rule breaks a plan, which inputs can be uncertain -- and this module
+turns them into drafts the core certifies: the model base with enforced posting, the
+:class:`~pbsolve.family.SolverModel` assembly, infeasibility search by bisection,
+min-change disruptions, robustness and uncertain inputs (:class:`HardHooks`), and
+:class:`TaskModulesFamily`, the :class:`~pbsolve.family.Family` that dispatches every
+hook to the task's module. Every structure is built in a fixed order so models are
+reproducible. Importing this module loads OR-Tools (generation side only).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 from ortools.sat.python import cp_model
 
 from pbsolve.certify import SolverLimits, is_feasible, make_solver, optimum
-from pbsolve.checkers.allocation import rule_params as rp
-from pbsolve.family import Draft, SolverModel
+from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import KindRegistry, Uncertain, encode_rules, insert_at, insert_rule, post
-from pbsolve.params import Params, make_rule
-from pbsolve.schema import ObjectiveTerm, Rule
+from pbsolve.params import Params, ParamsTable, make_rule
+from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule
 
 
 class ModelBase:
@@ -60,6 +65,7 @@ def solver_model(
     tm: Any,
     draft: Draft,
     encoders: KindRegistry[Encoder],
+    table: ParamsTable,
     objective: Callable[[Any, ObjectiveTerm], tuple[cp_model.LinearExprT, int]],
     decode: Callable[[cp_model.CpSolver], dict[str, Any]],
     answer_literals: list[cp_model.IntVar],
@@ -67,9 +73,10 @@ def solver_model(
     parameters: dict[str, Any] | None = None,
     uniqueness_parameters: dict[str, Any] | None = None,
 ) -> SolverModel:
-    """Post every numbered rule behind its own literal and collect the objective terms
+    """Post every numbered rule behind its own literal (its parameters read through
+    ``table``, the task's rule kind -> parameter model) and collect the objective terms
     (``parameters`` and ``uniqueness_parameters``: see :class:`~pbsolve.family.SolverModel`)."""
-    rule_literals = encode_rules(tm.m, draft.rules, encoders, tm, rp.RULE_PARAMS[draft.spec.task])
+    rule_literals = encode_rules(tm.m, draft.rules, encoders, tm, table)
     terms = []
     for term in draft.objective:
         expr, ub = objective(tm, term)
@@ -256,3 +263,57 @@ def spread(rng: random.Random, total: int, parts: int, low: int = 0) -> list[int
     rest = total - low * parts
     cuts = sorted(rng.randint(0, rest) for _ in range(parts - 1))
     return [low + b - a for a, b in zip([0, *cuts], [*cuts, rest])]
+
+
+class TaskModulesFamily(Family):
+    """A :class:`~pbsolve.family.Family` whose task types are one module each.
+
+    Subclasses set ``spec`` and ``TASK_MODULES`` (task id -> module). A task module
+    provides ``TASK`` (its TaskSpec), ``draft(spec, rng)``, ``build(draft)``, ``ENCODERS``
+    (a :class:`~pbsolve.kit.KindRegistry`), ``make_infeasible(draft, rng, limits)``,
+    ``HOOKS`` (its :class:`HardHooks`) and ``report(draft, plan)``; every hook of the
+    contract is dispatched to the module of the draft's task."""
+
+    TASK_MODULES: ClassVar[Mapping[str, ModuleType]]
+
+    def _module(self, draft_or_spec: Draft | GenerationSpec) -> ModuleType:
+        spec = draft_or_spec.spec if isinstance(draft_or_spec, Draft) else draft_or_spec
+        return self.TASK_MODULES[spec.task]
+
+    def draft(self, spec: GenerationSpec, rng: random.Random) -> Draft:
+        found: Draft = self._module(spec).draft(spec, rng)
+        return found
+
+    def build_model(self, draft: Draft) -> SolverModel:
+        sm: SolverModel = self._module(draft).build(draft)
+        return sm
+
+    def encoder_kinds(self, task: str) -> frozenset[str]:
+        kinds: frozenset[str] = self.TASK_MODULES[task].ENCODERS.kinds()
+        return kinds
+
+    # -- hard-tier hooks (see pbsolve.mechanisms) ------------------------------------
+    def make_infeasible(self, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
+        found: Draft | None = self._module(draft).make_infeasible(draft, rng, limits)
+        return found
+
+    def make_disruption(
+        self, draft: Draft, plan: dict[str, Any], rng: random.Random, limits: SolverLimits, scenario: bool = False
+    ) -> Draft | None:
+        return make_disruption(self._module(draft).HOOKS, draft, plan, rng, limits, scenario)
+
+    def make_robust(self, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
+        return make_robust(self._module(draft).HOOKS, draft, rng, limits)
+
+    def make_uncertain(self, draft: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
+        return make_uncertain(self._module(draft).HOOKS, draft, rng, limits)
+
+    def optimistic(self, draft: Draft, uid: str) -> Draft:
+        return optimistic(self._module(draft).HOOKS, draft, uid)
+
+    def uncertain_ids(self, draft: Draft) -> list[str]:
+        return uncertain_ids(draft)
+
+    def report(self, draft: Draft, plan: dict[str, Any]) -> dict[str, Any]:
+        figures: dict[str, Any] = self._module(draft).report(draft, plan)
+        return figures

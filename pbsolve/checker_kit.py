@@ -1,0 +1,131 @@
+"""The family kit's grading side: what every family's checkers share beyond the core's
+grading flow (:mod:`pbsolve.checking`).
+
+A task type supplies a :class:`PlanChecker` (the core's :class:`pbsolve.checking.TaskChecker`
+plus a baseline plan and the plan's JSON form); :class:`FamilyChecker` turns a family's
+task checkers into the module functions of the :class:`pbsolve.family.Checker` protocol.
+Name tables (:class:`Names`) read the entity names an answer gives. Nothing here imports
+the solver models.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pbsolve import checking
+from pbsolve.checking import norm
+from pbsolve.mechanisms.base import Verdict
+from pbsolve.params import ParamsTable
+from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
+
+OK: Verdict = (True, "holds")
+MAX_QUANTITY = 10**9
+
+
+class Names(dict[str, str]):
+    """Normalised name -> the name, for the names of one kind (a plain dict to read);
+    ``exact`` answers the same for the spellings the instance itself uses
+    (:func:`pbsolve.checking.exact_names`), so reading an answer rarely normalises."""
+
+    __slots__ = ("exact",)
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__({norm(n): n for n in names})
+        self.exact = checking.exact_names(self, names)
+
+    def find(self, text: str) -> str | None:
+        """``self.get(norm(text))``."""
+        hit = self.exact.get(text)
+        return hit if hit is not None else self.get(norm(text))
+
+
+def lookup(names: list[str]) -> Names:
+    return Names(names)
+
+
+def row_names(row: Any, k: int, what: str, fields: dict[str, Names]) -> tuple[list[str] | None, str]:
+    """The names row ``k`` (0-based) of a plan gives under each of ``fields`` (field -> the
+    names it may take), each as the data spells it; or None and why not: the row is not an
+    object, a field is not a string, or names nothing the data has (the first, in field
+    order). ``what`` names a row in the reason ("shipment 3 names unknown site 'X'")."""
+    if not isinstance(row, dict):
+        return None, f"{what} {k + 1} is not an object"
+    given = [row.get(field) for field in fields]
+    if not all(isinstance(text, str) for text in given):
+        quoted = [f"'{field}'" for field in fields]
+        return None, f"{what} {k + 1} needs string fields {', '.join(quoted[:-1])} and {quoted[-1]}"
+    found: list[str] = []
+    for (field, names), text in zip(fields.items(), map(str, given), strict=True):
+        hit = names.find(text)
+        if hit is None:
+            return None, f"{what} {k + 1} names unknown {field} {text[:40]!r}"
+        found.append(hit)
+    return found, ""
+
+
+class PlanChecker(checking.TaskChecker):
+    """A task type's grading side with a baseline plan; subclasses set ``family`` and fill
+    every method."""
+
+    def plan_json(self, data: Any, plan: Any) -> Any:
+        raise NotImplementedError
+
+    def baseline_plan(self, data: Any, instance: Instance) -> Any:
+        raise NotImplementedError
+
+
+def baseline_answer(tc: PlanChecker, instance: Instance) -> str:
+    """A greedy plan (the task's own heuristic) with its own figures: valid JSON, often
+    wrong -- realistic failures for exercising the pipeline offline."""
+    data = tc.data(instance)
+    plan = tc.baseline_plan(data, instance)
+    _, values = tc.evaluate(data, [], instance.objective, plan, tc.typed(instance))
+    return json.dumps({"feasible": True, tc.plan_key: tc.plan_json(data, plan), "objective": values})
+
+
+class FamilyChecker:
+    """The functions of a family's checker module (the :class:`pbsolve.family.Checker`
+    protocol) over its task checkers; the module binds them:
+    ``check_answer = FAMILY_CHECKER.check_answer`` and so on."""
+
+    def __init__(self, tasks: Mapping[str, PlanChecker]) -> None:
+        self.tasks = dict(tasks)
+
+    def task_checker(self, task: str) -> PlanChecker:
+        return self.tasks[task]
+
+    def check_answer(self, instance: Instance, answer: Any) -> dict[str, Verdict]:
+        return checking.check_answer(self.tasks[instance.task], instance, answer)
+
+    def answer_schema(
+        self,
+        task: str,
+        data: dict[str, Any],
+        objective: list[ObjectiveTerm],
+        mechanisms: list[str] | None = None,
+        recovery: Recovery | None = None,
+        rules: list[Rule] | None = None,
+    ) -> dict[str, Any]:
+        """The answer schema of an instance of ``task`` (a KeyError for a task this family does not have)."""
+        tc = self.tasks[task]
+        return checking.answer_schema(tc, tc.data_type.model_validate(data), objective, mechanisms, recovery, rules)
+
+    def format_text(self, task: str) -> str:
+        """What a complete plan of this task type is, in the words of the format item."""
+        return self.tasks[task].plan_text
+
+    def known_kinds(self, task: str) -> tuple[ParamsTable, ParamsTable]:
+        """The rule kinds and objective kinds the task type's checker can judge, each with
+        its parameter model; KeyError for a task this family does not have. The grader
+        refuses instances that use other kinds or whose parameters do not fit."""
+        return self.tasks[task].known_kinds()
+
+    def read_data(self, instance: Instance) -> Any:
+        """The instance's data as its task type's checker reads it; raises if the data is
+        not that task type's (an unknown task is a KeyError)."""
+        return self.tasks[instance.task].data_type.model_validate(instance.data)
+
+    def baseline_answer(self, instance: Instance) -> str:
+        return baseline_answer(self.tasks[instance.task], instance)
