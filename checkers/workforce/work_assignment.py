@@ -48,6 +48,7 @@ class Job(_Frozen):
     release: str = Field(description="first day the task may be done")
     due: str = Field(description="day the task is due; later days count as late")
     weight: PositiveInt = Field(description="lateness weight per day late")
+    priority: PositiveInt = Field(description="priority points: the order score weighs the task's day and worker by them")
 
 
 class Chain(_Frozen):
@@ -429,9 +430,9 @@ def objective_value(d: WorkData, plan: Plan, term: ObjectiveTerm, tp: Params) ->
     if kind == "order_score":
         num, idx = d.worker_number, d.day_index
         total = 0
-        for n, t in enumerate(d.tasks, 1):
+        for t in d.tasks:
             w, day = plan.assign[t.id]
-            total += n * (DAY_WEIGHT * (idx[day] + 1) + num[w])
+            total += t.priority * (DAY_WEIGHT * (idx[day] + 1) + num[w])
         return total
     if kind == "backup_score":
         num = d.worker_number

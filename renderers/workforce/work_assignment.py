@@ -160,8 +160,8 @@ def _handovers(d: WorkData, p: NoParams) -> str:
 @TEXT.objective("order_score")
 def _order(d: WorkData, p: NoParams) -> str:
     return (
-        "the order score: task number n done on day number j by the worker listed k-th scores n × (10 × j + k); "
-        "summed over tasks"
+        "the order score: a task with priority points p done on day number j by the worker listed k-th scores "
+        "p × (10 × j + k); summed over tasks"
     )
 
 
@@ -197,7 +197,7 @@ def _body(d: WorkData, subtask: str, objective: list[ObjectiveTerm], rules: list
         if w.days_off:
             line += f"; days off {and_list(list(w.days_off))}"
         out.append(line)
-    out += ["", "**Tasks** (task number n = 1, 2, ... as listed; hours are the task's working hours on its day):"]
+    out += ["", "**Tasks** (hours are the task's working hours on the day it is done; priority points weigh the order score):"]
     for t in d.tasks:
         parts = [
             f"{t.id} {t.name}",
@@ -205,7 +205,8 @@ def _body(d: WorkData, subtask: str, objective: list[ObjectiveTerm], rules: list
             f"{ranged(d, 'hours', t.id, t.hours)} hours" if any(u.target == t.id for u in d.uncertain) else plural(t.hours, "hour"),
             f"released {t.release}",
             f"due {t.due}",
-            f"weight {t.weight}",
+            f"lateness weight {t.weight}",
+            f"priority {t.priority}",
         ]
         out.append("- " + " — ".join(parts))
     if d.chains:
