@@ -13,6 +13,7 @@ symmetry is broken by it.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -145,23 +146,35 @@ class WorkModel(ModelBase):
                 self.b.update({(t.id, w.id): v for w, v in zip(d.workers, brow)})
                 self.m.add_exactly_one(brow)
 
+    # Expressions are built with LinearExpr.sum / weighted_sum (one call each, not Python's
+    # sum over overloaded +): building dominated generation time before.
     def by(self, task: str, worker: str) -> cp_model.LinearExprT:
         """1 when ``worker`` does ``task`` (on any day)."""
-        return sum(self.x[task, worker, day] for day in self.data.days)
+        return cp_model.LinearExpr.sum([self.x[task, worker, day] for day in self.data.days])
 
     def on(self, task: str, day: str) -> cp_model.LinearExprT:
         """1 when ``task`` is done on ``day`` (by anyone)."""
-        return sum(self.x[task, w.id, day] for w in self.data.workers)
+        return cp_model.LinearExpr.sum([self.x[task, w.id, day] for w in self.data.workers])
 
     def day_of(self, task: str) -> cp_model.LinearExprT:
         """The 0-based index of ``task``'s day."""
-        return sum(i * self.on(task, day) for i, day in enumerate(self.data.days))
+        d = self.data
+        cells = [(self.x[task, w.id, day], i) for i, day in enumerate(d.days) for w in d.workers if i]
+        return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [i for _, i in cells])
 
     def hours(self, worker: str, day: str) -> cp_model.LinearExprT:
-        return sum(t.hours * self.x[t.id, worker, day] for t in self.data.tasks)
+        tasks = self.data.tasks
+        return cp_model.LinearExpr.weighted_sum([self.x[t.id, worker, day] for t in tasks], [t.hours for t in tasks])
 
     def week(self, worker: str) -> cp_model.LinearExprT:
-        return sum(self.hours(worker, day) for day in self.data.days)
+        d = self.data
+        cells = [(self.x[t.id, worker, day], t.hours) for t in d.tasks for day in d.days]
+        return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [h for _, h in cells])
+
+    def weighted(self, coef: Callable[[str, str, str], int]) -> cp_model.LinearExprT:
+        """Sum of coef(task, worker, day) x[task, worker, day] over the non-zero coefficients."""
+        keys = [k for k in self.x if coef(*k)]
+        return cp_model.LinearExpr.weighted_sum([self.x[k] for k in keys], [coef(*k) for k in keys])
 
     def together(self, a: cp_model.LinearExprT, b: cp_model.LinearExprT, name: str) -> cp_model.IntVar:
         """A Boolean equal to a AND b (a, b 0/1 expressions): exact whatever is optimised."""
@@ -334,11 +347,12 @@ def _worker_backup(tm: WorkModel, p: NoParams, lit: cp_model.IntVar) -> None:
 def _objective(tm: WorkModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
     d = tm.data
     if term.kind == "labour_cost":
-        expr = sum(d.worker_by_id[w].rate * d.task_by_id[t].hours * v for (t, w, _), v in tm.x.items())
+        rate, hours = {w.id: w.rate for w in d.workers}, {t.id: t.hours for t in d.tasks}
+        expr = tm.weighted(lambda t, w, day: rate[w] * hours[t])
         return expr, sum(t.hours for t in d.tasks) * max(w.rate for w in d.workers)
     if term.kind == "lateness":
-        expr = sum(wa.lateness(d, d.task_by_id[t], day) * v for (t, _, day), v in tm.x.items())
-        return expr, sum(wa.lateness(d, t, d.days[-1]) for t in d.tasks)
+        late = {(t.id, day): wa.lateness(d, t, day) for t in d.tasks for day in d.days}
+        return tm.weighted(lambda t, w, day: late[t, day]), sum(wa.lateness(d, t, d.days[-1]) for t in d.tasks)
     if term.kind == "handovers":
         parts = []
         for c in d.chains:
@@ -349,7 +363,7 @@ def _objective(tm: WorkModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT
     if term.kind == "order_score":
         num, idx = d.worker_number, d.day_index
         n_of = {t.id: t.priority for t in d.tasks}
-        expr = sum(n_of[t] * (wa.DAY_WEIGHT * (idx[day] + 1) + num[w]) * v for (t, w, day), v in tm.x.items())
+        expr = tm.weighted(lambda t, w, day: n_of[t] * (wa.DAY_WEIGHT * (idx[day] + 1) + num[w]))
         ub = sum(t.priority * (wa.DAY_WEIGHT * len(d.days) + len(d.workers)) for t in d.tasks)
         return expr, ub
     if term.kind == "backup_score":
@@ -716,15 +730,21 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
     return make_rule("worker_backup", "hard", NoParams()), [ObjectiveTerm(id="backup_score", kind="backup_score")]
 
 
+UNCERTAIN_EACH = 3  # candidates of each kind probed (each costs two optimisations)
+
+
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
-    """Task hours (worst: high) and workers' daily hours (worst: low)."""
+    """Task hours (worst: high) and workers' daily hours (worst: low), at most three of
+    each: under a labour-cost objective longer hours always cost more, so the daily
+    hours are the inputs whose worst case may cost nothing."""
     d = WorkData.model_validate(draft_.data)
-    out = [Uncertain(id="", kind="hours", target=t.id, low=t.hours, high=t.hours + rng.randint(1, 2)) for t in d.tasks]
-    out += [
+    hours = [Uncertain(id="", kind="hours", target=t.id, low=t.hours, high=t.hours + rng.randint(1, 2)) for t in d.tasks]
+    capacity = [
         Uncertain(id="", kind="capacity", target=w.id, low=w.max_day - rng.randint(1, 2), high=w.max_day)
         for w in d.workers
         if w.max_day > 2
     ]
+    out = rng.sample(hours, min(UNCERTAIN_EACH, len(hours))) + rng.sample(capacity, min(UNCERTAIN_EACH, len(capacity)))
     rng.shuffle(out)
     return out
 
