@@ -48,7 +48,9 @@ class Job(_Frozen):
     release: str = Field(description="first day the task may be done")
     due: str = Field(description="day the task is due; later days count as late")
     weight: PositiveInt = Field(description="lateness weight per day late")
-    priority: PositiveInt = Field(description="priority points: the order score weighs the task's day and worker by them")
+    priority: PositiveInt = Field(
+        description="priority points: the order score weighs the task's day and worker by them"
+    )
 
 
 class Chain(_Frozen):
@@ -398,10 +400,16 @@ def _worker_backup(d: WorkData, plan: Plan, p: NoParams) -> Verdict:
         if day in d.worker_by_id[b].days_off:
             return False, f"{t.id}'s backup {b} has {day} off"
     for ill in d.workers:
-        moved = {t.id: ((backup[t.id], plan.assign[t.id][1]) if worker_of(plan, t.id) == ill.id else plan.assign[t.id]) for t in d.tasks}
+        moved = {
+            t.id: ((backup[t.id], plan.assign[t.id][1]) if worker_of(plan, t.id) == ill.id else plan.assign[t.id])
+            for t in d.tasks
+        }
         for (w, day), h in day_hours(d, Plan(moved)).items():
             if h > d.worker_by_id[w].max_day:
-                return False, f"if {ill.id} fell ill, {w} would work {h} hours on {day} (at most {d.worker_by_id[w].max_day})"
+                return (
+                    False,
+                    f"if {ill.id} fell ill, {w} would work {h} hours on {day} (at most {d.worker_by_id[w].max_day})",
+                )
     return OK
 
 
@@ -557,7 +565,9 @@ class WorkAssignment(PlanChecker):
         backup = None
         if any(r.kind == "worker_backup" for r in instance.rules):
             backup = {
-                t.id: next((w.id for w in d.workers if w.id != assign[t.id][0] and t.skill in w.skills), d.workers[0].id)
+                t.id: next(
+                    (w.id for w in d.workers if w.id != assign[t.id][0] and t.skill in w.skills), d.workers[0].id
+                )
                 for t in d.tasks
             }
         return Plan(assign, backup)

@@ -23,7 +23,16 @@ from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.workforce import work_assignment as wa
 from pbsolve.checkers.workforce.work_assignment import Chain, Job, WorkData, Worker
 from pbsolve.family import Draft, NoDraft, SolverModel
-from pbsolve.kit import KindRegistry, PositiveRange, Settings, SizeTable, Uncertain, insert_position, sampled_kinds, witness_rules
+from pbsolve.kit import (
+    KindRegistry,
+    PositiveRange,
+    Settings,
+    SizeTable,
+    Uncertain,
+    insert_position,
+    sampled_kinds,
+    witness_rules,
+)
 from pbsolve.model_kit import (
     Encoder,
     HardHooks,
@@ -44,11 +53,21 @@ TASK = TaskSpec(
     family="workforce",
     summary="assign a week's tasks to skilled workers and days under deadlines, dependencies and hour caps",
     subtasks=(
-        SubtaskSpec("maintenance_crew", "Maintenance crew", "repair jobs with skills, dependencies and equipment chains"),
-        SubtaskSpec("consulting_team", "Consulting team", "billable consultants at hourly rates under client deadlines"),
+        SubtaskSpec(
+            "maintenance_crew", "Maintenance crew", "repair jobs with skills, dependencies and equipment chains"
+        ),
+        SubtaskSpec(
+            "consulting_team", "Consulting team", "billable consultants at hourly rates under client deadlines"
+        ),
         SubtaskSpec("software_sprint", "Software sprint", "story work and reviews: a reviewer is never the author"),
-        SubtaskSpec("cleaning_services", "Cleaning services", "site rounds whose change of cleaner pays a travel handover"),
-        SubtaskSpec("translation_agency", "Translation agency", "language-pair jobs with deadlines, rates and a second-reviewer rule"),
+        SubtaskSpec(
+            "cleaning_services", "Cleaning services", "site rounds whose change of cleaner pays a travel handover"
+        ),
+        SubtaskSpec(
+            "translation_agency",
+            "Translation agency",
+            "language-pair jobs with deadlines, rates and a second-reviewer rule",
+        ),
     ),
     pool=(
         ConstraintSpec("skill", "basic", "a task's worker has the skill it needs"),
@@ -148,35 +167,37 @@ class WorkModel(ModelBase):
 
     # Expressions are built with LinearExpr.sum / weighted_sum (one call each, not Python's
     # sum over overloaded +): building dominated generation time before.
-    def by(self, task: str, worker: str) -> cp_model.LinearExprT:
+    def by(self, task: str, worker: str) -> cp_model.LinearExpr:
         """1 when ``worker`` does ``task`` (on any day)."""
         return cp_model.LinearExpr.sum([self.x[task, worker, day] for day in self.data.days])
 
-    def on(self, task: str, day: str) -> cp_model.LinearExprT:
+    def on(self, task: str, day: str) -> cp_model.LinearExpr:
         """1 when ``task`` is done on ``day`` (by anyone)."""
         return cp_model.LinearExpr.sum([self.x[task, w.id, day] for w in self.data.workers])
 
-    def day_of(self, task: str) -> cp_model.LinearExprT:
+    def day_of(self, task: str) -> cp_model.LinearExpr:
         """The 0-based index of ``task``'s day."""
         d = self.data
         cells = [(self.x[task, w.id, day], i) for i, day in enumerate(d.days) for w in d.workers if i]
         return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [i for _, i in cells])
 
-    def hours(self, worker: str, day: str) -> cp_model.LinearExprT:
+    def hours(self, worker: str, day: str) -> cp_model.LinearExpr:
         tasks = self.data.tasks
         return cp_model.LinearExpr.weighted_sum([self.x[t.id, worker, day] for t in tasks], [t.hours for t in tasks])
 
-    def week(self, worker: str) -> cp_model.LinearExprT:
+    def week(self, worker: str) -> cp_model.LinearExpr:
         d = self.data
         cells = [(self.x[t.id, worker, day], t.hours) for t in d.tasks for day in d.days]
         return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [h for _, h in cells])
 
-    def weighted(self, coef: Callable[[str, str, str], int]) -> cp_model.LinearExprT:
+    def weighted(self, coef: Callable[[str, str, str], int]) -> cp_model.LinearExpr:
         """Sum of coef(task, worker, day) x[task, worker, day] over the non-zero coefficients."""
         keys = [k for k in self.x if coef(*k)]
         return cp_model.LinearExpr.weighted_sum([self.x[k] for k in keys], [coef(*k) for k in keys])
 
-    def together(self, a: cp_model.LinearExprT, b: cp_model.LinearExprT, name: str) -> cp_model.IntVar:
+    def together(
+        self, a: cp_model.LinearExpr | cp_model.IntVar, b: cp_model.LinearExpr | cp_model.IntVar, name: str
+    ) -> cp_model.IntVar:
         """A Boolean equal to a AND b (a, b 0/1 expressions): exact whatever is optimised."""
         z = self.m.new_bool_var(name)
         self.m.add(z <= a)
@@ -339,7 +360,10 @@ def _worker_backup(tm: WorkModel, p: NoParams, lit: cp_model.IntVar) -> None:
             if f.id == w.id:
                 continue
             for day in d.days:
-                moved = [tm.together(z[t.id, f.id, w.id], tm.x[t.id, f.id, day], f"m[{t.id},{f.id},{w.id},{day}]") for t in d.tasks]
+                moved = [
+                    tm.together(z[t.id, f.id, w.id], tm.x[t.id, f.id, day], f"m[{t.id},{f.id},{w.id},{day}]")
+                    for t in d.tasks
+                ]
                 load = tm.hours(w.id, day) + sum(t.hours * v for t, v in zip(d.tasks, moved))
                 tm.post(load <= w.max_day, lit)
 
@@ -497,7 +521,7 @@ def _chains(spec: GenerationSpec, tasks: list[Job], w: Witness, rng: random.Rand
         return ()
     ids = [t.id for t in tasks]
     rng.shuffle(ids)
-    chains = []
+    chains: list[Chain] = []
     k = 0
     while len(ids) - k >= 2 and len(chains) < max(1, len(tasks) // 3):
         size = 3 if len(ids) - k >= 3 and rng.random() < 0.5 else 2
@@ -738,7 +762,9 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     each: under a labour-cost objective longer hours always cost more, so the daily
     hours are the inputs whose worst case may cost nothing."""
     d = WorkData.model_validate(draft_.data)
-    hours = [Uncertain(id="", kind="hours", target=t.id, low=t.hours, high=t.hours + rng.randint(1, 2)) for t in d.tasks]
+    hours = [
+        Uncertain(id="", kind="hours", target=t.id, low=t.hours, high=t.hours + rng.randint(1, 2)) for t in d.tasks
+    ]
     capacity = [
         Uncertain(id="", kind="capacity", target=w.id, low=w.max_day - rng.randint(1, 2), high=w.max_day)
         for w in d.workers

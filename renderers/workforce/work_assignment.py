@@ -38,7 +38,9 @@ def _skill(d: WorkData, p: NoParams) -> str:
 
 @TEXT.rule("daily_hours")
 def _daily(d: WorkData, p: NoParams) -> str:
-    return "No worker works more hours on one day (the sum of the hours of their tasks that day) than their daily hours."
+    return (
+        "No worker works more hours on one day (the sum of the hours of their tasks that day) than their daily hours."
+    )
 
 
 @TEXT.rule("availability")
@@ -85,8 +87,7 @@ def _precedence(d: WorkData, p: wa.Precedence) -> str:
 def _balance(d: WorkData, p: wa.LoadBalance) -> str:
     spread = f"differ by at most {plural(p.max, 'hour')}" if p.max else "are all equal"
     return (
-        "Fairness: the weekly hours of any two workers (every listed worker counts, also one with no task) "
-        f"{spread}."
+        f"Fairness: the weekly hours of any two workers (every listed worker counts, also one with no task) {spread}."
     )
 
 
@@ -197,12 +198,17 @@ def _body(d: WorkData, subtask: str, objective: list[ObjectiveTerm], rules: list
         if w.days_off:
             line += f"; days off {and_list(list(w.days_off))}"
         out.append(line)
-    out += ["", "**Tasks** (hours are the task's working hours on the day it is done; priority points weigh the order score):"]
+    out += [
+        "",
+        "**Tasks** (hours are the task's working hours on the day it is done; priority points weigh the order score):",
+    ]
     for t in d.tasks:
         parts = [
             f"{t.id} {t.name}",
             f"needs {t.skill}",
-            f"{ranged(d, 'hours', t.id, t.hours)} hours" if any(u.target == t.id for u in d.uncertain) else plural(t.hours, "hour"),
+            f"{ranged(d, 'hours', t.id, t.hours)} hours"
+            if any(u.target == t.id for u in d.uncertain)
+            else plural(t.hours, "hour"),
             f"released {t.release}",
             f"due {t.due}",
             f"lateness weight {t.weight}",
