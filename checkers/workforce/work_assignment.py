@@ -88,6 +88,12 @@ class WorkData(BaseModel):
         return {w.id: k for k, w in enumerate(self.workers, 1)}
 
 
+def replaced(d: WorkData, **changes: Any) -> WorkData:
+    """``d`` with fields replaced, as a new object: ``model_copy`` would carry over the
+    cached lookups (``worker_by_id`` ...) of the old data."""
+    return WorkData.model_validate({**{f: getattr(d, f) for f in WorkData.model_fields}, **changes})
+
+
 # -- parameters ------------------------------------------------------------------------
 class HardDeadline(Params):
     """The named tasks are done no later than their due day."""

@@ -482,6 +482,8 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[WorkData, Witne
             used[spot] -= hours
             if second is not None:
                 pair.append((f"{subject} {_verb(spec.subtask, True)}", rh, second))
+            elif not tasks:
+                continue  # a reviewed week opens with a reviewed task: every draft has a review pair
         for name, h, (w, day) in pair:
             used[w, day] = used.get((w, day), 0) + h
             tid = f"T{len(tasks) + 1}"
@@ -539,7 +541,7 @@ def _with_availability(d: WorkData, w: Witness, rng: random.Random) -> WorkData:
         free = [day for day in d.days if day not in mine]
         off = (rng.choice(free),) if free and rng.random() < 0.7 else ()
         workers.append(x.model_copy(update={"days_off": off}))
-    return d.model_copy(update={"workers": tuple(workers)})
+    return wa.replaced(d, workers=tuple(workers))
 
 
 def _with_release(d: WorkData, w: Witness, rng: random.Random) -> WorkData:
@@ -549,7 +551,7 @@ def _with_release(d: WorkData, w: Witness, rng: random.Random) -> WorkData:
         at = d.day_index[w[t.id][1]]
         rel = d.days[rng.randint(0, at)] if rng.random() < 0.6 else d.days[0]
         tasks.append(t.model_copy(update={"release": rel}))
-    return d.model_copy(update={"tasks": tuple(tasks)})
+    return wa.replaced(d, tasks=tuple(tasks))
 
 
 def _week(d: WorkData, w: Witness) -> dict[str, int]:
