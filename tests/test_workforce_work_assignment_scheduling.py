@@ -25,8 +25,12 @@ T = wa.TASK_ID
 SPEC = GenerationSpec(family="workforce", task=T, subtask="maintenance_crew", seed=0, size="tiny")
 
 
-def job(tid: str, skill: str, hours: int, release: str = "Mon", due: str = "Tue", weight: int = 1, priority: int = 1) -> Job:
-    return Job(id=tid, name=f"{tid} job", skill=skill, hours=hours, release=release, due=due, weight=weight, priority=priority)
+def job(
+    tid: str, skill: str, hours: int, release: str = "Mon", due: str = "Tue", weight: int = 1, priority: int = 1
+) -> Job:
+    return Job(
+        id=tid, name=f"{tid} job", skill=skill, hours=hours, release=release, due=due, weight=weight, priority=priority
+    )
 
 
 # Three days, two workers, three tasks: 6^3 = 216 plans, every one enumerable.
@@ -67,11 +71,23 @@ CASES = [
     ("release", None, GOOD, moved(GOOD, T2=("Ben", "Mon")), "before its release day Tue"),
     ("hard_deadline", wa.HardDeadline(tasks=["T1"]), GOOD, moved(GOOD, T1=("Ana", "Tue")), "after its deadline Mon"),
     ("weekly_hours", wa.WeeklyHours(workers=["Ben"], max=3), GOOD, moved(GOOD, T1=("Ben", "Wed")), "Ben works 6 hours"),
-    ("worker_absent", wa.WorkerAbsent(worker="Ben", days=["Wed"]), GOOD, moved(GOOD, T3=("Ben", "Wed")), "absent on Wed"),
+    (
+        "worker_absent",
+        wa.WorkerAbsent(worker="Ben", days=["Wed"]),
+        GOOD,
+        moved(GOOD, T3=("Ben", "Wed")),
+        "absent on Wed",
+    ),
     ("not_before", wa.NotBefore(task="T3", day="Tue"), moved(GOOD, T3=("Ben", "Tue")), GOOD, "before Tue"),
     ("precedence", wa.Precedence(pairs=[("T1", "T2")]), GOOD, moved(GOOD, T1=("Ana", "Tue")), "not on a later day"),
     ("load_balance", wa.LoadBalance(max=0), GOOD, moved(GOOD, T3=("Ana", "Tue")), "more than 0 apart"),
-    ("different_worker", wa.DifferentWorker(pairs=[("T2", "T3")]), moved(GOOD, T3=("Ana", "Mon")), GOOD, "both done by Ben"),
+    (
+        "different_worker",
+        wa.DifferentWorker(pairs=[("T2", "T3")]),
+        moved(GOOD, T3=("Ana", "Mon")),
+        GOOD,
+        "both done by Ben",
+    ),
     ("same_worker", wa.SameWorker(tasks=["T2", "T3"]), GOOD, moved(GOOD, T3=("Ana", "Mon")), "are done by Ana, Ben"),
     ("min_hours", wa.MinHours(workers=["Ben"], min=3), GOOD, moved(GOOD, T3=("Ana", "Tue")), "at least 3"),
     (
@@ -122,7 +138,9 @@ ALL_PLANS = [
 OBJECTIVE = [ObjectiveTerm(id=k, kind=k) for k in ("labour_cost", "lateness", "handovers", "order_score")]
 
 
-def model_says(plan: Plan, rules: list[Rule], objective: list[ObjectiveTerm] = OBJECTIVE) -> tuple[bool, dict[str, int]]:
+def model_says(
+    plan: Plan, rules: list[Rule], objective: list[ObjectiveTerm] = OBJECTIVE
+) -> tuple[bool, dict[str, int]]:
     draft = Draft(spec=SPEC, data=DATA.model_dump(mode="json"), rules=rules, objective=objective)
     sm = model.build(draft)
     chosen = {f"x[{t},{w},{d}]" for t, (w, d) in plan.assign.items()}
