@@ -11,6 +11,7 @@ the solver models.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,6 +76,11 @@ class PlanChecker(checking.TaskChecker):
     def baseline_plan(self, data: Any, instance: Instance) -> Any:
         raise NotImplementedError
 
+    def near_misses(self, instance: Instance, rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
+        """``(kind, answer)`` candidates for ``pbsolve perturb`` (see
+        :mod:`pbsolve.audit.perturb`); none unless the task type builds them."""
+        return []
+
 
 def baseline_answer(tc: PlanChecker, instance: Instance) -> str:
     """A greedy plan (the task's own heuristic) with its own figures: valid JSON, often
@@ -129,3 +135,8 @@ class FamilyChecker:
 
     def baseline_answer(self, instance: Instance) -> str:
         return baseline_answer(self.tasks[instance.task], instance)
+
+    def near_misses(self, instance: Instance, rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
+        """The ``pbsolve perturb`` hook over the task checkers (a family module binds it
+        as ``near_misses`` to opt in)."""
+        return self.tasks[instance.task].near_misses(instance, rng)

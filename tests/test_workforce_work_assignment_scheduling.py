@@ -313,3 +313,17 @@ def test_an_answer_missing_a_task_or_repeating_one_fails_the_format_item():
     answer = json.loads(json.dumps(inst.reference))
     answer["assignments"].append(answer["assignments"][0])
     assert "appears more than once" in format_item(inst, grade(inst, json.dumps(answer))).reason
+
+
+def test_perturb_finds_a_confirmed_one_move_break_for_the_common_rule_kinds():
+    from pbsolve.audit.perturb import PerturbReport, perturb_instance
+
+    report, found = PerturbReport(), set()
+    for index in range(10):
+        inst = build_instance(4, index, GenerateOptions(task=T, size="default")).instance
+        if inst is not None:
+            found |= {p.kind for p in perturb_instance(inst, 0, report=report)}
+    assert not report.hook_errors and not report.rejected
+    wanted = {"skill", "daily_hours", "release", "hard_deadline", "precedence", "different_worker", "weekly_hours"}
+    assert {f"break_rule:{k}" for k in wanted} <= found
+    assert {"suboptimal", "suboptimal_claims_optimum"} <= found

@@ -756,7 +756,7 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
     return make_rule("worker_backup", "hard", NoParams()), [ObjectiveTerm(id="backup_score", kind="backup_score")]
 
 
-UNCERTAIN_EACH = 3  # candidates of each kind probed (each costs two optimisations)
+UNCERTAIN_EACH = 2  # candidates of each kind probed (each costs two optimisations)
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
