@@ -424,7 +424,7 @@ Witness = dict[str, tuple[str, str]]  # task -> (worker, day)
 
 
 def _workers(spec: GenerationSpec, s: WorkSizes, skills: tuple[str, ...], rng: random.Random) -> list[Worker]:
-    """Workers with one to three skills each (every skill held by at least two), distinct
+    """Workers with one to four skills each (every skill held by at least two), distinct
     hourly rates and their own daily hours."""
     names = rng.sample(PEOPLE, s.workers)
     held: dict[str, set[str]] = {n: set() for n in names}
@@ -432,7 +432,7 @@ def _workers(spec: GenerationSpec, s: WorkSizes, skills: tuple[str, ...], rng: r
         for n in rng.sample(names, 2):
             held[n].add(skill)
     for n in names:
-        if rng.random() < 0.3:
+        if not held[n] or rng.random() < 0.3:
             held[n].add(rng.choice(skills))
     rates = rng.sample(range(20, 80, 5), s.workers)
     return [
@@ -545,10 +545,10 @@ def _with_availability(d: WorkData, w: Witness, rng: random.Random) -> WorkData:
 
 
 def _with_release(d: WorkData, w: Witness, rng: random.Random) -> WorkData:
-    """Each task, with probability 0.6, released on a day up to its witness day."""
+    """Each task, with probability 0.6, released on a day up to its witness day (and never after its due day)."""
     tasks = []
     for t in d.tasks:
-        at = d.day_index[w[t.id][1]]
+        at = min(d.day_index[w[t.id][1]], d.day_index[t.due])  # released by its witness day and its due day
         rel = d.days[rng.randint(0, at)] if rng.random() < 0.6 else d.days[0]
         tasks.append(t.model_copy(update={"release": rel}))
     return wa.replaced(d, tasks=tuple(tasks))

@@ -153,8 +153,8 @@ def _lateness(d: WorkData, p: NoParams) -> str:
 @TEXT.objective("handovers")
 def _handovers(d: WorkData, p: NoParams) -> str:
     return (
-        "the handover cost: within each chain, every two consecutive tasks done by different workers pay the "
-        "chain's handover cost; summed over chains"
+        "the handover cost: within each chain, every two tasks listed next to each other in the chain that are "
+        "done by different workers pay the chain's handover cost; summed over chains"
     )
 
 
@@ -216,7 +216,10 @@ def _body(d: WorkData, subtask: str, objective: list[ObjectiveTerm], rules: list
         ]
         out.append("- " + " — ".join(parts))
     if d.chains:
-        out += ["", "**Chains** (consecutive tasks of a chain should keep one worker):"]
+        out += [
+            "",
+            "**Chains** (tasks that hand work on to each other, in the listed order; a change of worker between two neighbours in a chain costs the handover cost):",
+        ]
         out += [f"- {c.id}: {' → '.join(c.tasks)}, handover cost {c.cost}" for c in d.chains]
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
