@@ -335,9 +335,9 @@ def _consecutive_days(tm: WorkModel, p: wa.ConsecutiveDays, lit: cp_model.IntVar
 
 @encoder("worker_backup")
 def _worker_backup(tm: WorkModel, p: NoParams, lit: cp_model.IntVar) -> None:
-    """Backup b[t,B]; when F falls ill, F's task t on day d moves to its backup:
-    z[t,F,B] >= (F does t) + b[t,B] - 1, and B's hours on d, own plus moved, stay within
-    B's daily hours."""
+    """Backup b[t,B]; when F falls ill, F's task t on day d moves to its backup B:
+    moved[t,F,B,d] >= x[t,F,d] + b[t,B] - 1 (a lower bound is enough: the load row only
+    pushes it down), and B's hours on d, own plus moved, stay within B's daily hours."""
     d = tm.data
     for t in d.tasks:
         for w in d.workers:
@@ -347,25 +347,18 @@ def _worker_backup(tm: WorkModel, p: NoParams, lit: cp_model.IntVar) -> None:
             tm.post(b + tm.by(t.id, w.id) <= 1, lit)
             for day in w.days_off:
                 tm.post(b + tm.on(t.id, day) <= 1, lit)
-    z: dict[tuple[str, str, str], cp_model.IntVar] = {}
-    for t in d.tasks:
-        for f in d.workers:
-            for w in d.workers:
-                if f.id != w.id:
-                    v = tm.m.new_bool_var(f"moved[{t.id},{f.id},{w.id}]")
-                    tm.m.add(v >= tm.by(t.id, f.id) + tm.b[t.id, w.id] - 1)
-                    z[t.id, f.id, w.id] = v
     for f in d.workers:
         for w in d.workers:
             if f.id == w.id:
                 continue
             for day in d.days:
-                moved = [
-                    tm.together(z[t.id, f.id, w.id], tm.x[t.id, f.id, day], f"m[{t.id},{f.id},{w.id},{day}]")
-                    for t in d.tasks
-                ]
-                load = tm.hours(w.id, day) + sum(t.hours * v for t, v in zip(d.tasks, moved))
-                tm.post(load <= w.max_day, lit)
+                moved = []
+                for t in d.tasks:
+                    v = tm.m.new_bool_var("")
+                    tm.m.add(v >= tm.x[t.id, f.id, day] + tm.b[t.id, w.id] - 1)
+                    moved.append(v)
+                hours = [t.hours for t in d.tasks]
+                tm.post(tm.hours(w.id, day) + cp_model.LinearExpr.weighted_sum(moved, hours) <= w.max_day, lit)
 
 
 def _objective(tm: WorkModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
@@ -712,8 +705,11 @@ def _plan(plan: dict[str, Any]) -> Witness:
 
 
 def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
-    """A weekly-hours cap on one or two workers just below the least they must work,
-    found by bisection (a lower cap only removes plans)."""
+    """A weekly-hours cap on two workers who alone hold some skills, just around their share
+    of the hours those skills force on them (forced / 2, rounded up): the loosest
+    infeasible of (share, share - 1). Caps this close to a counting bound keep the
+    infeasibility proofs short (a cap found by bisection over the whole week could sit
+    where only bin packing of the daily hours proves it, and such proofs time out)."""
     d = WorkData.model_validate(draft_.data)
     position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
@@ -722,14 +718,29 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     def with_cap(workers: list[str], most: int) -> Draft:
         return with_conflict_rule(draft_, "weekly_hours", wa.WeeklyHours(workers=workers, max=most), position)
 
+    if any(r.kind == "load_balance" for r in draft_.rules):
+        return None  # caps on some bound every worker's week: see below
+    capped = {w for r in draft_.rules if r.kind == "weekly_hours" for w in r.params["workers"]}
     names = [w.id for w in d.workers]
-    options = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]] + [[a] for a in names]
+    options = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]]
     rng.shuffle(options)
-    total = sum(t.hours for t in d.tasks)
-    for workers in options[:4]:
-        found = first_infeasible(range(total, -1, -1), lambda k: with_cap(workers, k), feasible)  # noqa: B023 - called within this iteration
+    tried = 0
+    for workers in options:
+        if capped | set(workers) == set(names):
+            # every week bounded makes some rule subsets number-partition problems whose
+            # infeasibility CP-SAT cannot prove in time (measured: 10 s per subset)
+            continue
+        forced = sum(t.hours for t in d.tasks if {w.id for w in d.workers if t.skill in w.skills} <= set(workers))
+        if forced < 1:
+            continue
+        each = -(-forced // len(workers))  # the cap is per worker: below this share they cannot cover the skills
+        caps = [k for k in (each, each - 1) if k >= 0]
+        found = first_infeasible(caps, lambda k: with_cap(workers, k), feasible)  # noqa: B023 - called within this iteration
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
+        tried += 1
+        if tried == 4:
+            break
     return None
 
 
