@@ -143,6 +143,7 @@ SIZES = SizeTable[WorkSizes](
     large=WorkSizes(days=5, workers=7, tasks=20, hours=PositiveRange(lo=1, hi=5), max_day=PositiveRange(lo=5, hi=8)),
 )
 PROBE_TIME = 2.0
+FEW_TASKS = 6  # up to this many tasks, partition-like infeasibility proofs are instant
 PRIORITY_TOP = 60  # tasks' priority points are distinct, drawn from 1..60
 # measured on 30 default drafts: presolve off makes the uniqueness re-optimisation 1.9x -> see report
 UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
@@ -718,7 +719,8 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     def with_cap(workers: list[str], most: int) -> Draft:
         return with_conflict_rule(draft_, "weekly_hours", wa.WeeklyHours(workers=workers, max=most), position)
 
-    if any(r.kind == "load_balance" for r in draft_.rules):
+    small = len(d.tasks) <= FEW_TASKS
+    if any(r.kind == "load_balance" for r in draft_.rules) and not small:
         return None  # caps on some bound every worker's week: see below
     capped = {w for r in draft_.rules if r.kind == "weekly_hours" for w in r.params["workers"]}
     names = [w.id for w in d.workers]
@@ -726,9 +728,10 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     rng.shuffle(options)
     tried = 0
     for workers in options:
-        if capped | set(workers) == set(names):
+        if capped | set(workers) == set(names) and not small:
             # every week bounded makes some rule subsets number-partition problems whose
-            # infeasibility CP-SAT cannot prove in time (measured: 10 s per subset)
+            # infeasibility CP-SAT cannot prove in time (measured: 10 s per subset at the
+            # default size; instant on a handful of tasks)
             continue
         forced = sum(t.hours for t in d.tasks if {w.id for w in d.workers if t.skill in w.skills} <= set(workers))
         if forced < 1:
