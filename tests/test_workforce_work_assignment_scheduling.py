@@ -327,3 +327,31 @@ def test_perturb_finds_a_confirmed_one_move_break_for_the_common_rule_kinds():
     wanted = {"skill", "daily_hours", "release", "hard_deadline", "precedence", "different_worker", "weekly_hours"}
     assert {f"break_rule:{k}" for k in wanted} <= found
     assert {"suboptimal", "suboptimal_claims_optimum"} <= found
+
+
+def test_the_backup_encoder_and_check_agree_on_plans_with_every_backup_choice():
+    rule = Rule(id="R1", kind="worker_backup", tier="hard", params={})
+    names = [w.id for w in DATA.workers]
+    checked, outcomes = 0, set()
+    for plan in ALL_PLANS[::9]:
+        for combo in itertools.product(names, repeat=len(DATA.tasks)):
+            with_backups = Plan(plan.assign, dict(zip(("T1", "T2", "T3"), combo)))
+            draft = Draft(spec=SPEC, data=DATA.model_dump(mode="json"), rules=[rule], objective=[])
+            sm = model.build(draft)
+            chosen = {f"x[{t},{w},{d}]" for t, (w, d) in with_backups.assign.items()}
+            chosen |= {f"b[{t},{w}]" for t, w in combo_items(with_backups)}
+            for var in sm.answer_literals:
+                sm.model.add(var == int(var.name in chosen))
+            for lit in sm.rule_literals.values():
+                sm.model.add(lit == 1)
+            solver = cp_model.CpSolver()
+            solver.parameters.num_workers = 1
+            accepted = solver.solve(sm.model) != cp_model.INFEASIBLE
+            assert accepted == verdict("worker_backup", with_backups)[0], with_backups
+            checked += 1
+            outcomes.add(accepted)
+    assert checked == len(ALL_PLANS[::9]) * 2 ** len(DATA.tasks) and outcomes == {True, False}
+
+
+def combo_items(plan: Plan) -> list[tuple[str, str]]:
+    return sorted((plan.backup or {}).items())

@@ -353,13 +353,16 @@ def _worker_backup(tm: WorkModel, p: NoParams, lit: cp_model.IntVar) -> None:
         for w in d.workers:
             if f.id == w.id:
                 continue
+            # only tasks w may back up on that day: this same rule keeps the others' b[t,w] at 0
+            can = [t for t in d.tasks if t.skill in w.skills]
             for day in d.days:
+                today = [] if day in w.days_off else can  # (w's own hours still count on a day off)
                 moved = []
-                for t in d.tasks:
+                for t in today:
                     v = tm.m.new_bool_var("")
                     tm.m.add(v >= tm.x[t.id, f.id, day] + tm.b[t.id, w.id] - 1)
                     moved.append(v)
-                hours = [t.hours for t in d.tasks]
+                hours = [t.hours for t in today]
                 tm.post(tm.hours(w.id, day) + cp_model.LinearExpr.weighted_sum(moved, hours) <= w.max_day, lit)
 
 
