@@ -194,8 +194,8 @@ class WorkModel(ModelBase):
 
     def weighted(self, coef: Callable[[str, str, str], int]) -> cp_model.LinearExpr:
         """Sum of coef(task, worker, day) x[task, worker, day] over the non-zero coefficients."""
-        keys = [k for k in self.x if coef(*k)]
-        return cp_model.LinearExpr.weighted_sum([self.x[k] for k in keys], [coef(*k) for k in keys])
+        cells = [(v, c) for k, v in self.x.items() if (c := coef(*k))]
+        return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [c for _, c in cells])
 
     def together(
         self, a: cp_model.LinearExpr | cp_model.IntVar, b: cp_model.LinearExpr | cp_model.IntVar, name: str
@@ -315,7 +315,7 @@ def _cumulative_rest(tm: WorkModel, p: wa.CumulativeRest, lit: cp_model.IntVar) 
     stop = d.day_index[p.day]
     big = sum(t.hours for t in d.tasks)
     for w in d.workers:
-        over = tm.m.new_bool_var(f"over[{w.id}]")
+        over = tm.m.new_bool_var("")
         running = sum(tm.hours(w.id, day) for day in d.days[: stop + 1])
         tm.post(running <= p.hours + big * over, lit)
         tm.post(tm.hours(w.id, d.days[stop + 1]) <= p.light + big * (1 - over), lit)
@@ -327,7 +327,7 @@ def _consecutive_days(tm: WorkModel, p: wa.ConsecutiveDays, lit: cp_model.IntVar
     for w in d.workers:
         works = []
         for day in d.days:
-            v = tm.m.new_bool_var(f"works[{w.id},{day}]")
+            v = tm.m.new_bool_var("")
             for t in d.tasks:
                 tm.m.add(v >= tm.x[t.id, w.id, day])
             works.append(v)
@@ -379,7 +379,7 @@ def _objective(tm: WorkModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT
         parts = []
         for c in d.chains:
             for a, b in zip(c.tasks, c.tasks[1:]):
-                kept = sum(tm.together(tm.by(a, w.id), tm.by(b, w.id), f"keep[{a},{b},{w.id}]") for w in d.workers)
+                kept = sum(tm.together(tm.by(a, w.id), tm.by(b, w.id), "") for w in d.workers)
                 parts.append(c.cost * (1 - kept))
         return sum(parts), sum(c.cost * (len(c.tasks) - 1) for c in d.chains)
     if term.kind == "order_score":
