@@ -60,6 +60,7 @@ class LocalBackend:
         self.slots = 2 * workers
         self._ex: cf.Executor = self._new()
         self._pending: dict[cf.Future[ShardOutput], ShardRange] = {}
+        self._lost: list[ShardRange] = []  # shards of a pool found broken, reported at the next wait
 
     def _new(self) -> cf.Executor:
         if self.workers <= 1:
@@ -67,9 +68,26 @@ class LocalBackend:
         return interrupts.worker_pool(self.workers)
 
     def submit(self, seed: int, rng: ShardRange, options: GenerateOptions) -> None:
-        self._pending[self._ex.submit(_build, (seed, rng, options))] = rng
+        try:
+            fut = self._ex.submit(_build, (seed, rng, options))
+        except BrokenProcessPool:  # a worker died since the last wait: its pool takes no more work
+            self._restart()
+            fut = self._ex.submit(_build, (seed, rng, options))
+        self._pending[fut] = rng
+
+    def _restart(self) -> None:
+        """A new pool; every shard of the broken one is reported lost at the next wait."""
+        for fut, rng in self._pending.items():
+            fut.cancel()
+            self._lost.append(rng)
+        self._pending.clear()
+        self._close_executor()
+        self._ex = self._new()
 
     def wait(self, timeout: float) -> list[tuple[ShardRange, Result]]:
+        if self._lost:
+            lost, self._lost = self._lost, []
+            return [(rng, ShardFailure("a worker process died", retryable=True)) for rng in lost]
         if not self._pending:
             return []
         done, _ = cf.wait(list(self._pending), timeout=timeout, return_when=cf.FIRST_COMPLETED)
@@ -94,12 +112,9 @@ class LocalBackend:
                 raise interrupts.Interrupted()
             found.append((rng, out))
         if broken:  # every other job of the broken pool is lost too: report them, start afresh
-            for fut, rng in list(self._pending.items()):
-                found.append((rng, ShardFailure("a worker process died", retryable=True)))
-                fut.cancel()
-            self._pending.clear()
-            self._close_executor()
-            self._ex = self._new()
+            self._restart()
+            lost, self._lost = self._lost, []
+            found += [(rng, ShardFailure("a worker process died", retryable=True)) for rng in lost]
         return found
 
     def _close_executor(self) -> None:
