@@ -93,9 +93,10 @@ def export_cmd(
         for s, path in report.files.items():
             out.print(escape(f"{s}: {path}"))
         check = report.leak_check
-        out.print(f"leak check: {check.eval_problems} eval and {check.train_problems} train problems (canonical "
-                  f"problem hashes), {check.shared} shared; {check.repeated} instance(s) repeat an earlier "
-                  "problem in their split", markup=False)  # fmt: skip
+        out.print(f"leak check: {check.shared} of {check.eval_problems} eval problems in train "
+                  f"({check.train_problems} train problems, canonical hashes)", markup=False)  # fmt: skip
+        if check.repeated:
+            out.print(f"{check.repeated} instance(s) repeat an earlier problem in their split", markup=False)
     if report.errors:
         raise typer.Exit(1)
 

@@ -87,7 +87,8 @@ def run_sharded(
 
 def print_sharded_summary(folder: Path, m: mf.Manifest) -> None:
     t = m.totals()
-    table = Table(title=f"dataset {folder}: {m.instances} instances in {len(m.shards)} shard(s)")
+    out.print(f"dataset {folder}: {m.instances} instances in {len(m.shards)} shard(s)", markup=False)
+    table = Table()
     for col in ("task", "instances"):
         table.add_column(col, justify="right" if col != "task" else "left")
     for task, count in t.stats.task.items():
@@ -97,8 +98,9 @@ def print_sharded_summary(folder: Path, m: mf.Manifest) -> None:
     feasible = m.instances - det.get("infeasible", 0)
     out.print(
         f"unique optimum: {100.0 * det.get('unique', 0) / max(feasible, 1):.1f}% of feasible · infeasible: "
-        f"{100.0 * det.get('infeasible', 0) / max(m.instances, 1):.1f}% · duplicates dropped {t.duplicates} · "
-        f"excluded {t.excluded} · indices {m.run.start}..{t.hi - 1}",
+        f"{100.0 * det.get('infeasible', 0) / max(m.instances, 1):.1f}%",
         markup=False,
     )
+    out.print(f"dropped: {t.duplicates} duplicate(s), {t.excluded} in an excluded dataset · indices "
+              f"{m.run.start}..{t.hi - 1}", markup=False)  # fmt: skip
     out.print(f"manifest: {folder / mf.MANIFEST} · card: {folder / 'README.md'}", markup=False)
