@@ -14,7 +14,7 @@ LINT_PATHS := pbsolve models renderers checkers
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,milp]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,milp,ray]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -41,7 +41,7 @@ bench: $(STAMP)
 # "--only checkers/allocation/material.py" or "--keep" (re-run only what changed).
 MUTATION_CHILDREN ?= 2
 mutation: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,milp,mutation]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,milp,ray,mutation]'
 	$(BIN)/python scripts/mutation.py --max-children $(MUTATION_CHILDREN) $(MUTATION_ARGS)
 
 schema: $(STAMP)

@@ -154,10 +154,19 @@ def _watch(event: Any) -> None:
         time.sleep(0.05)
 
 
+def _orphan_watch(parent: int) -> None:
+    """A worker whose parent died (killed outright, no handler ran) ends itself: nothing
+    would ever collect its work, and it would hold the parent's pipes open."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
 def _init_worker(event: Any) -> None:
     """Worker start-up: the parent owns the signals; a shared event carries its stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch, args=(event,), name="pbsolve-stop", daemon=True).start()
+    threading.Thread(target=_orphan_watch, args=(os.getppid(),), name="pbsolve-orphan", daemon=True).start()
 
 
 class WorkerPool(ProcessPoolExecutor):

@@ -7,6 +7,7 @@ reward adapters: an exported row must grade its instance's oracle answer as 1.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -17,6 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 import pbsolve.cli.main as cli
+from pbsolve.canonical import problem_hash
+from pbsolve.generate import GenerateOptions, generate
 from pbsolve.serve.export import eval_count, export, split_key
 from pbsolve.jsonl import dumps
 from pbsolve.llm.responders import oracle
@@ -27,17 +30,23 @@ runner = CliRunner()
 
 
 def clones(instances: list[Instance], n: int) -> list[Instance]:
-    """n distinct instances: the certified ones, then copies under new ids (for split sizes)."""
-    out = []
-    for k in range(n):
-        base = instances[k % len(instances)]
-        out.append(base if k < len(instances) else base.model_copy(update={"id": f"{base.id}~{k}"}))
-    return out
+    """The first n instances (the fixture holds 40 distinct problems, for split sizes)."""
+    assert len(instances) >= n
+    return instances[:n]
 
 
 @pytest.fixture(scope="module")
 def instances(feasible_instances, infeasible_instances) -> list[Instance]:
-    return [*feasible_instances.values(), *infeasible_instances.values()]
+    """40 instances posing 40 different problems: the session's certified ones, then tiny
+    ones of every family (splits follow problems, so copies would move together)."""
+    found = [*feasible_instances.values(), *infeasible_instances.values()]
+    seen = {problem_hash(i) for i in found}
+    for o in generate(40 - len(found) + 6, 7, GenerateOptions(size="tiny")):
+        if o.instance is not None and problem_hash(o.instance) not in seen and len(found) < 40:
+            seen.add(problem_hash(o.instance))
+            found.append(o.instance)
+    assert len(found) == 40
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -148,8 +157,42 @@ def test_split_depends_on_seed_and_id_not_on_file_order(tmp_path, source):
     a = eval_ids(source, tmp_path / "a", 0)
     assert a == eval_ids(reverse, tmp_path / "b", 0)
     assert a != eval_ids(source, tmp_path / "c", 1)
-    ranked = sorted((json.loads(x)["id"] for x in lines), key=lambda i: split_key(i, 0))
-    assert a == set(ranked[:10])
+    insts = [Instance.model_validate_json(x) for x in lines]
+    ranked = sorted(insts, key=lambda i: split_key(problem_hash(i), 0))
+    assert a == {i.id for i in ranked[:10]}
+
+
+def test_copies_of_one_problem_under_other_ids_share_a_split_and_the_report_says_so(tmp_path, source):
+    lines = source.read_text(encoding="utf-8").splitlines()
+    copies = []
+    for x in lines:
+        inst = Instance.model_validate_json(x)
+        copies.append(inst.model_copy(update={"id": inst.id + "-copy", "prompt": inst.prompt + " "}).model_dump_json())
+    both = tmp_path / "both.jsonl"
+    both.write_text("\n".join(lines + copies) + "\n", encoding="utf-8")
+    report = export([both], tmp_path / "out", fmt="jsonl", eval_fraction=0.3)
+    split_of: dict[str, set[str]] = {}
+    for s in ("train", "eval"):
+        for row in read_rows(tmp_path / "out" / f"{s}.jsonl"):
+            split_of.setdefault(row["id"].removesuffix("-copy"), set()).add(s)
+    assert all(len(v) == 1 for v in split_of.values()) and len(split_of) == len(lines)
+    check = report.as_dict()["leak_check"]
+    assert check["shared"] == 0 and check["repeated_problems"] == len(lines)
+    assert check["eval_problems"] + check["train_problems"] == len(lines)
+
+
+def test_a_problem_found_in_both_splits_stops_the_export(tmp_path, source, monkeypatch):
+    from pbsolve.serve import export as export_module
+
+    keys = itertools.cycle([0, 1])  # a broken split: keys by position, not by problem
+    monkeypatch.setattr(export_module, "split_key", lambda problem, seed=0: next(keys))
+    lines = source.read_text(encoding="utf-8").splitlines()
+    twice = tmp_path / "twice.jsonl"
+    inst = Instance.model_validate_json(lines[0])
+    twice.write_text(lines[0] + "\n" + inst.model_copy(update={"id": "other"}).model_dump_json() + "\n")
+    with pytest.raises(export_module.SplitLeak, match="1 problem\\(s\\) in both splits"):
+        export([twice], tmp_path / "out", fmt="jsonl", eval_fraction=0.5)
+    assert not (tmp_path / "out" / "train.jsonl").exists()
 
 
 # -- bad input, atomic output, Parquet input ------------------------------------------------------

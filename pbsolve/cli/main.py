@@ -221,10 +221,44 @@ def generate_cmd(
     rewrite_attempts: Annotated[
         int, typer.Option(min=1, help="llm renderer: rewrites tried before the template text is kept")
     ] = 3,
+    shard_size: Annotated[
+        int | None,
+        typer.Option(
+            "--shard-size",
+            min=1,
+            help="write a sharded dataset folder (--out DIR): shards of this many indices, a manifest and a "
+            "dataset card; the same command continues an interrupted run",
+        ),
+    ] = None,
+    backend: Annotated[
+        str, typer.Option(help="sharded runs: local (worker processes) | ray (a local Ray, or --address)")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="sharded runs on Ray: the cluster to join (e.g. 10.0.0.5:6379 or auto)")
+    ] = None,
+    exclude: Annotated[
+        list[Path] | None,
+        typer.Option(help="sharded runs: leave out problems already in this dataset (folder or manifest.json)"),
+    ] = None,
+    shard_format: Annotated[str, typer.Option("--format", help="sharded runs: jsonl | parquet")] = "jsonl",
+    dedup: Annotated[
+        bool, typer.Option("--dedup/--no-dedup", help="sharded runs: drop a problem seen earlier in the run")
+    ] = True,
     *,
     llm: LLMOptions,
 ) -> None:
-    """Generate certified instances (JSON Lines)."""
+    """Generate certified instances (JSON Lines; with --shard-size, a sharded dataset folder)."""
+    if shard_size is None:
+        given = [o for o, on in (("--backend", backend != "local"), ("--address", address), ("--exclude", exclude),
+                                 ("--format", shard_format != "jsonl"), ("--no-dedup", not dedup)) if on]  # fmt: skip
+        if given:
+            fail(f"{', '.join(given)} apply to sharded runs: add --shard-size (and --out DIR)")
+    elif resume:
+        fail("a sharded run continues by itself: run the same command again, without --resume")
+    if shard_format not in ("jsonl", "parquet"):
+        fail(f"unknown --format {shard_format!r}; choose jsonl or parquet")
+    if backend not in ("local", "ray"):
+        fail(f"unknown --backend {backend!r}; choose local or ray")
     if renderer not in ("template", "llm"):
         fail(f"unknown renderer {renderer!r}; choose template or llm")
     size_name = parse_size(size)
@@ -252,9 +286,21 @@ def generate_cmd(
     if opts.rewriter is not None:
         preflight_or_fail(opts.rewriter)
     try:
-        check_writable(out_path)
+        if shard_size is None:
+            check_writable(out_path)
     except OSError as exc:
         fail(f"cannot write {out_path}: {exc.strerror or exc}")
+    if shard_size is not None:
+        from pbsolve.cli.sharded import run_sharded
+
+        if backend == "local":
+            warn_workers(workers)
+        fmt = cast(Literal["jsonl", "parquet"], shard_format)
+        m = run_sharded(out_path, n, seed, start, opts, shard_size, fmt, dedup, list(exclude or []), backend, workers,
+                        address, quiet=summary_json)  # fmt: skip
+        if summary_json:
+            print(json.dumps(m.totals().model_dump(mode="json") | {"complete": m.complete, "instances": m.instances}))
+        return
     warn_workers(workers)
     summary = run_generate(n, seed, opts, workers, out_path, quiet=summary_json, start=start, resume=resume)
     if summary_json:

@@ -36,14 +36,15 @@ def _show_errors(errors: list, total: int | None = None) -> None:
 
 def export_cmd(
     instances: Annotated[
-        list[Path], typer.Option("--instances", help="instances file (JSONL or Parquet); repeat for several")
+        list[Path],
+        typer.Option("--instances", help="instances file (JSONL or Parquet) or sharded dataset folder; repeatable"),
     ],
     fmt: Annotated[str, typer.Option("--format", help="verl | jsonl | parquet")] = "jsonl",
     out_dir: Annotated[Path, typer.Option("--out", help="output folder: <split>.parquet or <split>.jsonl")] = Path(
         "dataset"
     ),
     eval_fraction: Annotated[
-        float, typer.Option(help="share of instances in the eval split (hash of seed and id)")
+        float, typer.Option(help="share of instances in the eval split (hash of seed and problem)")
     ] = 0.1,
     seed: Annotated[int, typer.Option(help="seed of the train/eval assignment")] = 0,
     system: Annotated[str | None, typer.Option(help="system message put before each prompt")] = None,
@@ -54,9 +55,14 @@ def export_cmd(
     """Export instances as a training set: verl Parquet, or JSON Lines / Parquet for `datasets`."""
     import json
 
+    from pbsolve.scale.manifest import ManifestError, expand_dataset_paths
     from pbsolve.serve.export import export
     from pbsolve.serve.store import StoreError
 
+    try:
+        instances = expand_dataset_paths(instances)
+    except ManifestError as exc:
+        fail(str(exc))
     for p in instances:
         if not p.is_file():
             fail(f"{p}: no such file")
@@ -86,13 +92,22 @@ def export_cmd(
         out.print(t)
         for s, path in report.files.items():
             out.print(escape(f"{s}: {path}"))
+        check = report.leak_check
+        out.print(f"leak check: {check.shared} of {check.eval_problems} eval problems in train "
+                  f"({check.train_problems} train problems, canonical hashes)", markup=False)  # fmt: skip
+        if check.repeated:
+            out.print(f"{check.repeated} instance(s) repeat an earlier problem in their split", markup=False)
     if report.errors:
         raise typer.Exit(1)
 
 
 def serve_cmd(
     instances: Annotated[
-        list[Path], typer.Option("--instances", help="instances (JSONL or Parquet, repeatable) or a built store file")
+        list[Path],
+        typer.Option(
+            "--instances",
+            help="instances (JSONL or Parquet, repeatable), a sharded dataset folder or a built store file",
+        ),
     ],
     store: Annotated[
         Path | None, typer.Option(help="store file to build or reuse (default <first file>.pbstore)")
@@ -123,10 +138,15 @@ def serve_cmd(
     access_log: Annotated[bool, typer.Option("--access-log", help="log every request")] = False,
 ) -> None:
     """Serve rewards over HTTP for RL training (FastAPI + uvicorn)."""
+    from pbsolve.scale.manifest import ManifestError, expand_dataset_paths
     from pbsolve.serve.store import InstanceStore, StoreError, ensure_store
 
     if mode not in REWARD_MODES:
         fail(f"unknown reward mode {mode!r}; choose one of {', '.join(REWARD_MODES)}")
+    try:
+        instances = expand_dataset_paths(instances)  # a sharded dataset folder: its shard files
+    except ManifestError as exc:
+        fail(str(exc))
     try:
         with err.status("preparing the instance store ...") if err.is_terminal else nullcontext() as status:
 

@@ -2,10 +2,15 @@
 
 Rows are streamed (read one instance, write it into a row group buffer); memory grows
 only by the set of ids seen (duplicates are skipped) and one 64-bit key per instance. The
-``eval`` split is the round(fraction x n) instances whose hash of (seed, id) is smallest
-(at least one in each split when 0 < fraction < 1), found in a first pass over the files:
-exact counts, independent of file order, and an instance's split changes only when
-instances are added or removed near the cut.
+``eval`` split is the round(fraction x n) instances whose hash of (seed, problem) is
+smallest (at least one in each split when 0 < fraction < 1), found in a first pass over
+the files: independent of file order, and an instance's split changes only when
+instances are added or removed near the cut. The problem is the canonical content hash of
+:mod:`pbsolve.canonical` (data, rules, objective; ids and wording left out), so two
+instances that pose the same problem always land in the same split: no eval problem can
+leak into train. The counts are exact unless copies of one problem straddle the cut
+(they all go to eval). After writing, the problem hashes of the two splits are compared
+and the report says how many each has and that none is shared (a shared one raises).
 
 ``verl``   -> ``<out>/train.parquet``, ``<out>/eval.parquet`` with ``data_source``,
               ``prompt`` (chat messages), ``ability``, ``reward_model`` {``style``: "rule",
@@ -32,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from pbsolve.canonical import problem_hash
 from pbsolve.jsonl import LineError, check_writable, dumps
 from pbsolve.schema import Instance
 from pbsolve.serve.store import iter_instance_texts, parse_instance_text
@@ -42,9 +48,34 @@ SPLITS: tuple[str, ...] = ("train", "eval")
 ABILITY = "planning"
 
 
-def split_key(instance_id: str, seed: int = 0) -> int:
-    """The 64-bit hash of (seed, id) that orders instances for the train/eval assignment."""
-    return int.from_bytes(hashlib.sha256(f"{seed}:{instance_id}".encode()).digest()[:8], "big")
+def split_key(problem: str, seed: int = 0) -> int:
+    """The 64-bit hash of (seed, problem hash) that orders instances for the train/eval
+    assignment (equal problems, equal keys: the same split)."""
+    return int.from_bytes(hashlib.sha256(f"{seed}:{problem}".encode()).digest()[:8], "big")
+
+
+class SplitLeak(Exception):
+    """A problem is in both splits: a bug, never exported."""
+
+
+@dataclass
+class LeakCheck:
+    """How the export checked that no eval problem is in train."""
+
+    eval_problems: int = 0  # distinct problem hashes in eval
+    train_problems: int = 0
+    shared: int = 0
+    repeated: int = 0  # instances whose problem an earlier instance (another id) already posed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "eval_problems": self.eval_problems,
+            "train_problems": self.train_problems,
+            "shared": self.shared,
+            "repeated_problems": self.repeated,
+            "method": "split by a hash of each instance's canonical problem hash (pbsolve.canonical), then the "
+            "sets of problem hashes of the written splits compared",
+        }
 
 
 def eval_count(n: int, eval_fraction: float) -> int:
@@ -146,6 +177,7 @@ class ExportReport:
     rows: dict[str, int] = field(default_factory=lambda: {s: 0 for s in SPLITS})
     tasks: dict[str, dict[str, int]] = field(default_factory=dict)  # task -> split -> rows
     errors: list[LineError] = field(default_factory=list)
+    leak_check: LeakCheck = field(default_factory=LeakCheck)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -154,6 +186,7 @@ class ExportReport:
             "rows": self.rows,
             "tasks": self.tasks,
             "errors": len(self.errors),
+            "leak_check": self.leak_check.as_dict(),
         }
 
 
@@ -238,7 +271,7 @@ def _split_keys(paths: Sequence[str | Path], seed: int) -> list[int]:
             if isinstance(inst, LineError) or inst.id in seen:
                 continue
             seen.add(inst.id)
-            keys.append(split_key(inst.id, seed))
+            keys.append(split_key(problem_hash(inst), seed))
     return keys
 
 
@@ -280,9 +313,14 @@ def export(
         check_writable(out / f"{s}.{ext}")
     threshold = eval_threshold(keys, eval_fraction)
     writers = {s: _SplitWriter(out / f"{s}.{ext}", fmt, prompt_style, row_group) for s in splits}
+    problems: dict[str, set[bytes]] = {s: set() for s in SPLITS}
     try:
         for inst, text in iter_instances(paths, report.errors):
-            split = "eval" if split_key(inst.id, seed) <= threshold else "train"
+            problem = problem_hash(inst)
+            split = "eval" if split_key(problem, seed) <= threshold else "train"
+            digest = bytes.fromhex(problem)
+            report.leak_check.repeated += digest in problems[split]
+            problems[split].add(digest)
             index = report.rows[split]
             if fmt == "verl":
                 row = verl_row(inst, text, split, index, system, data_source)
@@ -299,6 +337,11 @@ def export(
             with contextlib.suppress(Exception):
                 w.close()
         raise
+    check = report.leak_check
+    check.eval_problems, check.train_problems = len(problems["eval"]), len(problems["train"])
+    check.shared = len(problems["eval"] & problems["train"])
+    if check.shared:
+        raise SplitLeak(f"{check.shared} problem(s) in both splits; nothing was exported")
     for s, w in writers.items():
         w.commit()
         report.files[s] = str(w.path)
@@ -309,6 +352,8 @@ __all__ = [
     "FORMATS",
     "SPLITS",
     "ExportReport",
+    "LeakCheck",
+    "SplitLeak",
     "chat_prompt",
     "dataset_row",
     "eval_count",
