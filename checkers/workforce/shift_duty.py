@@ -179,8 +179,9 @@ class ShiftBalance(Params):
 
 
 class WeekendCap(Params):
-    """Nobody works more than ``max`` weekend days."""
+    """Each named person works at most ``max`` weekend days."""
 
+    people: list[str]
     max: NonNegativeInt
 
 
@@ -401,10 +402,10 @@ def _shift_balance(d: ShiftDutyData, plan: Plan, p: ShiftBalance) -> Verdict:
 @check("weekend_cap")
 def _weekend_cap(d: ShiftDutyData, plan: Plan, p: WeekendCap) -> Verdict:
     weekend = [x.id for x in d.days if x.weekend]
-    for person in d.staff:
-        n = sum(1 for x in weekend if plan.of(person.id, x) != OFF)
+    for person in p.people:
+        n = sum(1 for x in weekend if plan.of(person, x) != OFF)
         if n > p.max:
-            return False, f"{person.id} works {n} weekend days (at most {p.max})"
+            return False, f"{person} works {n} weekend days (at most {p.max})"
     return OK
 
 
@@ -499,8 +500,7 @@ def objective_value(d: ShiftDutyData, plan: Plan, term: ObjectiveTerm, tp: Param
     if kind == "rota_score":
         pn = {q.id: k for k, q in enumerate(d.staff, 1)}
         sn = {s.id: k for k, s in enumerate(d.shifts, 1)}
-        width = len(d.shifts)
-        return sum(pn[q] * (width * d.day_index[x] + sn[s]) for q, x, s in plan.rows(d))
+        return sum(pn[q] * (d.day_index[x] + 1) * sn[s] for q, x, s in plan.rows(d))
     if kind == "changes":
         old = {tuple(r) for r in as_model(tp, CurrentRoster).existing}
         new = set(plan.rows(d))

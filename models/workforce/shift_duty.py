@@ -68,7 +68,7 @@ TASK = TaskSpec(
         ConstraintSpec("min_hours", "medium", "contract minimum: named staff work at least so many hours"),
         ConstraintSpec("complete_weekends", "medium", "named staff work every day of a weekend or none of it"),
         ConstraintSpec("shift_balance", "medium", "fairness: counts of the unsocial shift within a stated gap"),
-        ConstraintSpec("weekend_cap", "medium", "weekends off: nobody works more than k weekend days"),
+        ConstraintSpec("weekend_cap", "medium", "weekends off: named staff work at most k weekend days"),
         ConstraintSpec("min_rest", "medium", "buffer: at least so many hours between two shifts of a person"),
         ConstraintSpec("night_fatigue", "stateful", "after k consecutive nights, the next r days are off"),
         ConstraintSpec("run_hours", "stateful", "the running hours since a person's last day off stay within a cap"),
@@ -136,7 +136,7 @@ SIZES = SizeTable[ShiftDutySizes](
     default=ShiftDutySizes(staff=6, days=7, max_shifts=3, max_per_shift=2),
     large=ShiftDutySizes(staff=9, days=14, max_shifts=3, max_per_shift=2),
 )
-PROBE_TIME = 2.0
+PROBE_TIME = 0.5
 MAX_RUN = 5  # the planted roster never works more days in a row
 
 
@@ -245,8 +245,8 @@ def _shift_balance(tm: ShiftModel, p: sd.ShiftBalance, lit: cp_model.IntVar) -> 
 @encoder("weekend_cap")
 def _weekend_cap(tm: ShiftModel, p: sd.WeekendCap, lit: cp_model.IntVar) -> None:
     weekend = [x.id for x in tm.data.days if x.weekend]
-    for q in tm.data.staff:
-        tm.post(sum(tm.works(q.id, x) for x in weekend) <= p.max, lit)
+    for q in p.people:
+        tm.post(sum(tm.works(q, x) for x in weekend) <= p.max, lit)
 
 
 def clock(d: ShiftDutyData, day: int, shift: Shift) -> tuple[int, int]:
@@ -341,10 +341,7 @@ def _objective(tm: ShiftModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExpr
     if term.kind == "rota_score":
         pn = {q.id: k for k, q in enumerate(d.staff, 1)}
         sn = {s.id: k for k, s in enumerate(d.shifts, 1)}
-        width = len(d.shifts)
-        weight = {
-            (q, x, s): pn[q] * (width * d.day_index[x] + sn[s]) for q, x, s in tm.x
-        }
+        weight = {(q, x, s): pn[q] * (d.day_index[x] + 1) * sn[s] for q, x, s in tm.x}
         return sum(weight[k] * v for k, v in tm.x.items()), sum(weight.values())
     if term.kind == "changes":
         old = {tuple(r) for r in sd.CurrentRoster.model_validate(term.params).existing}
@@ -387,7 +384,7 @@ def _plant(
 ) -> Witness:
     """A plausible roster: shift by shift, one or more people who are free that day, have
     not worked MAX_RUN days in a row and worked no later shift the day before (rotations
-    run forward), a skilled one first."""
+    run forward), one skilled person first where one is free."""
     order = {s.id: k for k, s in enumerate(shifts)}
     w: Witness = {}
     run = {p.id: 0 for p in staff}
@@ -399,8 +396,10 @@ def _plant(
                 and (k == 0 or order.get(w.get((p.id, days[k - 1].id), ""), -1) <= order[s.id])
             ]  # fmt: skip
             rng.shuffle(free)
-            free.sort(key=lambda p: skill not in p.skills)
-            for p in free[: rng.randint(1, most)]:
+            skilled = [p for p in free if skill in p.skills]
+            first = skilled[:1]
+            rest = sorted((p for p in free if p not in first), key=lambda p: skill in p.skills)
+            for p in [*first, *rest][: rng.randint(1, most)]:
                 w[p.id, day.id] = s.id
         for p in staff:
             run[p.id] = run[p.id] + 1 if (p.id, day.id) in w else 0
@@ -413,7 +412,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ShiftDutyData, 
     days, shifts = _days(settings.days), _shifts(ctx, settings.max_shifts)
     names = rng.sample(STAFF_NAMES, settings.staff)
     wages = rng.sample(range(10, 26), settings.staff)
-    skilled = set(rng.sample(names, max(1, (settings.staff + 1) // 2)))
+    skilled = set(rng.sample(names, max(1, (2 * settings.staff + 2) // 3)))
     staff = [
         Person(id=n, skills=(ctx.skill,) if n in skilled else (), wage=wage) for n, wage in zip(names, wages)
     ]
@@ -560,10 +559,12 @@ def _b_shift_balance(d: ShiftDutyData, w: Witness, rng: random.Random) -> sd.Shi
 
 def _b_weekend_cap(d: ShiftDutyData, w: Witness, rng: random.Random) -> sd.WeekendCap | None:
     weekend = [x.id for x in d.days if x.weekend]
-    if not weekend:
+    worked = {p.id: sum(1 for x in weekend if (p.id, x) in w) for p in d.staff}
+    options = [q for q, n in worked.items() if n < len(weekend)]
+    if not options:
         return None
-    most = max(sum(1 for x in weekend if (p.id, x) in w) for p in d.staff)
-    return sd.WeekendCap(max=most) if most < len(weekend) else None
+    people = _in_order(d, _some(options, rng, 3))
+    return sd.WeekendCap(people=people, max=max(worked[q] for q in people))
 
 
 def _b_min_rest(d: ShiftDutyData, w: Witness, rng: random.Random) -> sd.MinRest | None:
@@ -576,14 +577,20 @@ def _b_min_rest(d: ShiftDutyData, w: Witness, rng: random.Random) -> sd.MinRest 
 
 
 def _b_night_fatigue(d: ShiftDutyData, w: Witness, rng: random.Random) -> sd.NightFatigue | None:
+    """The shortest run (from 2) after which the planted roster always rests, and the
+    longest rest it always takes then (1 or 2); a run longer than any planted one if none."""
     plan = _plan_of(d, w)
     shift = _heavy(d)
-    for run in (2, 3, 4):
+    longest = max(
+        (n for p in d.staff for _, n in sd._runs([s if s == shift else sd.OFF for s in sd.line(d, plan, p.id)])),
+        default=0,
+    )
+    for run in range(2, longest + 1):
         for rest in (2, 1):
             trial = sd.NightFatigue(shift=shift, run=run, rest=rest)
             if sd.CHECKS["night_fatigue"](d, plan, trial)[0]:
                 return trial
-    return None
+    return sd.NightFatigue(shift=shift, run=max(2, longest + 1), rest=rng.randint(1, 2))
 
 
 def _b_run_hours(d: ShiftDutyData, w: Witness, rng: random.Random) -> sd.RunHours | None:
@@ -638,22 +645,31 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
 
 # -- hard-tier hooks -------------------------------------------------------------------
 def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
-    """A contract maximum on one or two people just below the least they must work,
-    found by bisection (a lower cap only removes rosters)."""
+    """A contract minimum on one person just above the most they can work (a conflict
+    with their leave, rest and run rules), else a contract maximum on one or two people
+    just below the least the cover leaves them; each found by bisection (a tighter bound
+    only removes rosters)."""
     d = ShiftDutyData.model_validate(draft_.data)
     position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
     top = max(s.hours for s in d.shifts) * len(d.days)
 
+    def with_min(people: list[str], least: int) -> Draft:
+        return with_conflict_rule(draft_, "min_hours", sd.MinHours(people=people, min=least), position)
+
     def with_cap(people: list[str], most: int) -> Draft:
         return with_conflict_rule(draft_, "max_hours", sd.MaxHours(people=people, max=most), position)
 
     names = [p.id for p in d.staff]
-    options = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]] + [[a] for a in names]
-    rng.shuffle(options)
-    for people in options[:4]:
-        found = first_infeasible(range(top, -1, -1), lambda k: with_cap(people, k), feasible)  # noqa: B023 - called within this iteration
+    singles = [[a] for a in names]
+    pairs = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]] + singles
+    rng.shuffle(singles)
+    rng.shuffle(pairs)
+    trials = [(with_min, people, range(0, top + 1)) for people in singles[:2]]
+    trials += [(with_cap, people, range(top, -1, -1)) for people in pairs[:2]]
+    for make, people, values in trials:
+        found = first_infeasible(values, lambda k: make(people, k), feasible)  # noqa: B023 - called within this iteration
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
     return None

@@ -95,7 +95,8 @@ def _shift_balance(d: ShiftDutyData, p: sd.ShiftBalance) -> str:
 @TEXT.rule("weekend_cap")
 def _weekend_cap(d: ShiftDutyData, p: sd.WeekendCap) -> str:
     days = and_list([x.id for x in d.days if x.weekend])
-    return f"Weekends off: nobody works on more than {plural(p.max, 'weekend day')} (the weekend days are {days})."
+    who = and_list(p.people) + (" each work" if len(p.people) > 1 else " works")
+    return f"Weekends off: {who} on at most {plural(p.max, 'weekend day')} (the weekend days are {days})."
 
 
 @TEXT.rule("min_rest")
@@ -155,11 +156,9 @@ def _spread(d: ShiftDutyData, p: sd.ShiftSpread) -> str:
 
 @TEXT.objective("rota_score")
 def _rota(d: ShiftDutyData, p: NoParams) -> str:
-    n = len(d.shifts)
     return (
-        "the rota score: person number k (in the staff list's order) working shift number j scores k × j, summed "
-        f"over every shift worked; shifts are numbered through the roster day by day: the first day's {n} shifts are "
-        f"1 to {n} in the listed order, the second day's {n + 1} to {2 * n}, and so on"
+        "the rota score: person number k (in the staff list's order) working shift number s (in the shift list's "
+        "order) on day number d (in the roster's order, from 1) scores k × d × s; summed over every shift worked"
     )
 
 
@@ -186,7 +185,7 @@ def _body(d: ShiftDutyData, subtask: str, objective: list[ObjectiveTerm], rules:
         f"(in this order, consecutive days). Each person works at most one shift a day; a day without a shift is a "
         "day off.",
         "",
-        "**Shifts** (shift number j counts through the roster day by day in this order):",
+        "**Shifts** (shift number s = 1, 2, ... in this order):",
     ]
     for s in d.shifts:
         end = s.start + s.hours
