@@ -124,11 +124,11 @@ def slot_name(day: str, shift: str) -> str:
 
 # -- parameters (one model per rule kind and objective kind) --------------------------
 class SkillCover(Params):
-    """Every listed shift on every day has at least ``min`` rostered staff with ``skill``."""
+    """Each listed (day, shift) has at least ``min`` rostered staff with ``skill``."""
 
     skill: str
     min: PositiveInt
-    shifts: list[str]
+    slots: list[tuple[str, str]]
 
 
 class MaxHours(Params):
@@ -306,11 +306,10 @@ def _coverage(d: ShiftDutyData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("skill_cover")
 def _skill_cover(d: ShiftDutyData, plan: Plan, p: SkillCover) -> Verdict:
-    for x in d.days:
-        for s in p.shifts:
-            n = sum(1 for q in on_shift(d, plan, x.id, s) if p.skill in d.person_by_id[q].skills)
-            if n < p.min:
-                return False, f"{slot_name(x.id, s)} has {n} staff with skill {p.skill}; it needs {p.min}"
+    for day, s in p.slots:
+        n = sum(1 for q in on_shift(d, plan, day, s) if p.skill in d.person_by_id[q].skills)
+        if n < p.min:
+            return False, f"{slot_name(day, s)} has {n} staff with skill {p.skill}; it needs {p.min}"
     return OK
 
 

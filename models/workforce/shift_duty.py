@@ -137,7 +137,7 @@ SIZES = SizeTable[ShiftDutySizes](
     large=ShiftDutySizes(staff=9, days=14, max_shifts=3, max_per_shift=2),
 )
 PROBE_TIME = 0.5
-MAX_RUN = 5  # the planted roster never works more days in a row
+MAX_RUN = 5  # the planted roster never works more days in a row (nor all the days)
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -180,9 +180,8 @@ def _coverage(tm: ShiftModel, p: NoParams, lit: cp_model.IntVar) -> None:
 @encoder("skill_cover")
 def _skill_cover(tm: ShiftModel, p: sd.SkillCover, lit: cp_model.IntVar) -> None:
     skilled = [q.id for q in tm.data.staff if p.skill in q.skills]
-    for day in tm.data.days:
-        for s in p.shifts:
-            tm.post(sum(tm.x[q, day.id, s] for q in skilled) >= p.min, lit)
+    for day, s in p.slots:
+        tm.post(sum(tm.x[q, day, s] for q in skilled) >= p.min, lit)
 
 
 @encoder("holidays")
@@ -386,13 +385,14 @@ def _plant(
     not worked MAX_RUN days in a row and worked no later shift the day before (rotations
     run forward), one skilled person first where one is free."""
     order = {s.id: k for k, s in enumerate(shifts)}
+    longest = min(MAX_RUN, len(days) - 1)
     w: Witness = {}
-    run = {p.id: 0 for p in staff}
+    run = {p.id: rng.randint(0, longest - 1) for p in staff}  # days worked before the roster starts
     for k, day in enumerate(days):
         for s in shifts:
             free = [
                 p for p in staff
-                if (p.id, day.id) not in w and run[p.id] < MAX_RUN
+                if (p.id, day.id) not in w and run[p.id] < longest
                 and (k == 0 or order.get(w.get((p.id, days[k - 1].id), ""), -1) <= order[s.id])
             ]  # fmt: skip
             rng.shuffle(free)
@@ -470,15 +470,16 @@ def _in_order(d: ShiftDutyData, names: list[str]) -> list[str]:
 
 
 def _b_skill_cover(d: ShiftDutyData, w: Witness, rng: random.Random) -> sd.SkillCover | None:
+    """Every shift the planted roster staffs with a skilled person, or most of them."""
     skill = d.skills[0]
     skilled = {p.id for p in d.staff if skill in p.skills}
-    least = {
-        s.id: min(sum(1 for q in skilled if w.get((q, x.id)) == s.id) for x in d.days) for s in d.shifts
-    }
-    shifts = [s for s, n in least.items() if n >= 1]
-    if not shifts:
+    slots = [(x.id, s.id) for x in d.days for s in d.shifts if any(w.get((q, x.id)) == s.id for q in skilled)]
+    if not slots:
         return None
-    return sd.SkillCover(skill=skill, min=1, shifts=shifts)
+    if rng.random() < 0.5:
+        keep = set(rng.sample(range(len(slots)), max(1, (2 * len(slots) + 2) // 3)))
+        slots = [c for k, c in enumerate(slots) if k in keep]
+    return sd.SkillCover(skill=skill, min=1, slots=slots)
 
 
 def _b_max_hours(d: ShiftDutyData, w: Witness, rng: random.Random) -> sd.MaxHours | None:

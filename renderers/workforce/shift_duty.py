@@ -38,10 +38,10 @@ def _coverage(d: ShiftDutyData, p: NoParams) -> str:
 
 @TEXT.rule("skill_cover")
 def _skill_cover(d: ShiftDutyData, p: sd.SkillCover) -> str:
-    return (
-        f"Every {and_list(p.shifts)} shift, on every day, has at least {plural(p.min, 'rostered person', 'rostered people')} "
-        f"with the skill {p.skill}."
-    )
+    who = plural(p.min, "rostered person", "rostered people")
+    return f"Each of these shifts has at least {who} with the skill {p.skill}: " + and_list(
+        [slot_name(x, s) for x, s in p.slots]
+    ) + "."
 
 
 @TEXT.rule("holidays")
