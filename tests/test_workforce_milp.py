@@ -61,7 +61,9 @@ def test_milp_and_cp_sat_agree_on_every_hard_kind():
         seen += 1
         assert milp.optimum(draft_of(inst)).values == _certified(inst), kind
         if inst.recovery is not None:
-            scenario = draft_of(inst, rules=[*inst.recovery.scenario, *inst.rules], objective=list(inst.recovery.objective))
+            scenario = draft_of(
+                inst, rules=[*inst.recovery.scenario, *inst.rules], objective=list(inst.recovery.objective)
+            )
             expected = tuple(inst.recovery.certificate.objective[t.id] for t in inst.recovery.objective)
             assert milp.optimum(scenario).values == expected
     assert seen >= 4
@@ -102,7 +104,8 @@ def test_cbc_fallback_proves_the_same_optimum():
 
 
 def test_the_milp_source_names_every_rule_and_objective_kind_the_checker_knows():
-    source = open(milp.__file__).read()
+    with open(milp.__file__) as f:
+        source = f.read()
     tc = CHECKERS[TASK]
     for kind in [*tc.checks, *tc.term_params]:
         assert f'"{kind}"' in source, kind
@@ -118,7 +121,7 @@ def test_a_stage_without_a_proven_optimum_is_refused(monkeypatch):
     class Unproven:
         name = "fake"
 
-        def actualSolve(self, lp):  # noqa: N802 - PuLP's interface
+        def actualSolve(self, lp):
             lp.assignStatus(pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible)
             for v in lp.variables():
                 v.varValue = 0

@@ -13,6 +13,7 @@ hours since the last day off.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -421,7 +422,7 @@ def _min_rest(d: ShiftDutyData, plan: Plan, p: MinRest) -> Verdict:
                 start = 24 * d.day_index[x.id] + sh.start
                 times.append((start, start + sh.hours, x.id, s))
         times.sort()
-        for (_, end_a, day_a, a), (start_b, _, day_b, b) in zip(times, times[1:]):
+        for (_, end_a, day_a, a), (start_b, _, day_b, b) in itertools.pairwise(times):
             if start_b - end_a < p.hours:
                 return (
                     False,

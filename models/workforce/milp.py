@@ -12,6 +12,7 @@ Importing this module needs PuLP (the ``milp`` extra); nothing else in the famil
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pulp
@@ -73,8 +74,8 @@ def _roster(draft: Draft, without: str | None) -> Formulation:
                 b.add(hours(q) >= p.min)
         elif k == "forbidden_succession":
             for q in staff:
-                for a, c in zip(days, days[1:]):
-                    b.add(x[q.id, a.id, p.first] + x[q.id, c.id, p.then] <= 1)
+                for today, tomorrow in itertools.pairwise(days):
+                    b.add(x[q.id, today.id, p.first] + x[q.id, tomorrow.id, p.then] <= 1)
         elif k == "shift_ban":
             b.add(pulp.lpSum([x[p.person, t.id, s] for t in days for s in p.shifts]) == 0)
         elif k == "max_consecutive":
@@ -84,13 +85,13 @@ def _roster(draft: Draft, without: str | None) -> Formulation:
         elif k == "complete_weekends":
             for q in p.people:
                 for weekend in d.weekends:
-                    for a, c in zip(weekend, weekend[1:]):
-                        b.add(works(q, a) == works(q, c))
+                    for sat, sun in itertools.pairwise(weekend):
+                        b.add(works(q, sat) == works(q, sun))
         elif k == "shift_balance":
-            for a in staff:
-                for c in staff:
-                    if a.id != c.id:
-                        b.add(count(a.id, p.shift) - count(c.id, p.shift) <= p.max)
+            for one in staff:
+                for other in staff:
+                    if one.id != other.id:
+                        b.add(count(one.id, p.shift) - count(other.id, p.shift) <= p.max)
         elif k == "weekend_cap":
             for q in p.people:
                 b.add(pulp.lpSum([works(q, t.id) for t in days if t.weekend]) <= p.max)

@@ -12,7 +12,9 @@ everything else, so the optimum is unique in the roster the answer states.
 
 from __future__ import annotations
 
+import itertools
 import random
+from collections.abc import Callable
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -62,7 +64,9 @@ TASK = TaskSpec(
         ConstraintSpec("skill_cover", "basic", "a minimum number of staff with a skill on each listed shift"),
         ConstraintSpec("holidays", "basic", "nobody works on a day of booked leave"),
         ConstraintSpec("max_hours", "basic", "contract maximum: named staff work at most so many hours"),
-        ConstraintSpec("forbidden_succession", "basic", "no shift B on the day after a shift A (e.g. Night then Early)"),
+        ConstraintSpec(
+            "forbidden_succession", "basic", "no shift B on the day after a shift A (e.g. Night then Early)"
+        ),
         ConstraintSpec("shift_ban", "basic", "a person never works the listed shifts"),
         ConstraintSpec("max_consecutive", "basic", "nobody works more than k days in a row"),
         ConstraintSpec("min_hours", "medium", "contract minimum: named staff work at least so many hours"),
@@ -207,7 +211,7 @@ def _min_hours(tm: ShiftModel, p: sd.MinHours, lit: cp_model.IntVar) -> None:
 def _forbidden_succession(tm: ShiftModel, p: sd.ForbiddenSuccession, lit: cp_model.IntVar) -> None:
     days = tm.data.days
     for q in tm.data.staff:
-        for a, b in zip(days, days[1:]):
+        for a, b in itertools.pairwise(days):
             tm.post(tm.x[q.id, a.id, p.first] + tm.x[q.id, b.id, p.then] <= 1, lit)
 
 
@@ -229,7 +233,7 @@ def _max_consecutive(tm: ShiftModel, p: sd.MaxConsecutive, lit: cp_model.IntVar)
 def _complete_weekends(tm: ShiftModel, p: sd.CompleteWeekends, lit: cp_model.IntVar) -> None:
     for q in p.people:
         for weekend in tm.data.weekends:
-            for a, b in zip(weekend, weekend[1:]):
+            for a, b in itertools.pairwise(weekend):
                 tm.post(tm.works(q, a) == tm.works(q, b), lit)
 
 
@@ -354,9 +358,7 @@ def build(draft: Draft) -> SolverModel:
     tm = ShiftModel(data)
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
-        rows = [
-            {"person": q, "day": x, "shift": s} for (q, x, s), v in tm.x.items() if solver.value(v)
-        ]
+        rows = [{"person": q, "day": x, "shift": s} for (q, x, s), v in tm.x.items() if solver.value(v)]
         return {"roster": rows}
 
     answer = list(tm.x.values())
@@ -413,22 +415,20 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ShiftDutyData, 
     names = rng.sample(STAFF_NAMES, settings.staff)
     wages = rng.sample(range(10, 26), settings.staff)
     skilled = set(rng.sample(names, max(1, (2 * settings.staff + 2) // 3)))
-    staff = [
-        Person(id=n, skills=(ctx.skill,) if n in skilled else (), wage=wage) for n, wage in zip(names, wages)
-    ]
+    staff = [Person(id=n, skills=(ctx.skill,) if n in skilled else (), wage=wage) for n, wage in zip(names, wages)]
     w = _plant(days, shifts, staff, ctx.skill, settings.max_per_shift, rng)
     cover = []
     for day in days:
         for s in shifts:
             have = sum(1 for p in staff if w.get((p.id, day.id)) == s.id)
             cover.append(Cover(day=day.id, shift=s.id, need=max(0, have - (rng.random() < 0.25))))
-    requests = []
+    requests: list[Request] = []
     for p in staff:
         if rng.random() < 0.7:
-            day = rng.choice(days).id
+            asked = rng.choice(days).id
             shift = rng.choice([None, *[s.id for s in shifts]])
             requests.append(
-                Request(id=f"Q{len(requests) + 1}", person=p.id, day=day, shift=shift, weight=rng.randint(1, 3))
+                Request(id=f"Q{len(requests) + 1}", person=p.id, day=asked, shift=shift, weight=rng.randint(1, 3))
             )
     data = ShiftDutyData(
         days=tuple(days), shifts=tuple(shifts), skills=(ctx.skill,), staff=tuple(staff), cover=tuple(cover),
@@ -540,9 +540,7 @@ def _b_complete_weekends(d: ShiftDutyData, w: Witness, rng: random.Random) -> sd
     if not any(len(run) >= 2 for run in d.weekends):
         return None
     plan = _plan_of(d, w)
-    options = [
-        p.id for p in d.staff if sd.CHECKS["complete_weekends"](d, plan, sd.CompleteWeekends(people=[p.id]))[0]
-    ]
+    options = [p.id for p in d.staff if sd.CHECKS["complete_weekends"](d, plan, sd.CompleteWeekends(people=[p.id]))[0]]
     if not options:
         return None
     return sd.CompleteWeekends(people=_in_order(d, _some(options, rng, 3)))
@@ -667,7 +665,9 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     pairs = [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]] + singles
     rng.shuffle(singles)
     rng.shuffle(pairs)
-    trials = [(with_min, people, range(0, top + 1)) for people in singles[:2]]
+    trials: list[tuple[Callable[[list[str], int], Draft], list[str], range]] = [
+        (with_min, people, range(0, top + 1)) for people in singles[:2]
+    ]
     trials += [(with_cap, people, range(top, -1, -1)) for people in pairs[:2]]
     for make, people, values in trials:
         found = first_infeasible(values, lambda k: make(people, k), feasible)  # noqa: B023 - called within this iteration
@@ -679,8 +679,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list[Rule]:
     """A person absent on a day they work in the plan (illness, a training day)."""
     out = [
-        make_rule("person_absent", "hard", sd.PersonAbsent(person=r["person"], days=[r["day"]]))
-        for r in plan["roster"]
+        make_rule("person_absent", "hard", sd.PersonAbsent(person=r["person"], days=[r["day"]])) for r in plan["roster"]
     ]
     rng.shuffle(out)
     return out

@@ -39,9 +39,11 @@ def _coverage(d: ShiftDutyData, p: NoParams) -> str:
 @TEXT.rule("skill_cover")
 def _skill_cover(d: ShiftDutyData, p: sd.SkillCover) -> str:
     who = plural(p.min, "rostered person", "rostered people")
-    return f"Each of these shifts has at least {who} with the skill {p.skill}: " + and_list(
-        [slot_name(x, s) for x, s in p.slots]
-    ) + "."
+    return (
+        f"Each of these shifts has at least {who} with the skill {p.skill}: "
+        + and_list([slot_name(x, s) for x, s in p.slots])
+        + "."
+    )
 
 
 @TEXT.rule("holidays")
@@ -80,12 +82,16 @@ def _max_consecutive(d: ShiftDutyData, p: sd.MaxConsecutive) -> str:
 def _complete_weekends(d: ShiftDutyData, p: sd.CompleteWeekends) -> str:
     who = and_list(p.people)
     days = and_list(["–".join(w) for w in d.weekends if len(w) >= 2])
-    return f"Complete weekends: {who} work{'s' if len(p.people) == 1 else ''} on both weekend days ({days}) or on neither."
+    return (
+        f"Complete weekends: {who} work{'s' if len(p.people) == 1 else ''} on both weekend days ({days}) or on neither."
+    )
 
 
 @TEXT.rule("shift_balance")
 def _shift_balance(d: ShiftDutyData, p: sd.ShiftBalance) -> str:
-    spread = f"differ by at most {p.max} between any two staff members" if p.max else "are the same for every staff member"
+    spread = (
+        f"differ by at most {p.max} between any two staff members" if p.max else "are the same for every staff member"
+    )
     return (
         f"Fairness: the numbers of {p.shift} shifts worked (per person over the roster, counting every person listed, "
         f"also those who work none) {spread}."
