@@ -137,7 +137,7 @@ class ShiftDutySizes(Settings):
 SIZES = SizeTable[ShiftDutySizes](
     tiny=ShiftDutySizes(staff=2, days=3, max_shifts=2, max_per_shift=1),
     small=ShiftDutySizes(staff=3, days=4, max_shifts=2, max_per_shift=1),
-    default=ShiftDutySizes(staff=6, days=7, max_shifts=3, max_per_shift=2),
+    default=ShiftDutySizes(staff=5, days=7, max_shifts=3, max_per_shift=2),
     large=ShiftDutySizes(staff=9, days=14, max_shifts=3, max_per_shift=2),
 )
 PROBE_TIME = 0.5
