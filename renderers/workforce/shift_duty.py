@@ -27,6 +27,11 @@ SETTING = {
 }
 
 
+def _a(word: str) -> str:
+    """'a Late', 'an Early'."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def _clock(hour: int) -> str:
     return f"{hour % 24:02d}:00"
 
@@ -65,12 +70,12 @@ def _min_hours(d: ShiftDutyData, p: sd.MinHours) -> str:
 
 @TEXT.rule("forbidden_succession")
 def _succession(d: ShiftDutyData, p: sd.ForbiddenSuccession) -> str:
-    return f"Nobody works a {p.then} shift on the day after working a {p.first} shift."
+    return f"Nobody works {_a(p.then)} shift on the day after working {_a(p.first)} shift."
 
 
 @TEXT.rule("shift_ban")
 def _shift_ban(d: ShiftDutyData, p: sd.ShiftBan) -> str:
-    return f"{p.person} never works a {and_list(p.shifts)} shift."
+    return f"{p.person} never works {_a(and_list(p.shifts))} shift."
 
 
 @TEXT.rule("max_consecutive")
@@ -199,7 +204,7 @@ def _body(d: ShiftDutyData, subtask: str, objective: list[ObjectiveTerm], rules:
         out.append(f"- {s.id}: {_clock(s.start)}–{_clock(end)}, {s.hours} hours{note}")
     out += ["", "**Staff** (person number k = 1, 2, ... in this order):"]
     for k, q in enumerate(d.staff, 1):
-        parts = [f"{k}. {q.id}", f"wage {q.wage} per hour"]
+        parts = [f"{q.id} (k = {k})", f"wage {q.wage} per hour"]
         parts.append("skill " + and_list(list(q.skills)) if q.skills else "no special skill")
         if q.holidays:
             parts.append("booked leave on " + and_list(list(q.holidays)))
