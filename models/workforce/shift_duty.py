@@ -6,7 +6,7 @@ skill, leave, contract hours, rest between shifts, consecutive days, complete we
 fairness of the unsocial shift, fatigue after night runs and the running hours since the
 last day off -- each sit behind their own enforcement literal. Soft requests (days and
 shifts off) are the first objective of most subtasks; the last objective is the stated
-rota score (person number × shift number), which separates rosters that tie on
+rota score (person number × day number × shift number), which separates rosters that tie on
 everything else, so the optimum is unique in the roster the answer states.
 """
 
