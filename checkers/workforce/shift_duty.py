@@ -1,0 +1,609 @@
+"""Checks for Shift & Duty Scheduling answers: a roster of staff over the shifts of a run
+of days (Early/Late/Night over a week, Day/Night round the clock, ...).
+
+The answer lists the shifts each person works, one row per (person, day, shift); a
+person-day not listed is a day off. At most one shift per person per day is part of the
+answer's form (a person listed twice on one day fails the format item), so every rule
+here judges a roster in which each person works at most one shift a day. Every rule is
+re-implemented from the plan in plain Python (nothing here imports the solver models):
+coverage and skill counts per shift, contract hours, rest between shifts measured on the
+clock, consecutive-day runs, complete weekends, fatigue after night runs and the running
+hours since the last day off.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
+
+from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checking import Check, figures_schema
+from pbsolve.kit import Uncertain
+from pbsolve.mechanisms.base import Verdict
+from pbsolve.params import NoParams, Params, as_model
+from pbsolve.schema import Instance, ObjectiveTerm, Rule
+
+TASK_ID = "shift_duty_scheduling"
+OFF = "off"  # not a shift: what the roster says on a day off (never written in answers)
+
+
+# -- data ------------------------------------------------------------------------------
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Day(_Frozen):
+    id: str
+    weekend: bool = False
+
+
+class Shift(_Frozen):
+    id: str
+    start: int = Field(ge=0, le=23, description="starting hour on its day (0-23)")
+    hours: PositiveInt = Field(le=12)
+
+
+class Person(_Frozen):
+    id: str
+    skills: tuple[str, ...] = ()
+    wage: NonNegativeInt = Field(description="cost per hour worked")
+    holidays: tuple[str, ...] = Field(default=(), description="days of booked leave")
+
+
+class Cover(_Frozen):
+    day: str
+    shift: str
+    need: NonNegativeInt = Field(description="staff required on this shift")
+
+
+class Request(_Frozen):
+    id: str
+    person: str
+    day: str
+    shift: str | None = Field(default=None, description="None: the whole day off")
+    weight: PositiveInt
+
+
+class ShiftDutyData(BaseModel):
+    """A roster instance: days in order, shifts of a day in order, staff in listed
+    (seniority) order, the cover every shift needs and the staff's soft requests."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    days: tuple[Day, ...]
+    shifts: tuple[Shift, ...]
+    skills: tuple[str, ...] = ()
+    staff: tuple[Person, ...]
+    cover: tuple[Cover, ...]
+    requests: tuple[Request, ...] = ()
+    uncertain: tuple[Uncertain, ...] = ()
+
+    @cached_property
+    def day_index(self) -> dict[str, int]:
+        return {d.id: i for i, d in enumerate(self.days)}
+
+    @cached_property
+    def shift_by_id(self) -> dict[str, Shift]:
+        return {s.id: s for s in self.shifts}
+
+    @cached_property
+    def person_by_id(self) -> dict[str, Person]:
+        return {p.id: p for p in self.staff}
+
+    @cached_property
+    def need(self) -> dict[tuple[str, str], int]:
+        """(day, shift) -> staff required (0 where the data lists no cover)."""
+        out = {(d.id, s.id): 0 for d in self.days for s in self.shifts}
+        for c in self.cover:
+            out[c.day, c.shift] = c.need
+        return out
+
+    @cached_property
+    def weekends(self) -> list[list[str]]:
+        """Runs of consecutive weekend days (each a weekend), in day order."""
+        runs: list[list[str]] = []
+        prev = False
+        for d in self.days:
+            if d.weekend:
+                if prev:
+                    runs[-1].append(d.id)
+                else:
+                    runs.append([d.id])
+            prev = d.weekend
+        return runs
+
+
+def slot_name(day: str, shift: str) -> str:
+    """'Mon Early': how the prompt and the uncertain inputs name one shift of one day."""
+    return f"{day} {shift}"
+
+
+# -- parameters (one model per rule kind and objective kind) --------------------------
+class SkillCover(Params):
+    """Each listed (day, shift) has at least ``min`` rostered staff with ``skill``."""
+
+    skill: str
+    min: PositiveInt
+    slots: list[tuple[str, str]]
+
+
+class MaxHours(Params):
+    """Each named person works at most ``max`` hours over the roster (contract maximum)."""
+
+    people: list[str]
+    max: NonNegativeInt
+
+
+class MinHours(Params):
+    """Each named person works at least ``min`` hours over the roster (contract minimum)."""
+
+    people: list[str]
+    min: NonNegativeInt
+
+
+class ForbiddenSuccession(Params):
+    """Nobody works ``then`` on the day after working ``first``."""
+
+    first: str
+    then: str
+
+
+class ShiftBan(Params):
+    """The person never works the listed shifts."""
+
+    person: str
+    shifts: list[str]
+
+
+class MaxConsecutive(Params):
+    """Nobody works more than ``max`` days in a row."""
+
+    max: PositiveInt
+
+
+class CompleteWeekends(Params):
+    """Each named person works every day of a weekend or none of it."""
+
+    people: list[str]
+
+
+class ShiftBalance(Params):
+    """Any two staff members' counts of ``shift`` differ by at most ``max``."""
+
+    shift: str
+    max: NonNegativeInt
+
+
+class WeekendCap(Params):
+    """Each named person works at most ``max`` weekend days."""
+
+    people: list[str]
+    max: NonNegativeInt
+
+
+class MinRest(Params):
+    """At least ``hours`` hours between the end of one shift of a person and the start of their next."""
+
+    hours: PositiveInt
+
+
+class NightFatigue(Params):
+    """After ``run`` consecutive days on ``shift``, the next ``rest`` days are days off."""
+
+    shift: str
+    run: PositiveInt
+    rest: PositiveInt
+
+
+class RunHours(Params):
+    """A person's running hours since their last day off never exceed ``max``."""
+
+    max: PositiveInt
+
+
+class PersonAbsent(Params):
+    """The person works no shift on the named days (a disruption or recovery scenario)."""
+
+    person: str
+    days: list[str]
+
+
+class ShiftSpread(Params):
+    """Objective: the largest minus the smallest count of ``shift`` over all staff."""
+
+    shift: str
+
+
+class CurrentRoster(Params):
+    """The current roster a ``changes`` term counts against: [person, day, shift] rows."""
+
+    existing: list[tuple[str, str, str]]
+
+
+RULE_PARAMS: dict[str, type[Params]] = {
+    "coverage": NoParams,
+    "skill_cover": SkillCover,
+    "holidays": NoParams,
+    "max_hours": MaxHours,
+    "forbidden_succession": ForbiddenSuccession,
+    "shift_ban": ShiftBan,
+    "max_consecutive": MaxConsecutive,
+    "min_hours": MinHours,
+    "complete_weekends": CompleteWeekends,
+    "shift_balance": ShiftBalance,
+    "weekend_cap": WeekendCap,
+    "min_rest": MinRest,
+    "night_fatigue": NightFatigue,
+    "run_hours": RunHours,
+    "person_absent": PersonAbsent,
+    "absence_cover": NoParams,
+}
+TERM_PARAMS: dict[str, type[Params]] = {
+    "requests": NoParams,
+    "wage_cost": NoParams,
+    "shift_spread": ShiftSpread,
+    "rota_score": NoParams,
+    "changes": CurrentRoster,
+}
+
+
+# -- the plan --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Plan:
+    """person -> day -> the shift worked (days off absent)."""
+
+    shifts: dict[str, dict[str, str]]
+
+    def of(self, person: str, day: str) -> str:
+        return self.shifts.get(person, {}).get(day, OFF)
+
+    def rows(self, d: ShiftDutyData) -> list[tuple[str, str, str]]:
+        """(person, day, shift) in staff then day order."""
+        return [(p.id, x.id, s) for p in d.staff for x in d.days if (s := self.of(p.id, x.id)) != OFF]
+
+
+def hours(d: ShiftDutyData, plan: Plan, person: str) -> int:
+    return sum(d.shift_by_id[s].hours for s in plan.shifts.get(person, {}).values())
+
+
+def count(plan: Plan, person: str, shift: str) -> int:
+    return sum(1 for s in plan.shifts.get(person, {}).values() if s == shift)
+
+
+def on_shift(d: ShiftDutyData, plan: Plan, day: str, shift: str) -> list[str]:
+    return [p.id for p in d.staff if plan.of(p.id, day) == shift]
+
+
+def line(d: ShiftDutyData, plan: Plan, person: str) -> list[str]:
+    """The person's shift (or OFF) for every day, in day order."""
+    return [plan.of(person, x.id) for x in d.days]
+
+
+CHECKS: dict[str, Check] = {}
+
+
+def check(kind: str) -> Callable[[Check], Check]:
+    def register(fn: Check) -> Check:
+        CHECKS[kind] = fn
+        return fn
+
+    return register
+
+
+# -- rule checks -----------------------------------------------------------------------
+@check("coverage")
+def _coverage(d: ShiftDutyData, plan: Plan, p: NoParams) -> Verdict:
+    for c in d.cover:
+        n = len(on_shift(d, plan, c.day, c.shift))
+        if n < c.need:
+            return False, f"{slot_name(c.day, c.shift)} has {n} staff; it needs {c.need}"
+    return OK
+
+
+@check("skill_cover")
+def _skill_cover(d: ShiftDutyData, plan: Plan, p: SkillCover) -> Verdict:
+    for day, s in p.slots:
+        n = sum(1 for q in on_shift(d, plan, day, s) if p.skill in d.person_by_id[q].skills)
+        if n < p.min:
+            return False, f"{slot_name(day, s)} has {n} staff with skill {p.skill}; it needs {p.min}"
+    return OK
+
+
+@check("holidays")
+def _holidays(d: ShiftDutyData, plan: Plan, p: NoParams) -> Verdict:
+    for person in d.staff:
+        for day in person.holidays:
+            if plan.of(person.id, day) != OFF:
+                return False, f"{person.id} is on leave on {day} but works {plan.of(person.id, day)}"
+    return OK
+
+
+@check("max_hours")
+def _max_hours(d: ShiftDutyData, plan: Plan, p: MaxHours) -> Verdict:
+    for person in p.people:
+        h = hours(d, plan, person)
+        if h > p.max:
+            return False, f"{person} works {h} hours (at most {p.max})"
+    return OK
+
+
+@check("min_hours")
+def _min_hours(d: ShiftDutyData, plan: Plan, p: MinHours) -> Verdict:
+    for person in p.people:
+        h = hours(d, plan, person)
+        if h < p.min:
+            return False, f"{person} works {h} hours (at least {p.min})"
+    return OK
+
+
+@check("forbidden_succession")
+def _forbidden_succession(d: ShiftDutyData, plan: Plan, p: ForbiddenSuccession) -> Verdict:
+    for person in d.staff:
+        days = line(d, plan, person.id)
+        for k in range(len(days) - 1):
+            if days[k] == p.first and days[k + 1] == p.then:
+                return False, f"{person.id} works {p.first} on {d.days[k].id} then {p.then} on {d.days[k + 1].id}"
+    return OK
+
+
+@check("shift_ban")
+def _shift_ban(d: ShiftDutyData, plan: Plan, p: ShiftBan) -> Verdict:
+    for x in d.days:
+        if plan.of(p.person, x.id) in p.shifts:
+            return False, f"{p.person} works {plan.of(p.person, x.id)} on {x.id}"
+    return OK
+
+
+def _runs(days: list[str]) -> list[tuple[int, int]]:
+    """(first index, length) of every run of working days."""
+    runs, start = [], None
+    for k, s in enumerate([*days, OFF]):
+        if s != OFF and start is None:
+            start = k
+        elif s == OFF and start is not None:
+            runs.append((start, k - start))
+            start = None
+    return runs
+
+
+@check("max_consecutive")
+def _max_consecutive(d: ShiftDutyData, plan: Plan, p: MaxConsecutive) -> Verdict:
+    for person in d.staff:
+        for start, n in _runs(line(d, plan, person.id)):
+            if n > p.max:
+                return False, f"{person.id} works {n} days in a row from {d.days[start].id} (at most {p.max})"
+    return OK
+
+
+@check("complete_weekends")
+def _complete_weekends(d: ShiftDutyData, plan: Plan, p: CompleteWeekends) -> Verdict:
+    for person in p.people:
+        for weekend in d.weekends:
+            worked = [x for x in weekend if plan.of(person, x) != OFF]
+            if worked and len(worked) < len(weekend):
+                return False, f"{person} works {', '.join(worked)} but not all of {', '.join(weekend)}"
+    return OK
+
+
+@check("shift_balance")
+def _shift_balance(d: ShiftDutyData, plan: Plan, p: ShiftBalance) -> Verdict:
+    counts = {person.id: count(plan, person.id, p.shift) for person in d.staff}
+    hi, lo = max(counts, key=counts.__getitem__), min(counts, key=counts.__getitem__)
+    if counts[hi] - counts[lo] > p.max:
+        return False, f"{hi} works {counts[hi]} {p.shift} shifts and {lo} {counts[lo]}: more than {p.max} apart"
+    return OK
+
+
+@check("weekend_cap")
+def _weekend_cap(d: ShiftDutyData, plan: Plan, p: WeekendCap) -> Verdict:
+    weekend = [x.id for x in d.days if x.weekend]
+    for person in p.people:
+        n = sum(1 for x in weekend if plan.of(person, x) != OFF)
+        if n > p.max:
+            return False, f"{person} works {n} weekend days (at most {p.max})"
+    return OK
+
+
+@check("min_rest")
+def _min_rest(d: ShiftDutyData, plan: Plan, p: MinRest) -> Verdict:
+    """Every pair of one person's shifts, placed on the clock (hours from the first
+    day's midnight): the later one starts at least ``hours`` after the earlier one ends."""
+    for person in d.staff:
+        times = []
+        for x in d.days:
+            s = plan.of(person.id, x.id)
+            if s != OFF:
+                sh = d.shift_by_id[s]
+                start = 24 * d.day_index[x.id] + sh.start
+                times.append((start, start + sh.hours, x.id, s))
+        times.sort()
+        for (_, end_a, day_a, a), (start_b, _, day_b, b) in itertools.pairwise(times):
+            if start_b - end_a < p.hours:
+                return (
+                    False,
+                    f"{person.id} has {start_b - end_a} hours between {a} on {day_a} and {b} on {day_b} "
+                    f"(at least {p.hours})",
+                )
+    return OK
+
+
+@check("night_fatigue")
+def _night_fatigue(d: ShiftDutyData, plan: Plan, p: NightFatigue) -> Verdict:
+    for person in d.staff:
+        days = line(d, plan, person.id)
+        streak = 0
+        for k, s in enumerate(days):
+            streak = streak + 1 if s == p.shift else 0
+            if streak >= p.run:
+                for j in range(k + 1, min(len(days), k + 1 + p.rest)):
+                    if days[j] != OFF:
+                        return (
+                            False,
+                            f"{person.id} works {days[j]} on {d.days[j].id} within {p.rest} days after "
+                            f"{p.run} {p.shift} shifts in a row ending {d.days[k].id}",
+                        )
+    return OK
+
+
+@check("run_hours")
+def _run_hours(d: ShiftDutyData, plan: Plan, p: RunHours) -> Verdict:
+    for person in d.staff:
+        running = 0
+        for x in d.days:
+            s = plan.of(person.id, x.id)
+            running = 0 if s == OFF else running + d.shift_by_id[s].hours
+            if running > p.max:
+                return False, f"{person.id} reaches {running} hours without a day off on {x.id} (at most {p.max})"
+    return OK
+
+
+@check("person_absent")
+def _person_absent(d: ShiftDutyData, plan: Plan, p: PersonAbsent) -> Verdict:
+    for day in p.days:
+        if plan.of(p.person, day) != OFF:
+            return False, f"{p.person} is absent on {day} but works {plan.of(p.person, day)}"
+    return OK
+
+
+@check("absence_cover")
+def _absence_cover(d: ShiftDutyData, plan: Plan, p: NoParams) -> Verdict:
+    """Each person absent in turn: the shifts left must still meet their cover."""
+    for absent in d.staff:
+        for c in d.cover:
+            n = sum(1 for q in on_shift(d, plan, c.day, c.shift) if q != absent.id)
+            if n < c.need:
+                return False, f"if {absent.id} were absent, {slot_name(c.day, c.shift)} would have {n} of {c.need}"
+    return OK
+
+
+# -- objective -------------------------------------------------------------------------
+def request_broken(plan: Plan, r: Request) -> bool:
+    worked = plan.of(r.person, r.day)
+    return worked != OFF if r.shift is None else worked == r.shift
+
+
+def objective_value(d: ShiftDutyData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
+    kind = term.kind
+    if kind == "requests":
+        return sum(r.weight for r in d.requests if request_broken(plan, r))
+    if kind == "wage_cost":
+        return sum(d.person_by_id[q].wage * d.shift_by_id[s].hours for q, _, s in plan.rows(d))
+    if kind == "shift_spread":
+        shift = as_model(tp, ShiftSpread).shift
+        counts = [count(plan, q.id, shift) for q in d.staff]
+        return max(counts) - min(counts)
+    if kind == "rota_score":
+        pn = {q.id: k for k, q in enumerate(d.staff, 1)}
+        sn = {s.id: k for k, s in enumerate(d.shifts, 1)}
+        return sum(pn[q] * (d.day_index[x] + 1) * sn[s] for q, x, s in plan.rows(d))
+    if kind == "changes":
+        old = {tuple(r) for r in as_model(tp, CurrentRoster).existing}
+        new = set(plan.rows(d))
+        return len(old ^ new)
+    raise ValueError(f"unknown objective kind {term.kind!r}")
+
+
+# -- the task checker ------------------------------------------------------------------
+class ShiftDuty(PlanChecker):
+    family = "workforce"
+    task = TASK_ID
+    plan_key = "roster"
+    plan_text = (
+        "a list of roster entries, each naming a listed person, a listed day and a listed shift, with at most one "
+        "shift per person per day (a person-day not listed is a day off)"
+    )
+    data_type = ShiftDutyData
+    checks: ClassVar[dict[str, Check]] = CHECKS
+    rule_params: ClassVar[dict[str, type[Params]]] = RULE_PARAMS
+    term_params: ClassVar[dict[str, type[Params]]] = TERM_PARAMS
+
+    def lookups(self, d: ShiftDutyData) -> dict[str, Any]:
+        return {
+            "person": lookup([q.id for q in d.staff]),
+            "day": lookup([x.id for x in d.days]),
+            "shift": lookup([s.id for s in d.shifts]),
+        }
+
+    def read_plan(
+        self, d: ShiftDutyData, section: dict[str, Any], lk: Any, rules: list[Rule]
+    ) -> tuple[Plan | None, str]:
+        rows = section.get("roster") if isinstance(section, dict) else None
+        if not isinstance(rows, list):
+            return None, "'roster' is missing or not a list"
+        shifts: dict[str, dict[str, str]] = {}
+        for k, row in enumerate(rows):
+            if not isinstance(row, dict):
+                return None, f"roster entry {k + 1} is not an object"
+            fields = [row.get(f) for f in ("person", "day", "shift")]
+            if not all(isinstance(v, str) for v in fields):
+                return None, f"roster entry {k + 1} needs string fields 'person', 'day' and 'shift'"
+            found = []
+            for (what, names), text in zip(lk.items(), fields, strict=True):
+                hit = names.find(str(text))
+                if hit is None:
+                    return None, f"roster entry {k + 1} names unknown {what} {str(text)[:40]!r}"
+                found.append(hit)
+            person, day, shift = found
+            if day in shifts.get(person, {}):
+                return None, f"{person} is rostered more than once on {day}"
+            shifts.setdefault(person, {})[day] = shift
+        return Plan(shifts), "complete plan"
+
+    def objective_value(self, d: ShiftDutyData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
+        return objective_value(d, plan, term, tp)
+
+    def verification(self, d: ShiftDutyData, plan: Plan) -> dict[str, dict[str, int]]:
+        return {
+            "hours": {q.id: hours(d, plan, q.id) for q in d.staff},
+            "days_worked": {q.id: len(plan.shifts.get(q.id, {})) for q in d.staff},
+        }
+
+    def existing(self, d: ShiftDutyData, plan: Plan) -> list[list[str]]:
+        return [list(r) for r in plan.rows(d)]
+
+    def plan_schema(self, d: ShiftDutyData, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
+        props: dict[str, Any] = {
+            "person": {"enum": [q.id for q in d.staff]},
+            "day": {"enum": [x.id for x in d.days]},
+            "shift": {"enum": [s.id for s in d.shifts]},
+        }
+        row = {"type": "object", "properties": props, "required": list(props)}
+        return {
+            "type": "array",
+            "items": row,
+            "description": "one entry per shift worked; at most one shift per person per day; unlisted days are off",
+        }
+
+    def verification_schema(self, d: ShiftDutyData) -> dict[str, Any]:
+        names = [q.id for q in d.staff]
+        return figures_schema({
+            "hours": (names, "for each person, the hours they work over the roster"),
+            "days_worked": (names, "for each person, the number of days on which they work a shift"),
+        })  # fmt: skip
+
+    def plan_json(self, d: ShiftDutyData, plan: Plan) -> list[dict[str, str]]:
+        return [{"person": q, "day": x, "shift": s} for q, x, s in plan.rows(d)]
+
+    def baseline_plan(self, d: ShiftDutyData, instance: Instance) -> Plan:
+        """Shift by shift in roster order, the first listed people not yet working that
+        day and not on leave, until the shift's cover is met: valid cover, blind to every
+        other rule and to the objective."""
+        shifts: dict[str, dict[str, str]] = {}
+        for x in d.days:
+            for s in d.shifts:
+                need = d.need[x.id, s.id]
+                for q in d.staff:
+                    if need <= 0:
+                        break
+                    if x.id not in shifts.get(q.id, {}) and x.id not in q.holidays:
+                        shifts.setdefault(q.id, {})[x.id] = s.id
+                        need -= 1
+        return Plan(shifts)
+
+
+TASK = ShiftDuty()
