@@ -146,7 +146,7 @@ CONTEXTS = {
         forced=("rest_after_run",),
     ),  # fmt: skip
 }
-MAX_PREFERENCE = 3
+MAX_PREFERENCE = 5
 
 
 class VolunteerSizes(Settings):
@@ -162,7 +162,7 @@ class VolunteerSizes(Settings):
 SIZES = SizeTable[VolunteerSizes](
     tiny=VolunteerSizes(days=1, shifts_per_day=2, posts=2, volunteers=3, need=PositiveRange(lo=1, hi=1)),
     small=VolunteerSizes(days=1, shifts_per_day=3, posts=3, volunteers=5, need=PositiveRange(lo=1, hi=1)),
-    default=VolunteerSizes(days=2, shifts_per_day=3, posts=4, volunteers=12, need=PositiveRange(lo=1, hi=2)),
+    default=VolunteerSizes(days=2, shifts_per_day=3, posts=4, volunteers=10, need=PositiveRange(lo=1, hi=2)),
     large=VolunteerSizes(days=3, shifts_per_day=3, posts=5, volunteers=18, need=PositiveRange(lo=1, hi=2)),
 )
 PROBE_TIME = 2.0
@@ -175,11 +175,17 @@ class VolunteerModel(ModelBase):
         self.data = d = data
         self.x: dict[tuple[str, str, str], cp_model.IntVar] = {}
         self.y: dict[tuple[str, str], cp_model.IntVar] = {}
+        self._on: dict[tuple[str, str], Any] = {}
+        self._load: dict[str, Any] = {}
         for v in d.volunteers:
+            mine = []
             for s in d.shifts:
                 row = [self.m.new_bool_var(f"x[{v.id},{p.id},{s.id}]") for p in d.posts]
                 self.x.update({(v.id, p.id, s.id): b for p, b in zip(d.posts, row)})
                 self.m.add_at_most_one(row)
+                self._on[v.id, s.id] = cp_model.LinearExpr.sum(row)
+                mine += row
+            self._load[v.id] = cp_model.LinearExpr.sum(mine)
         if with_standby:
             for s in d.shifts:
                 row = [self.m.new_bool_var(f"y[{v.id},{s.id}]") for v in d.volunteers]
@@ -188,35 +194,49 @@ class VolunteerModel(ModelBase):
 
     def on(self, v: str, s: str) -> Any:
         """1 when v works some post in shift s."""
-        return sum(self.x[v, p.id, s] for p in self.data.posts)
+        return self._on[v, s]
 
     def load(self, v: str) -> Any:
-        return sum(self.on(v, s.id) for s in self.data.shifts)
+        return self._load[v]
 
     def staff(self, p: str, s: str) -> Any:
-        return sum(self.x[v.id, p, s] for v in self.data.volunteers)
+        return cp_model.LinearExpr.sum([self.x[v.id, p, s] for v in self.data.volunteers])
 
 
 ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
 encoder = ENCODERS.register
 
 
+def _forbid(tm: VolunteerModel, cells: list[cp_model.IntVar], lit: cp_model.IntVar) -> None:
+    """None of ``cells`` is 1 (one enforced constraint for the lot)."""
+    if cells:
+        tm.post(cp_model.LinearExpr.sum(cells) == 0, lit)
+
+
 @encoder("skill")
 def _skill(tm: VolunteerModel, p: NoParams, lit: cp_model.IntVar) -> None:
-    for v in tm.data.volunteers:
-        for post in tm.data.posts:
-            if post.skill is not None and post.skill not in v.skills:
-                for s in tm.data.shifts:
-                    tm.post(tm.x[v.id, post.id, s.id] == 0, lit)
+    d = tm.data
+    cells = [
+        tm.x[v.id, post.id, s.id]
+        for v in d.volunteers
+        for post in d.posts
+        if post.skill is not None and post.skill not in v.skills
+        for s in d.shifts
+    ]
+    _forbid(tm, cells, lit)
 
 
 @encoder("training")
 def _training(tm: VolunteerModel, p: NoParams, lit: cp_model.IntVar) -> None:
-    for v in tm.data.volunteers:
-        for post in tm.data.posts:
-            if post.training is not None and post.training not in v.trained:
-                for s in tm.data.shifts:
-                    tm.post(tm.x[v.id, post.id, s.id] == 0, lit)
+    d = tm.data
+    cells = [
+        tm.x[v.id, post.id, s.id]
+        for v in d.volunteers
+        for post in d.posts
+        if post.training is not None and post.training not in v.trained
+        for s in d.shifts
+    ]
+    _forbid(tm, cells, lit)
 
 
 @encoder("coverage")
@@ -238,10 +258,8 @@ def _peak_cover(tm: VolunteerModel, p: NoParams, lit: cp_model.IntVar) -> None:
 
 @encoder("availability")
 def _availability(tm: VolunteerModel, p: NoParams, lit: cp_model.IntVar) -> None:
-    for v in tm.data.volunteers:
-        for s in v.unavailable:
-            for post in tm.data.posts:
-                tm.post(tm.x[v.id, post.id, s] == 0, lit)
+    d = tm.data
+    _forbid(tm, [tm.x[v.id, post.id, s] for v in d.volunteers for s in v.unavailable for post in d.posts], lit)
 
 
 @encoder("shift_cap")
@@ -355,20 +373,22 @@ def _standby(tm: VolunteerModel, p: NoParams, lit: cp_model.IntVar) -> None:
 def _objective(tm: VolunteerModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
     d = tm.data
     cells = len(d.volunteers) * len(d.shifts)
+    xs = list(tm.x.values())
     if term.kind == "volunteer_shifts":
-        return sum(tm.x.values()), cells
+        return cp_model.LinearExpr.sum(xs), cells
     if term.kind == "preference":
         prefs = {v.id: v.prefs for v in d.volunteers}
-        return sum(prefs[v][p] * x for (v, p, _), x in tm.x.items()), cells * MAX_PREFERENCE
+        return cp_model.LinearExpr.weighted_sum(xs, [prefs[v][p] for v, p, _ in tm.x]), cells * MAX_PREFERENCE
     if term.kind == "order_score":
         kn, jn, tn = d.numbers
         f = vc.ORDER_SHIFT_FACTOR
-        expr = sum(kn[v] * (f * tn[s] + jn[p]) * x for (v, p, s), x in tm.x.items())
+        expr = cp_model.LinearExpr.weighted_sum(xs, [kn[v] * (f * tn[s] + jn[p]) for v, p, s in tm.x])
         ub = sum(kn[v.id] * (f * tn[s.id] + len(d.posts)) for v in d.volunteers for s in d.shifts)
         return expr, ub
     if term.kind == "standby_score":
         kn = d.numbers[0]
-        return sum(kn[v] * y for (v, _), y in tm.y.items()), len(d.volunteers) * len(d.shifts)
+        ys = list(tm.y.values())
+        return cp_model.LinearExpr.weighted_sum(ys, [kn[v] for v, _ in tm.y]), len(d.volunteers) * len(d.shifts)
     if term.kind == "changes":
         old = {(v, s): p for v, p, s in vc.CurrentRoster.model_validate(term.params).existing}
         kept = []
@@ -438,7 +458,7 @@ def _volunteers(names: list[str], posts: list[Post], rng: random.Random) -> list
     done: dict[str, set[str]] = {n: set() for n in names}
     for table, items in ((has, skills), (done, trainings)):
         for item in items:
-            for n in rng.sample(names, min(len(names), max(2, len(names) // 3))):
+            for n in rng.sample(names, min(len(names), max(3, len(names) // 3 + 1))):
                 table[n].add(item)
             for n in names:
                 if rng.random() < 0.15:
@@ -460,10 +480,13 @@ def _witness(d: VolunteerData, kinds: set[str], rng: random.Random) -> Witness:
     plan: Witness = {}
     loads = {v.id: 0 for v in d.volunteers}
     peak = "peak_cover" in kinds
+    capable = {p.id: sum(1 for v in d.volunteers if can_work(v, p)) for p in d.posts}
+    scarce = {v.id: sum(1 for p in d.posts if can_work(v, p) and capable[p.id] < len(d.volunteers)) for v in d.volunteers}
     for i, s in enumerate(d.shifts):
         prev = d.shifts[i - 1] if i else None
         posts = list(d.posts)
         rng.shuffle(posts)
+        posts.sort(key=lambda p: capable[p.id])  # the posts fewest can work first
         for post in posts:
             for _ in range(d.required(post, s, peak)):
                 free = [v for v in d.volunteers if (v.id, s.id) not in plan and can_work(v, post)]
@@ -476,7 +499,8 @@ def _witness(d: VolunteerData, kinds: set[str], rng: random.Random) -> Witness:
                     same = prev is not None and prev.day == s.day and plan.get((v.id, prev.id)) == post.id
                     after_late = prev is not None and prev.late and (v.id, prev.id) in plan
                     run = _run_before(d, plan, v.id, i)
-                    return (3 * same + 3 * after_late + (run >= 2) * 2 + loads[v.id], rng.random())
+                    spare = scarce[v.id] if capable[post.id] == len(d.volunteers) else 0
+                    return (20 * same + 20 * after_late + 4 * (run >= 2) + 2 * loads[v.id] + spare, rng.random())
 
                 best = min(free, key=cost)
                 plan[best.id, s.id] = post.id
