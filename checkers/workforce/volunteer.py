@@ -510,8 +510,9 @@ class VolunteerScheduling(PlanChecker):
         }
 
     def existing(self, d: VolunteerData, plan: Plan) -> list[list[str]]:
+        """Rows in the roster's order: shift by shift, volunteers in list order."""
         return [
-            [v.id, plan.assign[v.id, s.id], s.id] for v in d.volunteers for s in d.shifts if (v.id, s.id) in plan.assign
+            [v.id, plan.assign[v.id, s.id], s.id] for s in d.shifts for v in d.volunteers if (v.id, s.id) in plan.assign
         ]
 
     def plan_schema(self, d: VolunteerData, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
