@@ -87,7 +87,12 @@ BREAKS = [
     ("shift_cap", NoParams(), _moved(GOOD, Cy__Sat_day="Gate"), "Cy works 3 shifts (at most 2)"),
     ("minors", MinorHours(max_per_day=1), _moved(GOOD, Ben__Sat_late="Gate"), "minor"),
     ("minors", MinorHours(max_per_day=2), _moved(GOOD, Ben__Sat_late="Gate"), "late shift Sat late"),
-    ("leader_on_site", NoParams(), _moved(GOOD, Ana__Sat_late=None, Cy__Sat_late="Aid"), "no team leader works in Sat late"),
+    (
+        "leader_on_site",
+        NoParams(),
+        _moved(GOOD, Ana__Sat_late=None, Cy__Sat_late="Aid"),
+        "no team leader works in Sat late",
+    ),
     ("load_cap", LoadCap(volunteers=["Ana"], max=2), GOOD, "Ana works 3 shifts (at most 2)"),
     ("volunteer_absent", VolunteerAbsent(volunteer="Dee", shifts=["Sun day"]), GOOD, "Dee is absent in Sun day"),
     ("load_balance", LoadBalance(max=1), _moved(GOOD, Ben__Sat_day=None), "more than 1 apart"),
@@ -124,7 +129,9 @@ def test_each_rule_kind_accepts_a_roster_that_keeps_it(kind: str, params: Params
     assert ok, why
 
 
-@pytest.mark.parametrize(("kind", "params", "plan", "reason"), BREAKS, ids=[f"{k}-{i}" for i, (k, *_) in enumerate(BREAKS)])
+@pytest.mark.parametrize(
+    ("kind", "params", "plan", "reason"), BREAKS, ids=[f"{k}-{i}" for i, (k, *_) in enumerate(BREAKS)]
+)
 def test_each_rule_kind_rejects_a_roster_that_breaks_it_with_the_reason(
     kind: str, params: Params, plan: Plan, reason: str
 ) -> None:
@@ -142,7 +149,12 @@ def test_every_rule_kind_of_the_pool_has_a_break_and_a_keep_case() -> None:
 def test_the_standby_must_be_free_available_and_able_to_step_in_at_every_staffed_post() -> None:
     rule = make_rule("standby", "hard", NoParams(), "R1")
     # Gate staffed on Saturday, Aid (first aid and triage) on Sunday
-    roster = {("Cy", "Sat day"): "Gate", ("Dee", "Sat day"): "Gate", ("Dee", "Sat late"): "Gate", ("Cy", "Sun day"): "Aid"}
+    roster = {
+        ("Cy", "Sat day"): "Gate",
+        ("Dee", "Sat day"): "Gate",
+        ("Dee", "Sat late"): "Gate",
+        ("Cy", "Sun day"): "Aid",
+    }
     for standby, ok, words in [
         ({"Sat day": "Ana", "Sat late": "Cy", "Sun day": "Ana"}, True, "holds"),
         ({"Sat day": "Cy", "Sat late": "Cy", "Sun day": "Ana"}, False, "Cy already works Gate"),
@@ -283,7 +295,7 @@ def test_the_baseline_passes_every_item_in_under_half_of_default_instances() -> 
     assert sum(passed) < len(made) / 2
 
 
-def _format_item(inst, g):  # noqa: ANN001, ANN202
+def _format_item(inst, g):
     fid = next(i.id for i in inst.checklist if i.rule == "format")
     return next(i for i in g.items if i.id == fid)
 

@@ -309,7 +309,10 @@ def _minors(d: VolunteerData, plan: Plan, p: MinorHours) -> Verdict:
                 return False, f"{v.id} is a minor and works the late shift {s.id}"
         counts = _per_day(d, plan, v.id)
         if counts and max(counts.values()) > p.max_per_day:
-            return False, f"{v.id} is a minor and works {max(counts.values())} shifts in one day (at most {p.max_per_day})"
+            return (
+                False,
+                f"{v.id} is a minor and works {max(counts.values())} shifts in one day (at most {p.max_per_day})",
+            )
     return OK
 
 
@@ -442,9 +445,7 @@ def objective_value(d: VolunteerData, plan: Plan, term: ObjectiveTerm, tp: Param
         return sum(kn[v] for v in (plan.standby or {}).values())
     if kind == "changes":
         old = {(v, s): post for v, post, s in as_model(tp, CurrentRoster).existing}
-        return sum(
-            1 for v in d.volunteers for s in d.shifts if plan.assign.get((v.id, s.id)) != old.get((v.id, s.id))
-        )
+        return sum(1 for v in d.volunteers for s in d.shifts if plan.assign.get((v.id, s.id)) != old.get((v.id, s.id)))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 

@@ -11,6 +11,7 @@ preferences, so they are not interchangeable and no symmetry hook is needed).
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -56,7 +57,9 @@ TASK = TaskSpec(
         SubtaskSpec("marathon", "City marathon", "water stations along the route with start and finish peaks"),
         SubtaskSpec("food_bank", "Food bank", "sorting, packing and driving with a licence; teenage volunteers"),
         SubtaskSpec("conference", "Conference", "registration desk and session rooms needing AV skills; team leaders"),
-        SubtaskSpec("relief_hub", "Disaster relief hub", "round-the-clock intake, kitchen and medical posts; rest rules"),
+        SubtaskSpec(
+            "relief_hub", "Disaster relief hub", "round-the-clock intake, kitchen and medical posts; rest rules"
+        ),
     ),
     pool=(
         ConstraintSpec("skill", "basic", "a post's volunteers have its skill"),
@@ -73,7 +76,9 @@ TASK = TaskSpec(
         ConstraintSpec("min_shifts", "medium", "minimum guarantee: named volunteers work at least so many shifts"),
         ConstraintSpec("buffer", "medium", "buffer: named volunteers never work two consecutive shifts of a day"),
         ConstraintSpec("rest_after_run", "stateful", "after a stated number of shifts in a row, one shift of rest"),
-        ConstraintSpec("late_cooldown", "stateful", "cool-down: a volunteer who works a late shift is off the next shift"),
+        ConstraintSpec(
+            "late_cooldown", "stateful", "cool-down: a volunteer who works a late shift is off the next shift"
+        ),
         *mechanism_pool(
             "every shift names a standby volunteer who could step in for any one volunteer of that shift",
             replan="repair a roster after a volunteer drops out, with the fewest changed volunteer-shifts",
@@ -104,47 +109,65 @@ CONTEXTS = {
         days=("Fri", "Sat", "Sun"),
         shifts=(("afternoon", False, False), ("evening", True, False), ("late", False, True)),
         posts=(
-            ("Main gate", None, None), ("Bar", "bar licence", None), ("First aid tent", "first aid", "safeguarding"),
-            ("Info point", None, None), ("Campsite", None, "safeguarding"), ("Stage door", "radio", None),
+            ("Main gate", None, None),
+            ("Bar", "bar licence", None),
+            ("First aid tent", "first aid", "safeguarding"),
+            ("Info point", None, None),
+            ("Campsite", None, "safeguarding"),
+            ("Stage door", "radio", None),
         ),
         forced=("peak_cover",),
-    ),  # fmt: skip
+    ),
     "marathon": Context(
         days=("Expo day", "Race day", "Kids' race day"),
         shifts=(("start", True, False), ("course", False, False), ("finish", True, False), ("clear-up", False, True)),
         posts=(
-            ("Start pen", None, None), ("Water km 5", None, None), ("Water km 21", None, None),
-            ("Finish line", "first aid", None), ("Baggage", None, None), ("Timing", "timing kit", "chip timing"),
+            ("Start pen", None, None),
+            ("Water km 5", None, None),
+            ("Water km 21", None, None),
+            ("Finish line", "first aid", None),
+            ("Baggage", None, None),
+            ("Timing", "timing kit", "chip timing"),
         ),
         forced=("peak_cover", "rotation"),
-    ),  # fmt: skip
+    ),
     "food_bank": Context(
         days=("Mon", "Tue", "Wed"),
         shifts=(("morning", False, False), ("afternoon", True, False), ("evening", False, True)),
         posts=(
-            ("Sorting", None, None), ("Packing", None, None), ("Driving", "driving licence", None),
-            ("Reception", None, "data protection"), ("Warehouse", "forklift", "manual handling"),
+            ("Sorting", None, None),
+            ("Packing", None, None),
+            ("Driving", "driving licence", None),
+            ("Reception", None, "data protection"),
+            ("Warehouse", "forklift", "manual handling"),
         ),
         forced=("minors",),
-    ),  # fmt: skip
+    ),
     "conference": Context(
         days=("Day 1", "Day 2", "Day 3"),
         shifts=(("morning", True, False), ("afternoon", False, False), ("evening", False, True)),
         posts=(
-            ("Registration", None, None), ("Room A", "AV", None), ("Room B", "AV", None),
-            ("Cloakroom", None, None), ("Speaker lounge", None, "hosting"), ("Livestream", "AV", "streaming"),
+            ("Registration", None, None),
+            ("Room A", "AV", None),
+            ("Room B", "AV", None),
+            ("Cloakroom", None, None),
+            ("Speaker lounge", None, "hosting"),
+            ("Livestream", "AV", "streaming"),
         ),
         forced=("leader_on_site",),
-    ),  # fmt: skip
+    ),
     "relief_hub": Context(
         days=("Day 1", "Day 2", "Day 3"),
         shifts=(("day", True, False), ("evening", False, False), ("night", False, True)),
         posts=(
-            ("Intake", None, None), ("Kitchen", None, "food hygiene"), ("Medical", "nursing", "triage"),
-            ("Warehouse", None, None), ("Logistics", "driving licence", None),
+            ("Intake", None, None),
+            ("Kitchen", None, "food hygiene"),
+            ("Medical", "nursing", "triage"),
+            ("Warehouse", None, None),
+            ("Logistics", "driving licence", None),
         ),
         forced=("rest_after_run",),
-    ),  # fmt: skip
+    ),
 }
 MAX_PREFERENCE = 5
 
@@ -347,7 +370,7 @@ def _rest_after_run(tm: VolunteerModel, p: vc.RestAfterRun, lit: cp_model.IntVar
 @encoder("late_cooldown")
 def _late_cooldown(tm: VolunteerModel, p: NoParams, lit: cp_model.IntVar) -> None:
     shifts = tm.data.shifts
-    for a, b in zip(shifts, shifts[1:]):
+    for a, b in itertools.pairwise(shifts):
         if a.late:
             for v in tm.data.volunteers:
                 tm.post(tm.on(v.id, a.id) + tm.on(v.id, b.id) <= 1, lit)
@@ -481,7 +504,9 @@ def _witness(d: VolunteerData, kinds: set[str], rng: random.Random) -> Witness:
     loads = {v.id: 0 for v in d.volunteers}
     peak = "peak_cover" in kinds
     capable = {p.id: sum(1 for v in d.volunteers if can_work(v, p)) for p in d.posts}
-    scarce = {v.id: sum(1 for p in d.posts if can_work(v, p) and capable[p.id] < len(d.volunteers)) for v in d.volunteers}
+    scarce = {
+        v.id: sum(1 for p in d.posts if can_work(v, p) and capable[p.id] < len(d.volunteers)) for v in d.volunteers
+    }
     for i, s in enumerate(d.shifts):
         prev = d.shifts[i - 1] if i else None
         posts = list(d.posts)
@@ -676,7 +701,9 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
         return with_conflict_rule(draft_, "load_cap", vc.LoadCap(volunteers=volunteers, max=most), position)
 
     names = [v.id for v in d.volunteers]
-    pairs = [[a.id, b.id] for i, a in enumerate(d.volunteers) for b in d.volunteers[i + 1 :] if set(a.skills) & set(b.skills)]
+    pairs = [
+        [a.id, b.id] for i, a in enumerate(d.volunteers) for b in d.volunteers[i + 1 :] if set(a.skills) & set(b.skills)
+    ]
     rng.shuffle(pairs)
     singles = [[n] for n in names]
     rng.shuffle(singles)

@@ -205,9 +205,7 @@ def _body(d: VolunteerData, subtask: str, objective: list[ObjectiveTerm], rules:
         out.append(f"Peak shifts: {and_list(peaks)}.")
     if late:
         out.append(f"Late shifts: {and_list(late)}.")
-    out.append(
-        "Each volunteer works at most one post per shift; a volunteer not on the roster in a shift is off then."
-    )
+    out.append("Each volunteer works at most one post per shift; a volunteer not on the roster in a shift is off then.")
     out += ["", "**Posts** (post number j = 1, 2, ... as listed):"]
     for j, p in enumerate(d.posts, 1):
         parts = [f"{j}. {p.id}", f"needs {ranged(d, 'need', p.id, p.need)} volunteers per shift"]
