@@ -184,8 +184,11 @@ def test_the_objective_figures_are_recomputed_from_the_roster() -> None:
     _, values = CHECKER.evaluate(DATA, [], terms, GOOD)
     assert values["volunteer_shifts"] == 8
     assert values["preference"] == 0 + 0 + 0 + 1 + 0 + 0 + 1 + 0
-    # order score: k * (10 t + j); Ana k=1, Ben 2, Cy 3, Dee 4; Gate j=1, Aid 2
-    assert values["order_score"] == 1 * 12 + 2 * 11 + 4 * 11 + 3 * 21 + 1 * 22 + 4 * 31 + 3 * 31 + 1 * 32
+    # order score: t * (10 k + j)^2; Ana k=1, Ben 2, Cy 3, Dee 4; Gate j=1, Aid 2
+    sat_day = 12**2 + 21**2 + 41**2
+    sat_late = 2 * (31**2 + 12**2)
+    sun_day = 3 * (41**2 + 31**2 + 12**2)
+    assert values["order_score"] == sat_day + sat_late + sun_day
 
 
 # -- the solver model against the checker ------------------------------------------------

@@ -29,7 +29,7 @@ from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "volunteer_scheduling"
 STANDBY = "standby"  # the post name of a standby row
-ORDER_SHIFT_FACTOR = 10  # order score of volunteer k at post j in shift t: k * (10 * t + j)
+ORDER_CODE = 10  # order score of volunteer k at post j in shift t: t * (10 * k + j) ** 2 (posts <= 9)
 
 
 # -- data ------------------------------------------------------------------------------
@@ -439,7 +439,7 @@ def objective_value(d: VolunteerData, plan: Plan, term: ObjectiveTerm, tp: Param
         return sum(vols[v].prefs[post] for (v, _), post in plan.assign.items())
     if kind == "order_score":
         kn, jn, tn = d.numbers
-        return sum(kn[v] * (ORDER_SHIFT_FACTOR * tn[s] + jn[post]) for (v, s), post in plan.assign.items())
+        return sum(tn[s] * (ORDER_CODE * kn[v] + jn[post]) ** 2 for (v, s), post in plan.assign.items())
     if kind == "standby_score":
         kn = d.numbers[0]
         return sum(kn[v] for v in (plan.standby or {}).values())

@@ -159,7 +159,7 @@ def _o_preference(d: VolunteerData, p: NoParams) -> str:
 def _o_order(d: VolunteerData, p: NoParams) -> str:
     return (
         "the order score: volunteer number k working post number j in shift number t scores "
-        f"k × ({vc.ORDER_SHIFT_FACTOR} × t + j); summed over volunteer-shifts"
+        f"t × ({vc.ORDER_CODE} × k + j)²; summed over volunteer-shifts"
     )
 
 
