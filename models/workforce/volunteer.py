@@ -192,6 +192,7 @@ PROBE_TIME = 2.0
 # the uniqueness re-optimisation without presolve: measured on 30 drafts at default size,
 # 1.25 against 1.65 s in all, the same certificates
 UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
+UNCERTAIN_PROBES = 7  # candidates offered to make_uncertain (each probe costs two optimisations)
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -753,7 +754,7 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
                     )
                 )  # fmt: skip
     rng.shuffle(out)
-    return out
+    return out[:UNCERTAIN_PROBES]
 
 
 def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]:
