@@ -208,7 +208,8 @@ def _body(d: VolunteerData, subtask: str, objective: list[ObjectiveTerm], rules:
     out.append("Each volunteer works at most one post per shift; a volunteer not on the roster in a shift is off then.")
     out += ["", "**Posts** (post number j = 1, 2, ... as listed):"]
     for j, p in enumerate(d.posts, 1):
-        parts = [f"{j}. {p.id}", f"needs {ranged(d, 'need', p.id, p.need)} volunteers per shift"]
+        need = ranged(d, "need", p.id, p.need)
+        parts = [f"{j}. {p.id}", f"needs {need} {'volunteer' if need == '1' else 'volunteers'} per shift"]
         if p.peak_need is not None:
             parts.append(f"peak need {p.peak_need}")
         parts.append(f"skill: {p.skill}" if p.skill else "no skill needed")
