@@ -338,3 +338,13 @@ def test_the_same_seed_gives_the_same_bytes() -> None:
     b = build_instance(5, 2, GenerateOptions(task=TASK, size="default")).instance
     assert a is not None and b is not None
     assert a.model_dump_json() == b.model_dump_json()
+
+
+def test_perturb_finds_rule_breaks_and_a_suboptimal_roster_whose_grades_confirm_their_kind() -> None:
+    from pbsolve.audit.perturb import perturb
+
+    made = _instances("music_festival", n=3) + _instances("relief_hub", n=3)
+    report = perturb(made)
+    assert report.rejected == {} and report.hook_errors == {} and not report.no_hook
+    kinds = {p["kind"] if isinstance(p, dict) else p.kind for p in report.perturbations}
+    assert {"break_rule:skill", "break_rule:coverage", "break_rule:rest_after_run", "suboptimal"} <= kinds

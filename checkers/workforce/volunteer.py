@@ -13,7 +13,7 @@ is ``standby``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -551,6 +551,32 @@ class VolunteerScheduling(PlanChecker):
             if plan.standby is not None and s.id in plan.standby:
                 rows.append({"volunteer": plan.standby[s.id], "shift": s.id, "post": STANDBY})
         return rows
+
+    def neighbours(self, d: VolunteerData, plan: Plan) -> Iterator[Plan]:
+        """Every roster one volunteer-shift away (another post, off, or on when off), one
+        volunteer replaced at their post by another who was off, and every other standby
+        of one shift."""
+        posts: list[str | None] = [None, *(p.id for p in d.posts)]
+        for v in d.volunteers:
+            for s in d.shifts:
+                now = plan.assign.get((v.id, s.id))
+                for post in posts:
+                    if post != now:
+                        assign = {k: x for k, x in plan.assign.items() if k != (v.id, s.id)}
+                        if post is not None:
+                            assign[v.id, s.id] = post
+                        yield Plan(assign, plan.standby)
+        for (v_id, s_id), post in plan.assign.items():  # one volunteer replaced by another who was off
+            for u in d.volunteers:
+                if (u.id, s_id) not in plan.assign:
+                    assign = {k: x for k, x in plan.assign.items() if k != (v_id, s_id)}
+                    assign[u.id, s_id] = post
+                    yield Plan(assign, plan.standby)
+        if plan.standby is not None:
+            for s in d.shifts:
+                for v in d.volunteers:
+                    if v.id != plan.standby.get(s.id):
+                        yield Plan(plan.assign, {**plan.standby, s.id: v.id})
 
     def baseline_plan(self, d: VolunteerData, instance: Instance) -> Plan:
         """Shift by shift, post by post: the first listed volunteers able to work the post
