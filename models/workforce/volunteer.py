@@ -662,7 +662,20 @@ def _b_late_cooldown(d: VolunteerData, w: Witness, rng: random.Random) -> NoPara
     return NoParams()
 
 
+def _b_training(d: VolunteerData, w: Witness, rng: random.Random) -> NoParams | None:
+    """Only when some post needs a training (else the rule would say nothing)."""
+    return NoParams() if any(p.training is not None for p in d.posts) else None
+
+
+def _b_peak_cover(d: VolunteerData, w: Witness, rng: random.Random) -> NoParams | None:
+    """Only when a peak shift asks some post for more than its usual need."""
+    more = any(p.peak_need is not None and p.peak_need > p.need for p in d.posts)
+    return NoParams() if more and any(s.peak for s in d.shifts) else None
+
+
 BUILDERS = {
+    "training": _b_training,
+    "peak_cover": _b_peak_cover,
     "minors": _b_minors,
     "load_cap": _b_load_cap,
     "load_balance": _b_load_balance,
@@ -672,7 +685,7 @@ BUILDERS = {
     "rest_after_run": _b_rest_after_run,
     "late_cooldown": _b_late_cooldown,
 }
-STRUCTURAL = ("availability", "training", "shift_cap", "peak_cover", "leader_on_site")
+STRUCTURAL = ("availability", "shift_cap", "leader_on_site")
 
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
