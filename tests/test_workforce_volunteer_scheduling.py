@@ -348,3 +348,10 @@ def test_perturb_finds_rule_breaks_and_a_suboptimal_roster_whose_grades_confirm_
     assert report.rejected == {} and report.hook_errors == {} and not report.no_hook
     kinds = {p["kind"] if isinstance(p, dict) else p.kind for p in report.perturbations}
     assert {"break_rule:skill", "break_rule:coverage", "break_rule:rest_after_run", "suboptimal"} <= kinds
+
+
+def test_every_size_has_its_own_settings_and_the_large_size_certifies() -> None:
+    sizes = [s for _, s in model.SIZES.rows()]
+    assert len(set(sizes)) == 4
+    made = [build_instance(0, i, GenerateOptions(task=TASK, size="large")).instance for i in range(3)]
+    assert any(inst is not None and inst.spec.size == "large" for inst in made)
