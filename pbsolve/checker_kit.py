@@ -10,9 +10,10 @@ the solver models.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from pbsolve import checking
@@ -76,10 +77,61 @@ class PlanChecker(checking.TaskChecker):
     def baseline_plan(self, data: Any, instance: Instance) -> Any:
         raise NotImplementedError
 
-    def near_misses(self, instance: Instance, rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
-        """``(kind, answer)`` candidates for ``pbsolve perturb`` (see
-        :mod:`pbsolve.audit.perturb`); none unless the task type builds them."""
+    def neighbours(self, data: Any, plan: Any) -> Iterator[Any]:
+        """The plans one move away from ``plan`` (for near-miss answers, see
+        :func:`near_misses`); a task type without moves offers none."""
+        return iter(())
+
+
+NEAR_MISS_MOVES = 400  # single moves judged per instance at most
+
+
+def near_misses(tc: PlanChecker, instance: Instance, rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
+    """``(kind, answer)`` near misses from the task's single moves of the reference plan
+    (the ``near_misses`` hook of ``pbsolve perturb``, which grades each candidate and
+    drops any whose grade contradicts its kind): per rule kind, a plan breaking exactly
+    one rule of that kind (preferring one whose figures stay optimal), and the valid plan
+    with the smallest objective gap above the optimum (``suboptimal``, true figures).
+    Each answer is the reference with its plan, figures and verification replaced."""
+    if instance.certificate.status != "optimal" or not isinstance(instance.reference, dict):
         return []
+    data = tc.data(instance)
+    rules, objective = list(instance.rules), list(instance.objective)
+    plan, _ = tc.read_section(instance, data, instance.reference, tc.lookups(data), rules)
+    if plan is None:
+        return []
+    moves = list(tc.neighbours(data, plan))
+    if len(moves) > NEAR_MISS_MOVES:
+        moves = rng.sample(moves, NEAR_MISS_MOVES)
+    typed, kind_of = tc.typed(instance), {r.id: r.kind for r in rules}
+    best = instance.certificate.objective or {}
+    order = [t.id for t in objective]
+    breaks: dict[str, tuple[Any, dict[str, int]]] = {}
+    worse: list[tuple[tuple[int, ...], int, Any, dict[str, int]]] = []
+    for n, cand in enumerate(moves):
+        verdicts, values = tc.evaluate(data, rules, objective, cand, typed)
+        broken = [rid for rid, (ok, _) in verdicts.items() if not ok]
+        if len(broken) == 1:
+            kind = kind_of[broken[0]]
+            if kind not in breaks or (values == best and breaks[kind][1] != best):
+                breaks[kind] = (cand, values)
+        elif not broken and values != best:
+            worse.append((tuple(values[k] for k in order), n, cand, values))
+
+    def answer(cand: Any, values: dict[str, int]) -> dict[str, Any]:
+        out = copy.deepcopy(instance.reference)
+        out[tc.plan_key] = tc.plan_json(data, cand)
+        out["objective"] = values
+        if "verification" in out:
+            out["verification"] = tc.verification(data, cand)
+        return out
+
+    found = [(f"break_rule:{kind}", answer(*breaks[kind])) for kind in sorted(breaks)]
+    if worse:
+        _, _, cand, values = min(worse, key=lambda w: (w[0], w[1]))
+        found.append(("suboptimal", answer(cand, values)))
+        found.append(("suboptimal_claims_optimum", answer(cand, dict(best))))
+    return found
 
 
 def baseline_answer(tc: PlanChecker, instance: Instance) -> str:
@@ -137,6 +189,5 @@ class FamilyChecker:
         return baseline_answer(self.tasks[instance.task], instance)
 
     def near_misses(self, instance: Instance, rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
-        """The ``pbsolve perturb`` hook over the task checkers (a family module binds it
-        as ``near_misses`` to opt in)."""
-        return self.tasks[instance.task].near_misses(instance, rng)
+        """The ``pbsolve perturb`` hook over the task checkers' single moves (:func:`near_misses`)."""
+        return near_misses(self.tasks[instance.task], instance, rng)

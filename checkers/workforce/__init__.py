@@ -18,7 +18,7 @@ format_text = FAMILY_CHECKER.format_text
 known_kinds = FAMILY_CHECKER.known_kinds
 read_data = FAMILY_CHECKER.read_data
 baseline_answer = FAMILY_CHECKER.baseline_answer
-near_misses = FAMILY_CHECKER.near_misses  # the `pbsolve perturb` hook (task types without one give none)
+near_misses = FAMILY_CHECKER.near_misses  # the `pbsolve perturb` hook (task checkers' single moves)
 
 __all__ = [
     "TASKS",

@@ -9,9 +9,7 @@ models. Every figure is recomputed from the plan in plain Python integers.
 
 from __future__ import annotations
 
-import copy
 import itertools
-import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -574,51 +572,9 @@ class WorkAssignment(PlanChecker):
             rows.append(row)
         return rows
 
-    def near_misses(self, instance: Instance, rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
-        """``pbsolve perturb`` candidates: for each rule kind, a plan one move (a task's
-        worker, day or backup changed, or two tasks' assignments swapped) from the
-        reference under which exactly one rule fails (preferring moves that keep the
-        optimal figures), and the valid neighbour with the smallest worse figures, stated
-        truthfully and claiming the optimum. The driver grades each and keeps only those
-        the grade confirms."""
-        if instance.certificate.status != "optimal":
-            return []
-        d = self.data(instance)
-        plan, _ = self.read_plan(d, instance.reference, self.lookups(d), instance.rules)
-        if plan is None:
-            return []
-        kind_of = {r.id: r.kind for r in instance.rules}
-        best = instance.certificate.objective or {}
-        order = [t.id for t in instance.objective]
-        typed = self.typed(instance)
-        breaks: dict[str, list[tuple[Plan, dict[str, int]]]] = {}
-        worse: list[tuple[Plan, dict[str, int]]] = []
-        for cand in neighbours(d, plan):
-            verdicts, values = self.evaluate(d, instance.rules, instance.objective, cand, typed)
-            broken = [rid for rid, (ok, _) in verdicts.items() if not ok]
-            if len(broken) == 1:
-                breaks.setdefault(kind_of[broken[0]], []).append((cand, values))
-            elif not broken and values != best:
-                worse.append((cand, values))
-        out = []
-        for kind in sorted(breaks):
-            keeps_figures = [o for o in breaks[kind] if o[1] == best]
-            cand, values = rng.choice(keeps_figures or breaks[kind])
-            out.append((f"break_rule:{kind}", self.answer_with(instance, d, cand, values)))
-        if worse:
-            cand, values = min(worse, key=lambda pv: tuple(pv[1][k] for k in order))
-            out.append(("suboptimal", self.answer_with(instance, d, cand, values)))
-            out.append(("suboptimal_claims_optimum", self.answer_with(instance, d, cand, dict(best))))
-        return out
-
-    def answer_with(self, instance: Instance, d: WorkData, plan: Plan, figures: dict[str, int]) -> dict[str, Any]:
-        """The reference answer with another plan, these objective figures and the plan's own verification."""
-        answer = copy.deepcopy(instance.reference)
-        answer[self.plan_key] = self.plan_json(d, plan)
-        answer["objective"] = figures
-        if "verification" in answer:
-            answer["verification"] = self.verification(d, plan)
-        return answer
+    def neighbours(self, data: WorkData, plan: Plan) -> Iterator[Plan]:
+        """One move from ``plan`` (see :func:`neighbours`), for the kit's near misses."""
+        return neighbours(data, plan)
 
     def baseline_plan(self, d: WorkData, instance: Instance) -> Plan:
         """Task by task in listed order: the first skilled worker, not off, on the earliest
