@@ -147,7 +147,7 @@ class RecruitmentSizes(Settings):
 
 SIZES = SizeTable[RecruitmentSizes](
     tiny=RecruitmentSizes(days=2, slots_per_day=2, candidates=2, staff=2, max_stages=2, fee=PositiveRange(lo=1, hi=4)),
-    small=RecruitmentSizes(days=3, slots_per_day=2, candidates=3, staff=3, max_stages=3, fee=PositiveRange(lo=1, hi=5)),
+    small=RecruitmentSizes(days=3, slots_per_day=2, candidates=3, staff=4, max_stages=3, fee=PositiveRange(lo=1, hi=5)),
     default=RecruitmentSizes(
         days=4, slots_per_day=2, candidates=4, staff=4, max_stages=3, fee=PositiveRange(lo=2, hi=9)
     ),
@@ -459,12 +459,12 @@ def _stages(ctx: Context, most: int) -> list[Stage]:
 
 def _staff(ctx: Context, stages: list[Stage], roles: list[Role], n: int, fee: PositiveRange,
            rng: random.Random) -> list[Staff]:  # fmt: skip
-    """Staff with random qualifications: every stage gets at least its size plus one
-    qualified people (when there are that many); paid stages get external assessors."""
+    """Staff with random qualifications: every stage gets at least as many qualified
+    people as it needs, others with a chance; paid stages get external assessors."""
     names = rng.sample(STAFF, n)
     can: dict[str, set[str]] = {p: set() for p in names}
     for s in stages:
-        for p in rng.sample(names, min(n, s.staff + 1)):
+        for p in rng.sample(names, min(n, s.staff)):
             can[p].add(s.id)
     for p in names:
         for s in stages:
@@ -499,15 +499,15 @@ def _witness(d: RecruitmentData, rng: random.Random) -> Witness | None:
     for c in order:
         t0, met = 0, set()
         for k, s in enumerate(d.stages):
-            choices = list(range(t0, n_slots - (n_stages - 1 - k)))
-            rng.shuffle(choices)
+            # mostly soon after the previous stage: compact processes leave room for spans and deadlines
+            choices = sorted(range(t0, n_slots - (n_stages - 1 - k)), key=lambda t: t - t0 + 4 * rng.random())  # noqa: B023 - used at once
             found = None
             for t in choices[:4]:
                 free = [p for p in d.staff if s.id in p.stages and (p.id, t) not in busy]
                 if len(free) < s.staff:
                     continue
                 fresh = [p for p in free if p.id not in met]
-                pool = fresh if len(fresh) >= s.staff and rng.random() < 0.8 else free
+                pool = fresh if len(fresh) >= s.staff else free
                 team = _pick_team(d, c, s, pool, rng, last=k == n_stages - 1)
                 found = (t, team)
                 break
@@ -533,7 +533,9 @@ def _pick_team(d: RecruitmentData, c: Candidate, s: Stage, pool: list[Staff], rn
     return [p.id for p in team]
 
 
-def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[RecruitmentData, Witness]:
+def _entities(spec: GenerationSpec, rng: random.Random, fresh: bool) -> tuple[RecruitmentData, Witness]:
+    """The instance's entities and a witness schedule (``fresh``: one in which no
+    candidate meets a staff member twice, for the fresh-eyes rule)."""
     settings = SIZES.of(spec.size)
     ctx = CONTEXT[spec.subtask]
     slots = [
@@ -551,7 +553,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[RecruitmentData
             candidates=tuple(candidates),
         )  # fmt: skip
         w = _witness(data, rng)
-        if w is not None:
+        if w is not None and (not fresh or _b_fresh_eyes(data, w, rng) is not None):
             return data, w
     raise NoDraft("witness")
 
@@ -670,8 +672,8 @@ def _b_max_span(d: RecruitmentData, w: Witness, rng: random.Random) -> rc.MaxSpa
         max(d.slots[w[c.id, s.id][0]].day for s in d.stages) - min(d.slots[w[c.id, s.id][0]].day for s in d.stages)
         for c in d.candidates
     )
-    days = span + rng.randint(0, 1)
-    return rc.MaxSpan(days=days) if days < len(d.days()) - 1 else None
+    days = min(span + rng.randint(0, 1), len(d.days()) - 2)
+    return rc.MaxSpan(days=days) if span <= days else None
 
 
 def _b_panel_cooldown(d: RecruitmentData, w: Witness, rng: random.Random) -> rc.StageRule | None:
@@ -717,8 +719,8 @@ OBJECTIVE = (
 
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
-    data, witness = _entities(spec, rng)
     sampled = sampled_kinds(spec, TASK.base_rules)
+    data, witness = _entities(spec, rng, "fresh_eyes" in sampled)
     for kind in CONTEXT[spec.subtask].forced:  # the subtask's own structure
         if kind not in sampled:
             sampled.insert(0, kind)
@@ -726,8 +728,6 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
         data = _with_availability(data, witness, rng, "staff")
     if "candidate_availability" in sampled:
         data = _with_availability(data, witness, rng, "candidates")
-    if "fresh_eyes" in sampled and _b_fresh_eyes(data, witness, rng) is None:
-        raise NoDraft("fresh_eyes")
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng, structural=STRUCTURAL)
@@ -791,13 +791,15 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
-    """External assessors' fees (worst: high)."""
+    """Staff fees (worst: high): an external assessor's fee may come in lower, and a staff
+    member without a fee may yet charge one (a freelancer whose terms are not settled)."""
     d = RecruitmentData.model_validate(draft_.data)
-    out = [
-        Uncertain(id="", kind="fee", target=p.id, low=max(0, p.fee - rng.randint(1, 3)), high=p.fee)
-        for p in d.staff
-        if p.fee
-    ]
+    out = []
+    for p in d.staff:
+        if p.fee:
+            out.append(Uncertain(id="", kind="fee", target=p.id, low=max(0, p.fee - rng.randint(1, 3)), high=p.fee))
+        else:
+            out.append(Uncertain(id="", kind="fee", target=p.id, low=0, high=rng.randint(1, 3)))
     rng.shuffle(out)
     return out
 
