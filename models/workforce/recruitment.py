@@ -468,7 +468,7 @@ def _staff(ctx: Context, stages: list[Stage], roles: list[Role], n: int, fee: Po
             can[p].add(s.id)
     for p in names:
         for s in stages:
-            if rng.random() < 0.3:
+            if rng.random() < 0.45:
                 can[p].add(s.id)
     external = set(rng.sample(names, max(1, n // 3)))
     paid = {s.id for s in stages if s.id in ctx.paid}
