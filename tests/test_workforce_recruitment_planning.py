@@ -12,7 +12,7 @@ import pytest
 
 from pbsolve.checkers.workforce import recruitment as rc
 from pbsolve.checkers.workforce.recruitment import Plan, RecruitmentData
-from pbsolve.family import Draft, checker
+from pbsolve.family import Draft, NoDraft, checker
 from pbsolve.models.workforce import recruitment as model
 from pbsolve.params import NoParams, Params
 from pbsolve.schema import GenerationSpec, Instance, ObjectiveTerm
@@ -81,7 +81,11 @@ def _judge(kind: str, params: Params, plan: Plan) -> tuple[bool, str]:
 
 @pytest.mark.parametrize(("kind", "params", "change", "reason"), CASES, ids=[c[0] for c in CASES])
 def test_each_rule_kind_keeps_the_plan_that_keeps_it(kind, params, change, reason):
-    keeps = _plan() if kind not in ("fresh_eyes", "max_span", "budget_release", "staff_absent", "candidate_blocked") else None
+    keeps = (
+        _plan()
+        if kind not in ("fresh_eyes", "max_span", "budget_release", "staff_absent", "candidate_blocked")
+        else None
+    )
     if keeps is not None:
         assert _judge(kind, params, keeps)[0], _judge(kind, params, keeps)
 
@@ -120,7 +124,12 @@ def test_budget_release_carries_unspent_money_over_to_later_days():
 
 def test_backups_must_cover_every_single_dropout_without_a_clash():
     plan = _plan()
-    good = {("Avery", "Screen"): "Ben", ("Avery", "Panel"): "Ben", ("Blake", "Screen"): "Ana", ("Blake", "Panel"): "Chen"}
+    good = {
+        ("Avery", "Screen"): "Ben",
+        ("Avery", "Panel"): "Ben",
+        ("Blake", "Screen"): "Ana",
+        ("Blake", "Panel"): "Chen",
+    }
     data = _data().model_copy(update={"staff": tuple(p.model_copy(update={"unavailable": ()}) for p in _data().staff)})
     assert rc.CHECKS["backup_staff"](data, Plan(plan.slot, plan.staff, good), NoParams())[0]
     own = {**good, ("Avery", "Screen"): "Ana"}
@@ -130,7 +139,10 @@ def test_backups_must_cover_every_single_dropout_without_a_clash():
 
 def test_the_objective_terms_are_recomputed_from_the_plan():
     d, plan = _data(), _plan()
-    values = {k: rc.objective_value(d, plan, ObjectiveTerm(id=k, kind=k), NoParams()) for k in ("urgency", "fees", "order_score")}
+    values = {
+        k: rc.objective_value(d, plan, ObjectiveTerm(id=k, kind=k), NoParams())
+        for k in ("urgency", "fees", "order_score")
+    }
     assert values["urgency"] == 3 * 3 + 3 * 4  # both Analysts: final stages in slots 3 and 4
     assert values["fees"] == 4 + 4  # Ben's two stages
     # rows: 1 Avery Screen (slot 1, Ana 1), 2 Avery Panel (3, Ana+Chen 1+3), 3 Blake Screen (2, Ben 2), 4 Blake Panel (4, 1+2)
@@ -170,11 +182,21 @@ def test_stateful_kinds_are_certified_when_asked_for(kind):
 
 # -- subtasks --------------------------------------------------------------------------
 def _draft(subtask: str, seed: int) -> Draft:
-    spec = GenerationSpec(family="workforce", task=TASK, subtask=subtask, basic=[], medium=[], hard=[], stateful=[], seed=seed, size="default")
+    spec = GenerationSpec(
+        family="workforce",
+        task=TASK,
+        subtask=subtask,
+        basic=[],
+        medium=[],
+        hard=[],
+        stateful=[],
+        seed=seed,
+        size="default",
+    )
     for k in range(20):
         try:
             return model.draft(spec, random.Random(seed * 100 + k))
-        except Exception:  # noqa: BLE001 - a NoDraft re-samples
+        except NoDraft:  # re-sample
             continue
     raise AssertionError("no draft")
 

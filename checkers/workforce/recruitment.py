@@ -503,9 +503,7 @@ def objective_value(d: RecruitmentData, plan: Plan, term: ObjectiveTerm, tp: Par
         return sum(d.staff_number[(plan.backup or {})[step]] for step in d.steps)
     if kind == "changes":
         old = as_model(tp, CurrentSchedule).existing
-        return sum(
-            1 for c, s, slot, staff in old if plan.slot[c, s] != slot or set(plan.staff[c, s]) != set(staff)
-        )
+        return sum(1 for c, s, slot, staff in old if plan.slot[c, s] != slot or set(plan.staff[c, s]) != set(staff))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 

@@ -58,12 +58,28 @@ TASK = TaskSpec(
     family="workforce",
     summary="schedule candidates through a multi-stage hiring process with qualified, available interviewers",
     subtasks=(
-        SubtaskSpec("graduate_intake", "Graduate intake", "many graduates through screen, assessment centre and interview; external assessors charge fees"),
-        SubtaskSpec("executive_hire", "Senior executive hire", "few candidates; the board panel always includes a senior member"),
-        SubtaskSpec("engineering_hiring", "Engineering hiring", "phone screen, coding test review, technical interview and a two-person panel"),
-        SubtaskSpec("seasonal_retail", "Seasonal retail hiring", "high-volume screens and trial shifts for urgent store roles"),
-        SubtaskSpec("faculty_search", "Academic faculty search", "seminar talk, a department panel that includes the hiring committee, and the dean"),
-    ),  # fmt: skip
+        SubtaskSpec(
+            "graduate_intake",
+            "Graduate intake",
+            "many graduates through screen, assessment centre and interview; external assessors charge fees",
+        ),
+        SubtaskSpec(
+            "executive_hire", "Senior executive hire", "few candidates; the board panel always includes a senior member"
+        ),
+        SubtaskSpec(
+            "engineering_hiring",
+            "Engineering hiring",
+            "phone screen, coding test review, technical interview and a two-person panel",
+        ),
+        SubtaskSpec(
+            "seasonal_retail", "Seasonal retail hiring", "high-volume screens and trial shifts for urgent store roles"
+        ),
+        SubtaskSpec(
+            "faculty_search",
+            "Academic faculty search",
+            "seminar talk, a department panel that includes the hiring committee, and the dean",
+        ),
+    ),
     pool=(
         ConstraintSpec("qualified", "basic", "every stage is run by staff who may run it"),
         ConstraintSpec("stage_order", "basic", "a candidate's stages in order, each in a later slot"),
@@ -166,10 +182,10 @@ class RecruitmentModel(ModelBase):
         super().__init__()
         self.data = d = data
         self.w: dict[tuple[str, str, int, tuple[str, ...]], cp_model.IntVar] = {}
-        self.x: dict[tuple[str, str, int], cp_model.LinearExprT] = {}
-        self.y: dict[tuple[str, str, str], cp_model.LinearExprT] = {}
+        self.x: dict[tuple[str, str, int], Any] = {}  # linear expressions (sums of w)
+        self.y: dict[tuple[str, str, str], Any] = {}
         self.b: dict[tuple[str, str, str], cp_model.IntVar] = {}
-        self.slot_no: dict[Step, cp_model.LinearExprT] = {}
+        self.slot_no: dict[Step, Any] = {}
         self._at: dict[tuple[str, str, str, int], list[cp_model.IntVar]] = {}
         names = [p.id for p in d.staff]
         teams = {s.id: list(itertools.combinations(names, s.staff)) for s in d.stages}
@@ -196,17 +212,17 @@ class RecruitmentModel(ModelBase):
                 self.b.update({(c, s, p): v for p, v in zip(names, brow)})
                 self.m.add_exactly_one(brow)
 
-    def at(self, c: str, s: str, p: str, t: int) -> cp_model.LinearExprT:
+    def at(self, c: str, s: str, p: str, t: int) -> Any:
         """1 when p runs c's stage s in slot t (a sum of w)."""
         return sum(self._at.get((c, s, p, t), []))
 
     def runs_in(self, p: str, t: int) -> list[cp_model.IntVar]:
         return [v for c, s in self.data.steps for v in self._at.get((c, s, p, t), [])]
 
-    def load(self, p: str) -> cp_model.LinearExprT:
+    def load(self, p: str) -> Any:
         return sum(self.y[c, s, p] for c, s in self.data.steps)
 
-    def fees(self, day: int | None = None) -> cp_model.LinearExprT:
+    def fees(self, day: int | None = None) -> Any:
         """Fees paid (on one day, or in all)."""
         d = self.data
         return sum(
@@ -287,7 +303,7 @@ def _final_deadline(tm: RecruitmentModel, p: rc.Deadline, lit: cp_model.IntVar) 
         tm.post(tm.slot_no[c, tm.data.last_stage] <= limit, lit)
 
 
-def _day_no(tm: RecruitmentModel, c: str, s: str) -> cp_model.LinearExprT:
+def _day_no(tm: RecruitmentModel, c: str, s: str) -> Any:
     return sum(slot.day * tm.x[c, s, t] for t, slot in enumerate(tm.data.slots))
 
 
@@ -349,7 +365,7 @@ def _panel_cooldown(tm: RecruitmentModel, p: rc.StageRule, lit: cp_model.IntVar)
 
 @encoder("budget_release")
 def _budget_release(tm: RecruitmentModel, p: rc.BudgetRelease, lit: cp_model.IntVar) -> None:
-    spent: list[cp_model.LinearExprT] = []
+    spent: list[Any] = []
     released = 0
     for day in tm.data.days():
         released += p.releases[day] if day < len(p.releases) else 0
@@ -423,9 +439,7 @@ def _objective(tm: RecruitmentModel, term: ObjectiveTerm) -> tuple[cp_model.Line
     if term.kind == "changes":
         old = rc.CurrentSchedule.model_validate(term.params).existing
         num = d.staff_number
-        kept = [
-            tm.w[c, s, d.slot_index[slot], tuple(sorted(staff, key=num.__getitem__))] for c, s, slot, staff in old
-        ]
+        kept = [tm.w[c, s, d.slot_index[slot], tuple(sorted(staff, key=num.__getitem__))] for c, s, slot, staff in old]
         return len(old) - sum(kept), len(old)
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -500,7 +514,7 @@ def _witness(d: RecruitmentData, rng: random.Random) -> Witness | None:
         t0, met = 0, set()
         for k, s in enumerate(d.stages):
             # mostly soon after the previous stage: compact processes leave room for spans and deadlines
-            choices = sorted(range(t0, n_slots - (n_stages - 1 - k)), key=lambda t: t - t0 + 4 * rng.random())  # noqa: B023 - used at once
+            choices = sorted(range(t0, n_slots - (n_stages - 1 - k)), key=lambda t: t - t0 + 4 * rng.random())
             found = None
             for t in choices[:4]:
                 free = [p for p in d.staff if s.id in p.stages and (p.id, t) not in busy]
@@ -611,9 +625,7 @@ def _b_staff_load(d: RecruitmentData, w: Witness, rng: random.Random) -> rc.Staf
 
 
 def _witness_fees(d: RecruitmentData, w: Witness, day: int | None = None) -> int:
-    return sum(
-        d.staff_by_id[p].fee for (t, team) in w.values() for p in team if day is None or d.slots[t].day == day
-    )
+    return sum(d.staff_by_id[p].fee for (t, team) in w.values() for p in team if day is None or d.slots[t].day == day)
 
 
 def _b_fee_budget(d: RecruitmentData, w: Witness, rng: random.Random) -> rc.FeeBudget | None:
@@ -645,9 +657,7 @@ def _b_panel(want: str) -> Any:
         def ok(c: Candidate, p: str) -> bool:
             return d.staff_by_id[p].senior if want == "senior" else c.role in d.staff_by_id[p].teams
 
-        options = [
-            s.id for s in d.stages if all(any(ok(c, p) for p in w[c.id, s.id][1]) for c in d.candidates)
-        ]
+        options = [s.id for s in d.stages if all(any(ok(c, p) for p in w[c.id, s.id][1]) for c in d.candidates)]
         panels = [s for s in options if d.stage_by_id[s].staff > 1 or s == d.last_stage]
         return rc.StageRule(stage=rng.choice(panels or options)) if options else None
 

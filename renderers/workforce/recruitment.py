@@ -107,9 +107,7 @@ def _s_senior(d: RecruitmentData, p: rc.StageRule) -> str:
 
 @TEXT.rule("panel_team")
 def _s_team(d: RecruitmentData, p: rc.StageRule) -> str:
-    return (
-        f"The staff of every {p.stage} include at least one member of the hiring team of the candidate's role."
-    )
+    return f"The staff of every {p.stage} include at least one member of the hiring team of the candidate's role."
 
 
 @TEXT.rule("fresh_eyes")
