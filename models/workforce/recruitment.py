@@ -165,7 +165,7 @@ SIZES = SizeTable[RecruitmentSizes](
     tiny=RecruitmentSizes(days=2, slots_per_day=2, candidates=2, staff=2, max_stages=2, fee=PositiveRange(lo=1, hi=4)),
     small=RecruitmentSizes(days=3, slots_per_day=2, candidates=3, staff=4, max_stages=3, fee=PositiveRange(lo=1, hi=5)),
     default=RecruitmentSizes(
-        days=4, slots_per_day=2, candidates=4, staff=4, max_stages=3, fee=PositiveRange(lo=2, hi=9)
+        days=3, slots_per_day=2, candidates=4, staff=4, max_stages=3, fee=PositiveRange(lo=2, hi=9)
     ),
     large=RecruitmentSizes(days=5, slots_per_day=3, candidates=8, staff=7, max_stages=4, fee=PositiveRange(lo=2, hi=9)),
 )  # fmt: skip
@@ -484,17 +484,17 @@ def _staff(ctx: Context, stages: list[Stage], roles: list[Role], n: int, fee: Po
         for s in stages:
             if rng.random() < 0.45:
                 can[p].add(s.id)
-    external = set(rng.sample(names, max(1, n // 3)))
     paid = {s.id for s in stages if s.id in ctx.paid}
+    can_paid = [p for p in names if can[p] & paid]
+    external = set(rng.sample(can_paid, min(len(can_paid), max(1, n // 3))))
     seniors = set(rng.sample(names, max(1, n // 2)))
     out = []
     for k, p in enumerate(names):
         teams = tuple(r.id for r in roles if rng.random() < 0.4 or roles.index(r) == k % len(roles))
-        is_external = p in external and bool(can[p] & paid)
         out.append(
             Staff(
                 id=p, stages=tuple(s.id for s in stages if s.id in can[p]), senior=p in seniors, teams=teams,
-                fee=fee.draw(rng) if is_external else 0,
+                fee=fee.draw(rng) if p in external else 0,
             )
         )  # fmt: skip
     return out
