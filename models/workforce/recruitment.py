@@ -158,16 +158,17 @@ class RecruitmentSizes(Settings):
     candidates: PositiveInt = Field(le=len(CANDIDATES))
     staff: int = Field(ge=2, le=len(STAFF))
     max_stages: int = Field(ge=2, le=4, description="the process keeps its first stages and its last one")
+    cross_trained: int = Field(ge=0, le=100, description="% chance a staff member may run a stage beyond the minimum")
     fee: PositiveRange = Field(description="fee per stage of an external assessor")
 
 
 SIZES = SizeTable[RecruitmentSizes](
-    tiny=RecruitmentSizes(days=2, slots_per_day=2, candidates=2, staff=2, max_stages=2, fee=PositiveRange(lo=1, hi=4)),
-    small=RecruitmentSizes(days=3, slots_per_day=2, candidates=3, staff=4, max_stages=3, fee=PositiveRange(lo=1, hi=5)),
+    tiny=RecruitmentSizes(days=2, slots_per_day=2, candidates=2, staff=2, max_stages=2, cross_trained=45, fee=PositiveRange(lo=1, hi=4)),
+    small=RecruitmentSizes(days=3, slots_per_day=2, candidates=3, staff=4, max_stages=3, cross_trained=45, fee=PositiveRange(lo=1, hi=5)),
     default=RecruitmentSizes(
-        days=3, slots_per_day=2, candidates=4, staff=4, max_stages=3, fee=PositiveRange(lo=2, hi=9)
+        days=3, slots_per_day=2, candidates=4, staff=4, max_stages=3, cross_trained=25, fee=PositiveRange(lo=2, hi=9)
     ),
-    large=RecruitmentSizes(days=5, slots_per_day=3, candidates=8, staff=7, max_stages=4, fee=PositiveRange(lo=2, hi=9)),
+    large=RecruitmentSizes(days=5, slots_per_day=3, candidates=8, staff=7, max_stages=4, cross_trained=30, fee=PositiveRange(lo=2, hi=9)),
 )  # fmt: skip
 PROBE_TIME = 2.0
 
@@ -471,10 +472,11 @@ def _stages(ctx: Context, most: int) -> list[Stage]:
     return [Stage(id=name, staff=n) for name, n in kept]
 
 
-def _staff(ctx: Context, stages: list[Stage], roles: list[Role], n: int, fee: PositiveRange,
+def _staff(ctx: Context, stages: list[Stage], roles: list[Role], size: RecruitmentSizes,
            rng: random.Random) -> list[Staff]:  # fmt: skip
     """Staff with random qualifications: every stage gets at least as many qualified
     people as it needs, others with a chance; paid stages get external assessors."""
+    n, fee = size.staff, size.fee
     names = rng.sample(STAFF, n)
     can: dict[str, set[str]] = {p: set() for p in names}
     for s in stages:
@@ -482,7 +484,7 @@ def _staff(ctx: Context, stages: list[Stage], roles: list[Role], n: int, fee: Po
             can[p].add(s.id)
     for p in names:
         for s in stages:
-            if rng.random() < 0.45:
+            if rng.random() * 100 < size.cross_trained:
                 can[p].add(s.id)
     paid = {s.id for s in stages if s.id in ctx.paid}
     can_paid = [p for p in names if can[p] & paid]
@@ -559,7 +561,7 @@ def _entities(spec: GenerationSpec, rng: random.Random, fresh: bool) -> tuple[Re
     roles_all = list(ctx.roles)
     roles = [Role(id=r, urgency=rng.randint(1, 5)) for r in rng.sample(roles_all, min(len(roles_all), 2 + (settings.candidates > 4)))]  # fmt: skip
     for _ in range(20):
-        staff = _staff(ctx, stages, roles, settings.staff, settings.fee, rng)
+        staff = _staff(ctx, stages, roles, settings, rng)
         names = rng.sample(CANDIDATES, settings.candidates)
         candidates = [Candidate(id=n, role=roles[k % len(roles)].id) for k, n in enumerate(names)]
         data = RecruitmentData(
