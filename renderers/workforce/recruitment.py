@@ -18,12 +18,11 @@ TEXT = TaskText(
     current="the current schedule",
 )
 SITUATION = {
-    "graduate_intake": "a graduate intake: graduates go through a screen, an assessment centre and an interview",
-    "executive_hire": "a senior executive hire: candidates meet a screener, an interviewer and a board panel",
-    "engineering_hiring": "engineering hiring: a phone screen, a review of a coding test, a technical interview "
-    "and a panel",
-    "seasonal_retail": "seasonal retail hiring: a quick screen and a trial shift for urgent store roles",
-    "faculty_search": "an academic faculty search: a seminar talk, a department panel and a meeting with the dean",
+    "graduate_intake": "a graduate intake (many graduates; external assessors charge fees)",
+    "executive_hire": "a senior executive hire (the board panel sits together)",
+    "engineering_hiring": "engineering hiring",
+    "seasonal_retail": "seasonal retail hiring for urgent store roles",
+    "faculty_search": "an academic faculty search",
 }
 
 
@@ -217,13 +216,17 @@ def _o_changes(d: RecruitmentData, p: rc.CurrentSchedule) -> str:
 @TEXT.body
 def _body(d: RecruitmentData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     out = [
-        f"You are scheduling {SITUATION.get(subtask, 'a hiring process')}. The slots are "
+        f"You are scheduling {SITUATION.get(subtask, 'a hiring process')}: every candidate goes through "
+        f"{and_list([s.id for s in d.stages])}. The slots are "
         f"{and_list([s.id for s in d.slots])}, in this order (slot numbers 1, 2, ...; a slot's day is its first "
         "word).",
         "",
         "**Stages** (every candidate goes through all of them, in this order):",
     ]
-    out += [f"- {s.id}: run by {plural(s.staff, 'staff member')} together" for s in d.stages]
+    out += [
+        f"- {s.id}: run by " + ("1 staff member" if s.staff == 1 else f"{s.staff} staff members together")
+        for s in d.stages
+    ]
     out += ["", "**Roles** (urgency weights the objective):"]
     for r in d.roles:
         team = [p.id for p in d.staff if r.id in p.teams]
