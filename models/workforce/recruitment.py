@@ -424,16 +424,17 @@ def _objective(tm: RecruitmentModel, term: ObjectiveTerm) -> tuple[cp_model.Line
         expr = sum(d.role_by_id[c.role].urgency * tm.slot_no[c.id, d.last_stage] for c in d.candidates)
         return expr, sum(d.role_by_id[c.role].urgency * n_slots for c in d.candidates)
     if term.kind == "fees":
-        top = max(s.staff for s in d.stages) * max(p.fee for p in d.staff)
-        return tm.fees(), top * len(d.steps)
+        fees = sorted((p.fee for p in d.staff), reverse=True)
+        return tm.fees(), len(d.candidates) * sum(sum(fees[: s.staff]) for s in d.stages)
     if term.kind == "order_score":
         num = d.staff_number
         expr = sum(
             n * (10 * tm.slot_no[c, s] + sum(num[p.id] * tm.y[c, s, p.id] for p in d.staff))
             for n, (c, s) in enumerate(d.steps, 1)
         )
-        per = 10 * n_slots + sum(num.values())
-        return expr, per * len(d.steps) * (len(d.steps) + 1) // 2
+        top = sorted(num.values(), reverse=True)
+        per = {s.id: 10 * n_slots + sum(top[: s.staff]) for s in d.stages}
+        return expr, sum(n * per[s] for n, (_, s) in enumerate(d.steps, 1))
     if term.kind == "backup_score":
         num = d.staff_number
         return sum(num[p] * v for (_, _, p), v in tm.b.items()), len(d.staff) * len(d.steps)
