@@ -275,3 +275,23 @@ def test_the_disruption_rule_breaks_the_plan_it_was_drawn_from():
     for rule in rules:
         params = rc.RULE_PARAMS[rule.kind].model_validate(rule.params)
         assert not rc.CHECKS[rule.kind](d, _plan(), params)[0], rule
+
+
+def test_near_misses_break_exactly_their_rule_or_only_the_optimum():
+    fam = checker("workforce")
+    seen: set[str] = set()
+    for seed in range(6):
+        inst = find(TASK, 700 + seed, "small", (), "optimal", tries=4)
+        if inst is None:
+            continue
+        items = {it.id: it.rule for it in inst.checklist}
+        kind_of = {r.id: r.kind for r in inst.rules}
+        for kind, answer in rc.near_misses(inst, random.Random(seed)):
+            failed = [items[i] for i, (ok, _) in fam.check_answer(inst, answer).items() if not ok]
+            if kind.startswith("break_rule:"):
+                broken = [r for r in failed if r in kind_of]
+                assert [kind_of[r] for r in broken] == [kind.split(":")[1]], (kind, failed)
+                seen.add(kind)
+            else:
+                assert "format" not in failed and not any(r in kind_of for r in failed), (kind, failed)
+    assert len(seen) >= 4, seen

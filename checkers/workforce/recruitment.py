@@ -682,3 +682,59 @@ class Recruitment(PlanChecker):
 
 
 TASK = Recruitment()
+
+
+# -- near misses (the `pbsolve perturb` hook's candidates) -----------------------------
+def _moves(d: RecruitmentData, plan: Plan) -> list[Plan]:
+    """Plans one move from ``plan``: one step in another slot, or one staff member of a
+    step replaced by someone not on it."""
+    num, out = d.staff_number, []
+    for step in d.steps:
+        out += [Plan({**plan.slot, step: s.id}, plan.staff, plan.backup) for s in d.slots if s.id != plan.slot[step]]
+        team = plan.staff[step]
+        for gone in team:
+            for p in d.staff:
+                if p.id not in team:
+                    new = tuple(sorted([*(x for x in team if x != gone), p.id], key=num.__getitem__))
+                    out.append(Plan(plan.slot, {**plan.staff, step: new}, plan.backup))
+    return out
+
+
+def near_misses(instance: Instance, rng: Any) -> list[tuple[str, dict[str, Any]]]:
+    """``(kind, answer)`` candidates from the certified reference: ``break_rule:<kind>``
+    (one move under which exactly that rule fails, optimal figures preferred) and
+    ``suboptimal`` (a valid plan one move away with the smallest worse figures). The
+    perturb driver grades each and keeps only those whose grade confirms the kind."""
+    if instance.certificate.status != "optimal":
+        return []
+    d = TASK.data(instance)
+    plan, _ = TASK.read_plan(d, instance.reference, TASK.lookups(d), list(instance.rules))
+    if plan is None:
+        return []
+    kind_of = {r.id: r.kind for r in instance.rules}
+    best = instance.certificate.objective or {}
+    order = [t.id for t in instance.objective]
+    breaks: dict[str, list[tuple[Plan, dict[str, int]]]] = {}
+    valid: list[tuple[Plan, dict[str, int]]] = []
+    for cand in _moves(d, plan):
+        verdicts, values = TASK.evaluate(d, list(instance.rules), list(instance.objective), cand)
+        broken = [rid for rid, (ok, _) in verdicts.items() if not ok]
+        if len(broken) == 1:
+            breaks.setdefault(kind_of[broken[0]], []).append((cand, values))
+        elif not broken and values != best:
+            valid.append((cand, values))
+
+    def answer(p: Plan, values: dict[str, int]) -> dict[str, Any]:
+        out = {**instance.reference, "schedule": TASK.plan_json(d, p), "objective": values}
+        if "verification" in out:
+            out["verification"] = TASK.verification(d, p)
+        return out
+
+    found = []
+    for kind in sorted(breaks):
+        options = sorted(breaks[kind], key=lambda pv: pv[1] != best)
+        found.append((f"break_rule:{kind}", answer(*options[0])))
+    if valid:
+        p, v = min(valid, key=lambda pv: tuple(pv[1][k] for k in order))
+        found.append(("suboptimal", answer(p, v)))
+    return found
