@@ -82,6 +82,11 @@ class PlanChecker(checking.TaskChecker):
         :func:`near_misses`); a task type without moves offers none."""
         return iter(())
 
+    def near_misses(self, instance: Instance, rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
+        """``pbsolve perturb`` candidates: the kit's search over :meth:`neighbours`
+        (a task type with a search of its own overrides this)."""
+        return near_misses(self, instance, rng)
+
 
 NEAR_MISS_MOVES = 400  # single moves judged per instance at most
 
@@ -189,5 +194,6 @@ class FamilyChecker:
         return baseline_answer(self.tasks[instance.task], instance)
 
     def near_misses(self, instance: Instance, rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
-        """The ``pbsolve perturb`` hook over the task checkers' single moves (:func:`near_misses`)."""
-        return near_misses(self.tasks[instance.task], instance, rng)
+        """The ``pbsolve perturb`` hook over the task checkers (a family module binds it as
+        ``near_misses`` to opt in)."""
+        return self.tasks[instance.task].near_misses(instance, rng)

@@ -286,7 +286,7 @@ def test_near_misses_break_exactly_their_rule_or_only_the_optimum():
             continue
         items = {it.id: it.rule for it in inst.checklist}
         kind_of = {r.id: r.kind for r in inst.rules}
-        for kind, answer in rc.near_misses(inst, random.Random(seed)):
+        for kind, answer in fam.near_misses(inst, random.Random(seed)):
             failed = [items[i] for i, (ok, _) in fam.check_answer(inst, answer).items() if not ok]
             if kind.startswith("break_rule:"):
                 broken = [r for r in failed if r in kind_of]

@@ -252,3 +252,23 @@ def test_a_generated_instance_grades_an_unknown_name_as_a_format_failure_not_a_c
     fmt_id = next(it.id for it in inst.checklist if it.rule == "format")
     fmt = next(i for i in g.items if i.id == fmt_id)
     assert not fmt.passed and "unknown person" in fmt.reason and not g.all_pass
+
+
+def test_near_misses_break_exactly_the_rule_they_name():
+    from pbsolve.family import checker
+    from tests.instances import find
+
+    fam = checker("workforce")
+    seen: set[str] = set()
+    for seed in range(4):
+        inst = find("shift_duty_scheduling", 800 + seed, "small", (), "optimal", tries=4)
+        if inst is None:
+            continue
+        items = {it.id: it.rule for it in inst.checklist}
+        kind_of = {r.id: r.kind for r in inst.rules}
+        for kind, answer in fam.near_misses(inst, random.Random(seed)):
+            failed = [items[i] for i, (ok, _) in fam.check_answer(inst, answer).items() if not ok]
+            if kind.startswith("break_rule:"):
+                assert [kind_of[r] for r in failed if r in kind_of] == [kind.split(":")[1]], (kind, failed)
+                seen.add(kind)
+    assert "break_rule:coverage" in seen, seen

@@ -10,7 +10,7 @@ here imports the solver models.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -642,6 +642,10 @@ class Recruitment(PlanChecker):
             rows.append(row)
         return rows
 
+    def neighbours(self, data: RecruitmentData, plan: Plan) -> Iterator[Plan]:
+        """One move from ``plan`` (:func:`_moves`), for the kit's near misses."""
+        return iter(_moves(data, plan))
+
     def baseline_plan(self, d: RecruitmentData, instance: Instance) -> Plan:
         """Candidate by candidate in listed order, each stage in the earliest slot after
         the previous one where enough qualified, available staff are free (the first ones
@@ -698,43 +702,3 @@ def _moves(d: RecruitmentData, plan: Plan) -> list[Plan]:
                     new = tuple(sorted([*(x for x in team if x != gone), p.id], key=num.__getitem__))
                     out.append(Plan(plan.slot, {**plan.staff, step: new}, plan.backup))
     return out
-
-
-def near_misses(instance: Instance, rng: Any) -> list[tuple[str, dict[str, Any]]]:
-    """``(kind, answer)`` candidates from the certified reference: ``break_rule:<kind>``
-    (one move under which exactly that rule fails, optimal figures preferred) and
-    ``suboptimal`` (a valid plan one move away with the smallest worse figures). The
-    perturb driver grades each and keeps only those whose grade confirms the kind."""
-    if instance.certificate.status != "optimal":
-        return []
-    d = TASK.data(instance)
-    plan, _ = TASK.read_plan(d, instance.reference, TASK.lookups(d), list(instance.rules))
-    if plan is None:
-        return []
-    kind_of = {r.id: r.kind for r in instance.rules}
-    best = instance.certificate.objective or {}
-    order = [t.id for t in instance.objective]
-    breaks: dict[str, list[tuple[Plan, dict[str, int]]]] = {}
-    valid: list[tuple[Plan, dict[str, int]]] = []
-    for cand in _moves(d, plan):
-        verdicts, values = TASK.evaluate(d, list(instance.rules), list(instance.objective), cand)
-        broken = [rid for rid, (ok, _) in verdicts.items() if not ok]
-        if len(broken) == 1:
-            breaks.setdefault(kind_of[broken[0]], []).append((cand, values))
-        elif not broken and values != best:
-            valid.append((cand, values))
-
-    def answer(p: Plan, values: dict[str, int]) -> dict[str, Any]:
-        out = {**instance.reference, "schedule": TASK.plan_json(d, p), "objective": values}
-        if "verification" in out:
-            out["verification"] = TASK.verification(d, p)
-        return out
-
-    found = []
-    for kind in sorted(breaks):
-        options = sorted(breaks[kind], key=lambda pv: pv[1] != best)
-        found.append((f"break_rule:{kind}", answer(*options[0])))
-    if valid:
-        p, v = min(valid, key=lambda pv: tuple(pv[1][k] for k in order))
-        found.append(("suboptimal", answer(p, v)))
-    return found

@@ -14,7 +14,7 @@ hours since the last day off.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -265,6 +265,30 @@ class Plan:
     def rows(self, d: ShiftDutyData) -> list[tuple[str, str, str]]:
         """(person, day, shift) in staff then day order."""
         return [(p.id, x.id, s) for p in d.staff for x in d.days if (s := self.of(p.id, x.id)) != OFF]
+
+
+def with_shift(plan: Plan, person: str, day: str, shift: str) -> Plan:
+    """``plan`` with ``person`` working ``shift`` on ``day`` (``OFF``: a day off)."""
+    mine = {k: v for k, v in plan.shifts.get(person, {}).items() if k != day}
+    if shift != OFF:
+        mine[day] = shift
+    return Plan({**plan.shifts, person: mine})
+
+
+def neighbours(d: ShiftDutyData, plan: Plan) -> Iterator[Plan]:
+    """Rosters one move from ``plan``: one person-day changed (another shift, or off), or
+    two people's shifts of one day swapped (cover kept, the people changed)."""
+    for q in d.staff:
+        for x in d.days:
+            now = plan.of(q.id, x.id)
+            for s in [OFF, *[s.id for s in d.shifts]]:
+                if s != now:
+                    yield with_shift(plan, q.id, x.id, s)
+    for x in d.days:
+        for a, b in itertools.combinations([q.id for q in d.staff], 2):
+            sa, sb = plan.of(a, x.id), plan.of(b, x.id)
+            if sa != sb:
+                yield with_shift(with_shift(plan, a, x.id, sb), b, x.id, sa)
 
 
 def hours(d: ShiftDutyData, plan: Plan, person: str) -> int:
@@ -588,6 +612,9 @@ class ShiftDuty(PlanChecker):
 
     def plan_json(self, d: ShiftDutyData, plan: Plan) -> list[dict[str, str]]:
         return [{"person": q, "day": x, "shift": s} for q, x, s in plan.rows(d)]
+
+    def neighbours(self, data: ShiftDutyData, plan: Plan) -> Iterator[Plan]:
+        return neighbours(data, plan)
 
     def baseline_plan(self, d: ShiftDutyData, instance: Instance) -> Plan:
         """Shift by shift in roster order, the first listed people not yet working that

@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from pbsolve.checkers.workforce.shift_duty import OFF, Plan
+from pbsolve.checkers.workforce.shift_duty import OFF, Plan, with_shift
 from pbsolve.schema import Instance, Rule
 from tests.workforce_adapters import TaskAdapter
 
@@ -27,7 +27,7 @@ class ShiftDutyAdapter(TaskAdapter):
                 now = plan.of(q.id, x.id)
                 for s in [OFF, *[s.id for s in d.shifts]]:
                     if s != now:
-                        yield _with(plan, q.id, x.id, s)
+                        yield with_shift(plan, q.id, x.id, s)
 
     def all_plans(self, inst: Instance, data: dict | None, rules: list[Rule]) -> Iterator[Plan]:
         d: Any = self.tc().data_type.model_validate(inst.data if data is None else data)
@@ -42,13 +42,6 @@ class ShiftDutyAdapter(TaskAdapter):
 
     def existing_rows(self, inst: Instance, existing: Any) -> Any:
         return [{"person": q, "day": x, "shift": s} for q, x, s in existing]
-
-
-def _with(plan: Plan, person: str, day: str, shift: str) -> Plan:
-    mine = {k: v for k, v in plan.shifts.get(person, {}).items() if k != day}
-    if shift != OFF:
-        mine[day] = shift
-    return Plan({**plan.shifts, person: mine})
 
 
 ADAPTER = ShiftDutyAdapter()
