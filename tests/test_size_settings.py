@@ -13,9 +13,10 @@ from pbsolve.models.allocation import TASK_MODULES as ALLOCATION_MODULES
 from pbsolve.models.allocation import material
 from pbsolve.models.scheduling import TASK_MODULES as SCHEDULING_MODULES
 from pbsolve.models.scheduling import meeting_planning
+from pbsolve.models.workforce import TASK_MODULES as WORKFORCE_MODULES
 from pbsolve.schema import GenerationSpec
 
-MODULES = {**SCHEDULING_MODULES, **ALLOCATION_MODULES}
+MODULES = {**SCHEDULING_MODULES, **ALLOCATION_MODULES, **WORKFORCE_MODULES}
 
 
 @pytest.mark.parametrize("task", sorted(MODULES))
