@@ -33,7 +33,7 @@ from typing import Any
 from pbsolve.generate import GenerateOptions
 from pbsolve.scale import manifest as mf
 from pbsolve.scale.backends import Backend, LocalBackend, RayBackend
-from pbsolve.scale.driver import Progress, build_dataset
+from pbsolve.scale.driver import Progress, build_dataset, drawn_tasks
 from pbsolve.scale.manifest import RunKey
 
 TARGET_RAY_OVERHEAD = 1.1
@@ -84,7 +84,7 @@ def peak_rss_mib() -> float:
 def _key(n: int, size: str, shard_size: int, seed: int) -> tuple[RunKey, GenerateOptions]:
     opts = GenerateOptions(size=size)  # type: ignore[arg-type]
     key = RunKey(seed=seed, start=0, n=n, shard_size=shard_size, format="jsonl", dedup=True,
-                 options=opts.model_dump(mode="json"))  # fmt: skip
+                 options=opts.model_dump(mode="json"), tasks=drawn_tasks(opts))  # fmt: skip
     return key, opts
 
 

@@ -17,7 +17,7 @@ from pbsolve.jsonl import dumps
 from pbsolve.scale import manifest as mf
 from pbsolve.scale.backends import LocalBackend, ShardFailure, make_backend
 from pbsolve.scale.card import card_text
-from pbsolve.scale.driver import NoInstances, ShardFailed, build_dataset, excluded_datasets
+from pbsolve.scale.driver import NoInstances, ShardFailed, build_dataset, drawn_tasks, excluded_datasets
 from pbsolve.scale.manifest import ManifestError, RunKey
 from pbsolve.scale.shard import FAULT_ENV, Facts, ShardOutput, ShardRange
 
@@ -33,7 +33,7 @@ def _no_stop_left_behind():
 
 def key(n: int = 9, shard_size: int = 4, seed: int = 1, **kw) -> RunKey:
     fields = {"seed": seed, "start": 0, "n": n, "shard_size": shard_size, "format": "jsonl", "dedup": True,
-              "options": OPTS.model_dump(mode="json")} | kw  # fmt: skip
+              "options": OPTS.model_dump(mode="json"), "tasks": drawn_tasks(OPTS)} | kw  # fmt: skip
     return RunKey(**fields)
 
 
@@ -123,6 +123,11 @@ def test_a_folder_of_another_run_is_refused_naming_what_differs(reference: Path)
     with pytest.raises(ManifestError, match="options.size"):
         build_dataset(reference, key().model_copy(update={"options": {**OPTS.model_dump(mode="json"), "size": "small"}}),
                       OPTS, lambda: LocalBackend(1))  # fmt: skip
+
+
+def test_a_folder_made_when_other_task_types_were_installed_is_refused(reference: Path):
+    with pytest.raises(ManifestError, match="other settings \\(tasks\\)"):
+        build(reference, key(tasks=["meeting_planning", "a_task_type_added_since"]))
 
 
 def test_an_earlier_dataset_given_to_exclude_shares_no_problem(reference: Path, tmp_path: Path):

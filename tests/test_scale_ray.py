@@ -11,14 +11,15 @@ from pbsolve import interrupts
 from pbsolve.generate import GenerateOptions
 from pbsolve.scale import manifest as mf
 from pbsolve.scale.backends import LocalBackend, RayBackend
-from pbsolve.scale.driver import build_dataset
+from pbsolve.scale.driver import build_dataset, drawn_tasks
 from pbsolve.scale.manifest import RunKey
 from pbsolve.scale.shard import FAULT_ENV
 
 ray = pytest.importorskip("ray")
 
 OPTS = GenerateOptions(task="exam_scheduling", size="tiny")
-KEY = RunKey(seed=3, start=0, n=8, shard_size=3, format="jsonl", dedup=True, options=OPTS.model_dump(mode="json"))
+KEY = RunKey(seed=3, start=0, n=8, shard_size=3, format="jsonl", dedup=True, options=OPTS.model_dump(mode="json"),
+             tasks=drawn_tasks(OPTS))  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from pbsolve.generate import GenerateOptions
 from pbsolve.scale import manifest as mf
 from pbsolve.scale.backends import make_backend
 from pbsolve.scale.card import command_line
-from pbsolve.scale.driver import NoInstances, ShardFailed, build_dataset, excluded_datasets
+from pbsolve.scale.driver import NoInstances, ShardFailed, build_dataset, drawn_tasks, excluded_datasets
 from pbsolve.scale.driver import Progress as RunProgress
 from pbsolve.scale.manifest import ManifestError, RunKey, ShardFormat
 
@@ -49,7 +49,8 @@ def run_sharded(
         fail(f"--out {folder} is a file; a sharded run writes a folder (shards, manifest.json, README.md)")
     try:
         key = RunKey(seed=seed, start=start, n=n, shard_size=shard_size, format=fmt, dedup=dedup,
-                     options=options.model_dump(mode="json"), exclude=excluded_datasets(exclude))  # fmt: skip
+                     options=options.model_dump(mode="json"), tasks=drawn_tasks(options),
+                     exclude=excluded_datasets(exclude))  # fmt: skip
         make = lambda: make_backend(backend, workers, address)  # noqa: E731
         if backend == "local" and address:
             make()  # refuse now, with the backend's message

@@ -103,6 +103,13 @@ class _State:
     t0: float = field(default_factory=time.perf_counter)
 
 
+def drawn_tasks(options: GenerateOptions) -> list[str]:
+    """The ids of the task types a run with these options draws from (for :class:`RunKey`)."""
+    from pbsolve.sampler import select_tasks
+
+    return [t.id for t in select_tasks(options.family, options.task, options.subtask)]
+
+
 def excluded_datasets(paths: Iterable[str | Path]) -> list[Excluded]:
     out = []
     for p in paths:

@@ -53,6 +53,9 @@ class RunKey(_Strict):
     format: ShardFormat
     dedup: bool
     options: dict[str, Any]
+    # the task types the options draw from: a family or task type added since the folder was
+    # made changes which task each index gets, so such a folder is not continued
+    tasks: list[str] = Field(default_factory=list)
     exclude: list[Excluded] = Field(default_factory=list)
 
 
