@@ -248,7 +248,7 @@ def _instances(subtask: str, n: int = 3, size: str = "small") -> list:
     [
         ("music_festival", {"peak_cover"}),
         ("marathon", {"peak_cover", "rotation"}),
-        ("food_bank", {"minors"}),
+        ("food_bank_shifts", {"minors"}),
         ("conference", {"leader_on_site"}),
         ("relief_hub", {"rest_after_run"}),
     ],
@@ -269,7 +269,7 @@ def test_subtasks_differ_in_their_posts_and_shifts() -> None:
 
 
 def test_food_bank_minors_never_work_a_late_shift_in_the_reference() -> None:
-    for inst in _instances("food_bank"):
+    for inst in _instances("food_bank_shifts"):
         d = VolunteerData.model_validate(inst.data)
         late = {s.id for s in d.shifts if s.late}
         minors = {v.id for v in d.volunteers if v.minor}

@@ -55,7 +55,7 @@ TASK = TaskSpec(
     subtasks=(
         SubtaskSpec("music_festival", "Music festival", "gates, bars and first aid with peak evenings and late shifts"),
         SubtaskSpec("marathon", "City marathon", "water stations along the route with start and finish peaks"),
-        SubtaskSpec("food_bank", "Food bank", "sorting, packing and driving with a licence; teenage volunteers"),
+        SubtaskSpec("food_bank_shifts", "Food bank", "sorting, packing and driving with a licence; teenage volunteers"),
         SubtaskSpec("conference", "Conference", "registration desk and session rooms needing AV skills; team leaders"),
         SubtaskSpec(
             "relief_hub", "Disaster relief hub", "round-the-clock intake, kitchen and medical posts; rest rules"
@@ -131,7 +131,7 @@ CONTEXTS = {
         ),
         forced=("peak_cover", "rotation"),
     ),
-    "food_bank": Context(
+    "food_bank_shifts": Context(
         days=("Mon", "Tue", "Wed"),
         shifts=(("morning", False, False), ("afternoon", True, False), ("evening", False, True)),
         posts=(

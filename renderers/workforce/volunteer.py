@@ -20,7 +20,7 @@ TEXT = TaskText(
 CONTEXT = {
     "music_festival": "a music festival: gates, bars, first aid and the other posts over its days",
     "marathon": "a city marathon weekend: the start pen, water stations along the route and the finish",
-    "food_bank": "a food bank's week: sorting, packing, deliveries and reception",
+    "food_bank_shifts": "a food bank's week: sorting, packing, deliveries and reception",
     "conference": "a conference: the registration desk, the session rooms and the other posts",
     "relief_hub": "a disaster relief hub that runs around the clock: intake, kitchen, medical and supply posts",
 }
