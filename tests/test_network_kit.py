@@ -74,9 +74,7 @@ def test_zero_minute_road_is_refused() -> None:
 
 
 def test_closing_a_bridge_is_reported_as_cutting_the_network() -> None:
-    net = RoadNetwork(
-        places=("A", "B", "C"), roads=(Road(a="A", b="B", minutes=2), Road(a="B", b="C", minutes=5))
-    )
+    net = RoadNetwork(places=("A", "B", "C"), roads=(Road(a="A", b="B", minutes=2), Road(a="B", b="C", minutes=5)))
     assert net.without([frozenset(("A", "B"))]) is None
 
 
@@ -91,9 +89,7 @@ def test_closing_a_road_reroutes_the_shortest_minutes() -> None:
 
 
 def test_path_minutes_adds_roads_and_names_a_missing_one() -> None:
-    net = RoadNetwork(
-        places=("A", "B", "C"), roads=(Road(a="A", b="B", minutes=2), Road(a="B", b="C", minutes=5))
-    )
+    net = RoadNetwork(places=("A", "B", "C"), roads=(Road(a="A", b="B", minutes=2), Road(a="B", b="C", minutes=5)))
     assert net.path_minutes(["A", "B", "C"]) == 7
     assert net.path_minutes(["A"]) == 0
     with pytest.raises(ValueError, match="no road from A to C"):
