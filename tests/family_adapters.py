@@ -23,7 +23,7 @@ from pbsolve.family import FAMILY_PATH_ENV, family, find_task, reload_registry
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 from tests import allocation_helpers as alloc
 from tests import helpers as sched
-from tests import workforce_adapters as wf
+from tests.task_adapters import TaskAdapter, adapters_in
 from tests.instances import draft_of, find, instance_at  # noqa: F401 (re-exported)
 
 TOY_PATH = "toy=tests.toy_family"
@@ -311,40 +311,51 @@ class Toy(Adapter):
         return [{"guest": g, "table": t} for g, t in existing.items()]
 
 
-class Workforce(Adapter):
-    """Dispatches to one :class:`tests.workforce_adapters.TaskAdapter` per task type."""
+class PerTaskFamily(Adapter):
+    """A kit family's adapter: dispatches to one :class:`tests.task_adapters.TaskAdapter`
+    per task type, found in the family's adapters package."""
 
-    family = "workforce"
+    package: ClassVar[str]
     mechanism_seeds = range(6)
     conflicts_run_through_rules = True
     uncertain_range_in_prompt = True
     moves_sampled = 5
-    rarely_sampled: ClassVar[dict[str, set[str]]] = {t: set(a.rarely_sampled) for t, a in wf.adapters().items()}
+
+    def __init__(self) -> None:
+        self.rarely_sampled = {t: set(a.rarely_sampled) for t, a in self.adapters().items()}
+
+    def adapters(self) -> dict[str, TaskAdapter]:
+        return adapters_in(self.package)
 
     def tc(self, task: str) -> TaskChecker:
-        return wf.adapters()[task].tc()
+        return self.adapters()[task].tc()
 
     def assignment(self, inst: Instance, plan: Any) -> dict[str, int]:
-        return wf.adapters()[inst.task].assignment(inst, plan)
+        return self.adapters()[inst.task].assignment(inst, plan)
 
     def single_moves(self, inst: Instance, plan: Any) -> Iterator[Any]:
-        return wf.adapters()[inst.task].single_moves(inst, plan)
+        return self.adapters()[inst.task].single_moves(inst, plan)
 
     def all_plans(self, inst: Instance, data: dict | None, rules: list[Rule]) -> Iterator[Any]:
-        return wf.adapters()[inst.task].all_plans(inst, data, rules)
+        return self.adapters()[inst.task].all_plans(inst, data, rules)
 
     def answer_rows(self, inst: Instance, plan: Any) -> Any:
-        return wf.adapters()[inst.task].answer_rows(inst, plan)
+        return self.adapters()[inst.task].answer_rows(inst, plan)
 
     def existing_rows(self, inst: Instance, existing: Any) -> Any:
-        return wf.adapters()[inst.task].existing_rows(inst, existing)
+        return self.adapters()[inst.task].existing_rows(inst, existing)
 
     def existing_plan(self, inst: Instance, existing: Any) -> Any:
-        found = wf.adapters()[inst.task].existing_plan(inst, existing)
+        found = self.adapters()[inst.task].existing_plan(inst, existing)
         return super().existing_plan(inst, existing) if found is None else found
 
     def robust_reference_ok(self, inst: Instance) -> bool:
-        return wf.adapters()[inst.task].robust_reference_ok(inst)
+        return self.adapters()[inst.task].robust_reference_ok(inst)
+
+
+class Workforce(PerTaskFamily):
+    family = "workforce"
+    package = "tests.workforce_adapters"
 
 
 ADAPTERS: dict[str, Adapter] = {a.family: a for a in (Scheduling(), Allocation(), Workforce(), Toy())}
