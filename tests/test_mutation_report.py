@@ -95,3 +95,14 @@ def test_pinning_leaves_a_pinned_entry_alone(tmp_path: Path) -> None:
     eq = _write(tmp_path / "eq.toml", line)
     assert report.pin(eq, {NAME + "1": "- c\n+ d"}) == 0
     assert eq.read_text().splitlines()[1] == line
+
+
+def test_every_grading_file_of_every_family_is_in_the_mutation_campaign() -> None:
+    """A family's checker files grade answers, so `make mutation` must mutate them; only
+    the near-miss generators (`pbsolve perturb`, which grades nothing) may stay out."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mutmut"]["only_mutate"])
+    grading = {p.relative_to(root).as_posix() for p in (root / "checkers").glob("*/*.py") if p.name != "near_miss.py"}
+    assert grading - listed == set()
