@@ -159,7 +159,7 @@ def test_objective_terms_are_recomputed_from_the_roster():
     value = lambda kind, p=none: sd.objective_value(d, r, make_term(kind, kind, p), p)  # noqa: E731
     assert value("requests") == 0  # Ada is off on Sun; Cleo has no Night on Fri
     assert value("wage_cost") == 10 * 16 + 12 * 16 + 15 * 16
-    assert value("shift_spread", sd.ShiftSpread(shift="Night")) == 2 - 0
+    assert value("unsocial_max", sd.UnsocialMax(shift="Night")) == 2  # Cleo's two nights
     # Ada (k=1) Early Fri (1*1*1) + Early Sat (1*2*1); Bram (k=2) Night Fri (2*1*3) + Early Sun (2*3*1);
     # Cleo (k=3) Night Sat (3*2*3) + Night Sun (3*3*3)
     assert value("rota_score") == 1 + 2 + 6 + 6 + 18 + 27
@@ -187,11 +187,11 @@ def test_stateful_kinds_agree_with_their_encoders_on_every_roster_of_two_people(
 
 
 SUBTASKS = {
-    "hospital_ward": ("skill_cover", ["requests", "shift_spread", "rota_score"], 3),
+    "hospital_ward": ("skill_cover", ["requests", "unsocial_max", "rota_score"], 3),
     "call_centre": ("max_hours", ["wage_cost", "requests", "rota_score"], 3),
-    "security_guards": ("night_fatigue", ["shift_spread", "requests", "rota_score"], 2),
+    "security_guards": ("night_fatigue", ["unsocial_max", "requests", "rota_score"], 2),
     "retail_store": ("complete_weekends", ["requests", "wage_cost", "rota_score"], 2),
-    "factory_three_shift": ("forbidden_succession", ["wage_cost", "shift_spread", "rota_score"], 3),
+    "factory_three_shift": ("forbidden_succession", ["wage_cost", "unsocial_max", "rota_score"], 3),
 }
 
 

@@ -213,8 +213,10 @@ class PersonAbsent(Params):
     days: list[str]
 
 
-class ShiftSpread(Params):
-    """Objective: the largest minus the smallest count of ``shift`` over all staff."""
+class UnsocialMax(Params):
+    """Objective: the largest count of ``shift`` worked by any one person. A min-max load,
+    not a max-min spread: a spread would be lowered by giving the least-loaded person an
+    extra, uncovered-for shift, so the optimum would over-staff the unsocial shift."""
 
     shift: str
 
@@ -246,7 +248,7 @@ RULE_PARAMS: dict[str, type[Params]] = {
 TERM_PARAMS: dict[str, type[Params]] = {
     "requests": NoParams,
     "wage_cost": NoParams,
-    "shift_spread": ShiftSpread,
+    "unsocial_max": UnsocialMax,
     "rota_score": NoParams,
     "changes": CurrentRoster,
 }
@@ -517,10 +519,9 @@ def objective_value(d: ShiftDutyData, plan: Plan, term: ObjectiveTerm, tp: Param
         return sum(r.weight for r in d.requests if request_broken(plan, r))
     if kind == "wage_cost":
         return sum(d.person_by_id[q].wage * d.shift_by_id[s].hours for q, _, s in plan.rows(d))
-    if kind == "shift_spread":
-        shift = as_model(tp, ShiftSpread).shift
-        counts = [count(plan, q.id, shift) for q in d.staff]
-        return max(counts) - min(counts)
+    if kind == "unsocial_max":
+        shift = as_model(tp, UnsocialMax).shift
+        return max(count(plan, q.id, shift) for q in d.staff)
     if kind == "rota_score":
         pn = {q.id: k for k, q in enumerate(d.staff, 1)}
         sn = {s.id: k for k, s in enumerate(d.shifts, 1)}

@@ -148,13 +148,12 @@ def _roster(draft: Draft, without: str | None) -> Formulation:
             wage = {q.id: q.wage for q in staff}
             length = {s.id: s.hours for s in shifts}
             return pulp.lpSum([wage[q] * length[s] * v for (q, _, s), v in x.items()])
-        if t.kind == "shift_spread":
-            shift = sd.ShiftSpread.model_validate(t.params).shift
-            hi, lo = b.var(0, len(days)), b.var(0, len(days))
+        if t.kind == "unsocial_max":
+            shift = sd.UnsocialMax.model_validate(t.params).shift
+            hi = b.var(0, len(days))
             for q in staff:
                 b.add(count(q.id, shift) <= hi)
-                b.add(count(q.id, shift) >= lo)
-            return hi - lo
+            return hi
         if t.kind == "rota_score":
             pn = {q.id: k for k, q in enumerate(staff, 1)}
             dn = {u.id: k for k, u in enumerate(days, 1)}

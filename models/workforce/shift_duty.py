@@ -104,7 +104,7 @@ class Context:
 CONTEXT = {
     "hospital_ward": Context(
         (("Early", 7, 8), ("Late", 14, 8), ("Night", 22, 9)), "senior", "Night", "skill_cover",
-        ("requests", "shift_spread", "rota_score"),
+        ("requests", "unsocial_max", "rota_score"),
     ),
     "call_centre": Context(
         (("Morning", 8, 6), ("Midday", 11, 6), ("Evening", 15, 6)), "bilingual", "Evening", "max_hours",
@@ -112,7 +112,7 @@ CONTEXT = {
     ),
     "security_guards": Context(
         (("Day", 7, 12), ("Night", 19, 12)), "supervisor", "Night", "night_fatigue",
-        ("shift_spread", "requests", "rota_score"),
+        ("unsocial_max", "requests", "rota_score"),
     ),
     "retail_store": Context(
         (("Opening", 8, 7), ("Closing", 14, 8)), "keyholder", "Closing", "complete_weekends",
@@ -120,7 +120,7 @@ CONTEXT = {
     ),
     "factory_three_shift": Context(
         (("Early", 6, 8), ("Late", 14, 8), ("Night", 22, 8)), "forklift", "Night", "forbidden_succession",
-        ("wage_cost", "shift_spread", "rota_score"),
+        ("wage_cost", "unsocial_max", "rota_score"),
     ),
 }  # fmt: skip
 
@@ -333,14 +333,12 @@ def _objective(tm: ShiftModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExpr
     if term.kind == "wage_cost":
         pay = {(q.id, s.id): q.wage * s.hours for q in d.staff for s in d.shifts}
         return sum(pay[q, s] * v for (q, _, s), v in tm.x.items()), sum(max(pay.values()) for _ in tm.x)
-    if term.kind == "shift_spread":
-        shift = sd.ShiftSpread.model_validate(term.params).shift
+    if term.kind == "unsocial_max":
+        shift = sd.UnsocialMax.model_validate(term.params).shift
         n = len(d.days)
-        hi, lo = tm.m.new_int_var(0, n, "spread_hi"), tm.m.new_int_var(0, n, "spread_lo")
-        counts = [tm.count(q.id, shift) for q in d.staff]
-        tm.m.add_max_equality(hi, counts)
-        tm.m.add_min_equality(lo, counts)
-        return hi - lo, n
+        hi = tm.m.new_int_var(0, n, "unsocial_max")
+        tm.m.add_max_equality(hi, [tm.count(q.id, shift) for q in d.staff])
+        return hi, n
     if term.kind == "rota_score":
         pn = {q.id: k for k, q in enumerate(d.staff, 1)}
         sn = {s.id: k for k, s in enumerate(d.shifts, 1)}
@@ -622,8 +620,8 @@ BUILDERS = {
 
 
 def _term(kind: str, d: ShiftDutyData) -> ObjectiveTerm:
-    if kind == "shift_spread":
-        return make_term(kind, kind, sd.ShiftSpread(shift=_heavy(d)))
+    if kind == "unsocial_max":
+        return make_term(kind, kind, sd.UnsocialMax(shift=_heavy(d)))
     return make_term(kind, kind)
 
 

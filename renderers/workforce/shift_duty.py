@@ -157,12 +157,9 @@ def _wage(d: ShiftDutyData, p: NoParams) -> str:
     return "the wage cost: for every shift worked, the person's hourly wage times the shift's length in hours"
 
 
-@TEXT.objective("shift_spread")
-def _spread(d: ShiftDutyData, p: sd.ShiftSpread) -> str:
-    return (
-        f"the {p.shift} spread: the largest number of {p.shift} shifts worked by one person minus the smallest "
-        "(over every person listed, also those who work none)"
-    )
+@TEXT.objective("unsocial_max")
+def _unsocial_max(d: ShiftDutyData, p: sd.UnsocialMax) -> str:
+    return f"the {p.shift} load: the largest number of {p.shift} shifts worked by any one person"
 
 
 @TEXT.objective("rota_score")
