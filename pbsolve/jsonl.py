@@ -10,10 +10,10 @@ import errno
 import json
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -80,14 +80,26 @@ def check_writable(path: str | Path) -> None:
 
 
 @contextmanager
-def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
-    """Write to path.partial; rename to path only if the block finishes without error."""
+def _replaced(path: str | Path, binary: bool) -> Iterator[IO[Any]]:
+    """Write to path.partial; rename to path only if the block finishes without error, and
+    only once the content is on disk (a crash keeps the old file)."""
     final = Path(path)
     check_writable(final)
     final.parent.mkdir(parents=True, exist_ok=True)
     partial = final.with_name(final.name + ".partial")
-    with open(partial, "w", encoding="utf-8") as fh:
+    with open(partial, "wb") if binary else open(partial, "w", encoding="utf-8") as fh:
         yield fh
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(partial, final)
+
+
+def atomic_writer(path: str | Path) -> AbstractContextManager[IO[str]]:
+    """A text file written in a ``with`` block, atomically (see :func:`_replaced`)."""
+    return _replaced(path, binary=False)
+
+
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """``path`` replaced atomically by content already in memory."""
+    with _replaced(path, binary=True) as fh:
+        fh.write(data)

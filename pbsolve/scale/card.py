@@ -12,7 +12,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from pbsolve.scale.manifest import Manifest, write_atomic
+from pbsolve.jsonl import write_atomic
+from pbsolve.scale.manifest import Manifest
 
 
 def _pct(part: int, whole: int) -> str:

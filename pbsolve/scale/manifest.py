@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pbsolve.jsonl import write_atomic
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
@@ -142,16 +143,6 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """``path`` replaced only once its new content is on disk (a crash keeps the old one)."""
-    tmp = path.with_name(path.name + ".partial")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def save(folder: Path, manifest: Manifest) -> None:

@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pbsolve.scale.manifest import ShardFormat, sha256_file, write_atomic
+from pbsolve.jsonl import write_atomic
+from pbsolve.scale.manifest import ShardFormat, sha256_file
 
 
 def shard_name(k: int, fmt: ShardFormat) -> str:
