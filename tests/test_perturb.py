@@ -303,16 +303,13 @@ def test_cli_perturb_writes_labelled_lines(tmp_path, feasible_instances, infeasi
 
 
 @pytest.mark.parametrize("task", TASKS)
-def test_default_size_instances_are_perturbed_quickly_and_cleanly(task):
-    import time
-
+def test_default_size_instances_are_perturbed_cleanly(task):
+    """(How fast is a benchmark's question, not a timed test's: a loaded CI machine would fail it.)"""
     from pbsolve.generate import GenerateOptions, build_instance
 
     inst = build_instance(4, 0, GenerateOptions(task=task, size="default")).instance
     if inst is None:
         pytest.skip("no instance")
-    t0 = time.perf_counter()
     report = perturb([inst])
-    assert time.perf_counter() - t0 < 5.0
     assert report.rejected == {} and report.hook_errors == {}
     assert report.perturbations
