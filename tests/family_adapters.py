@@ -10,6 +10,7 @@ written as an answer. Reading and judging go through each task's
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from typing import Any, ClassVar
 from ortools.sat.python import cp_model
 
 from pbsolve.checking import TaskChecker
+from pbsolve.params import TypedParams
 from pbsolve.family import FAMILY_PATH_ENV, family, find_task, reload_registry
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 from tests import allocation_helpers as alloc
@@ -27,6 +29,9 @@ from tests.task_adapters import TaskAdapter, adapters_in
 from tests.instances import draft_of, find, instance_at  # noqa: F401 (re-exported)
 
 TOY_PATH = "toy=tests.toy_family"
+# a tiny timetable with more plans than this is left out of the brute-force suite: judging
+# 330,000 plans took 70 s for one test (most tiny timetables have under 5,000)
+MAX_TIMETABLE_PLANS = 25_000
 
 
 @contextmanager
@@ -112,6 +117,11 @@ class Adapter:
         """Does a robustness instance's reference state what robustness asks (e.g. backups)?"""
         return True
 
+    def enumerable(self, inst: Instance) -> bool:
+        """Are the instance's plans few enough for the brute-force suite (every plan judged
+        by the checker, about 0.1-1 ms each)? Families whose tiny size is always small say yes."""
+        return True
+
     # -- generic, through the task checker ------------------------------------------------
     def data(self, inst: Instance, data: dict | None = None) -> Any:
         return self.tc(inst.task).data_type.model_validate(inst.data if data is None else data)
@@ -168,12 +178,16 @@ class Adapter:
 
     def outcomes(self, inst: Instance, rules: list[Rule] | None = None, objective: list[ObjectiveTerm] | None = None,
                  data: dict | None = None) -> list[Outcome]:  # fmt: skip
-        """Every plan of a tiny instance, judged by the checker."""
+        """Every plan of a tiny instance, judged by the checker. The data is validated and
+        the parameters parsed once for all plans (as grading does per instance): a fresh
+        data object per plan would recompute its lookups every time."""
         rules = list(inst.rules) if rules is None else rules
         objective = list(inst.objective) if objective is None else objective
+        tc, d = self.tc(inst.task), self.data(inst, data)
+        typed = TypedParams(tc.rule_params, tc.term_params, [*rules, *objective])
         out = []
         for plan in self.all_plans(inst, data, rules):
-            verdicts, values = self.evaluate(inst, plan, rules, objective, data)
+            verdicts, values = tc.evaluate(d, rules, objective, plan, typed)
             ok = frozenset(r for r, (passed, _) in verdicts.items() if passed)
             out.append(Outcome(self.plan_key(inst, plan), plan, ok, tuple(values[t.id] for t in objective)))
         return out
@@ -237,6 +251,13 @@ class Scheduling(Adapter):
 
     def robust_reference_ok(self, inst: Instance) -> bool:
         return sched.backups_of(inst.reference) is not None
+
+    def enumerable(self, inst: Instance) -> bool:
+        d = self.data(inst)
+        plans = math.prod(len(list(d.starts(e))) * len(d.rooms) for e in d.events)
+        if any(r.kind == "room_backup" for r in inst.rules):
+            plans *= len(d.rooms) ** len(d.events)
+        return plans <= MAX_TIMETABLE_PLANS
 
 
 class Allocation(Adapter):

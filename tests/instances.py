@@ -3,6 +3,8 @@ status carrying given mechanisms. Shared by every family's helpers and the regis
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from functools import cache
 
 from pbsolve.family import Draft
@@ -18,15 +20,16 @@ def instance_at(task: str, seed: int, index: int, size: str = "small", hard: boo
 
 def find(
     task: str, seed: int, size: str = "small", include: tuple[str, ...] = (), status: str = "optimal", tries: int = 12,
-    hard: bool | None = None, unlisted: tuple[str, ...] = (),
+    hard: bool | None = None, unlisted: tuple[str, ...] = (), accept: Callable[[Instance], bool] | None = None,
 ) -> Instance | None:  # fmt: skip
     """The first instance of this status (carrying every included mechanism but the
-    ``unlisted`` ones) at this seed; ``hard`` forces the hard tier (default: for infeasible)."""
+    ``unlisted`` ones, and passing ``accept``) at this seed; ``hard`` forces the hard tier
+    (default: for infeasible)."""
     for index in range(tries):
         inst = instance_at(task, seed, index, size, status == "infeasible" if hard is None else hard, include)
         if inst is None or inst.certificate.status != status:
             continue
-        if all(k in inst.mechanisms or k in unlisted for k in include):
+        if all(k in inst.mechanisms or k in unlisted for k in include) and (accept is None or accept(inst)):
             return inst
     return None
 

@@ -44,8 +44,9 @@ def _mechanism_cases(mech: str) -> list[tuple[str, int]]:
 
 
 def tiny(task, seed, status, include=()):
-    """The first tiny instance with this certificate status at this seed (indices 0..5)."""
-    return find(task, seed, "tiny", tuple(include), status, tries=6)
+    """The first tiny instance with this certificate status at this seed (indices 0..5)
+    whose plans are few enough to enumerate in seconds (see Adapter.enumerable)."""
+    return find(task, seed, "tiny", tuple(include), status, tries=6, accept=adapter(task).enumerable)
 
 
 def _best(outcomes, required):
