@@ -630,20 +630,32 @@ def objective_value(d: ResponseData, plan: Plan, term: ObjectiveTerm, tp: Params
 
 
 def neighbours(d: ResponseData, plan: Plan) -> Iterator[Plan]:
-    """Plans one move from ``plan``: one team replaced by another of its role (possibly
-    one already busy), or one material taken from another depot."""
-    for i in incidents_of(d, plan):
+    """Plans one move from ``plan``, each still a complete plan: one team replaced by a
+    team of its role that is idle in that wave, two teams of one role swapped between two
+    incidents of one wave, or one material taken from another depot that holds it."""
+    incidents = incidents_of(d, plan)
+    for i in incidents:
         teams = plan.teams.get(i.id, ())
+        busy = {t for j in incidents if j.wave == i.wave for t in plan.teams.get(j.id, ())}
         for k, t in enumerate(teams):
             role = d.team_by_id[t].role
             for other in d.teams:
-                if other.role == role and other.id not in teams:
+                if other.role == role and other.id not in busy:
                     new = sorted((*teams[:k], other.id, *teams[k + 1 :]), key=d.teams_order)
                     yield Plan({**plan.teams, i.id: tuple(new)}, plan.supply, plan.extra)
         for m, dp in plan.supply.get(i.id, {}).items():
             for other in d.depots:
                 if other.id != dp and m in other.stock:
                     yield Plan(plan.teams, {**plan.supply, i.id: {**plan.supply[i.id], m: other.id}}, plan.extra)
+    for i, j in itertools.combinations(incidents, 2):
+        if i.wave != j.wave:
+            continue
+        for a in plan.teams.get(i.id, ()):
+            for b in plan.teams.get(j.id, ()):
+                if d.team_by_id[a].role == d.team_by_id[b].role and class_key(d, a) != class_key(d, b):
+                    ti = sorted((b if t == a else t for t in plan.teams[i.id]), key=d.teams_order)
+                    tj = sorted((a if t == b else t for t in plan.teams[j.id]), key=d.teams_order)
+                    yield Plan({**plan.teams, i.id: tuple(ti), j.id: tuple(tj)}, plan.supply, plan.extra)
 
 
 class EmergencyPlanning(PlanChecker):
