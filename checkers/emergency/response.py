@@ -267,11 +267,12 @@ class UnitOut(Params):
 
 
 class SpareCover(Params):
-    """For every incident and role it needs, some team of that role is left unsent (in its
-    wave and, for the second wave, in the first too) that could reach the site within
+    """For every incident of severity ``severity`` and every role it needs, some team of
+    that role is sent to no incident of that wave and could reach the site within
     ``minutes``: a spare for any single team that breaks down."""
 
     minutes: PositiveInt
+    severity: str
 
 
 class Dispatch(_Frozen):
@@ -548,16 +549,13 @@ def _unit_out(d: ResponseData, plan: Plan, p: UnitOut) -> Verdict:
 
 @check("spare_cover")
 def _spare_cover(d: ResponseData, plan: Plan, p: SpareCover) -> Verdict:
-    first, second = sent_in(d, plan, 1), sent_in(d, plan, 2)
+    sent = {wave: sent_in(d, plan, wave) for wave in WAVES}
     for i in incidents_of(d, plan):
+        if i.severity != p.severity:
+            continue
         for role in i.needs:
             spares = [
-                t.id
-                for t in d.teams
-                if t.role == role
-                and not first[t.id]
-                and (i.wave == 1 or not second[t.id])
-                and d.travel(t.id, i) <= p.minutes
+                t.id for t in d.teams if t.role == role and not sent[i.wave][t.id] and d.travel(t.id, i) <= p.minutes
             ]
             if not spares:
                 return False, f"no spare {role} team is left within {p.minutes} minutes of {i.id}"

@@ -479,23 +479,17 @@ def _new_incident(tm: ResponseModel, p: rp.NewIncident, lit: cp_model.IntVar) ->
 
 @encoder("spare_cover")
 def _spare_cover(tm: ResponseModel, p: rp.SpareCover, lit: cp_model.IntVar) -> None:
-    """free[t,w] = 1 exactly when t is sent nowhere in waves 1..w; each (incident, role)
-    needs a free team of the role (of its wave) within reach."""
+    """Each (incident of the severity, role it needs) has a team of the role within reach
+    that is sent nowhere in the incident's wave (a team is at one incident a wave, so
+    1 - sent is exactly 'idle')."""
     d = tm.d
-    free: dict[tuple[str, int], cp_model.IntVar] = {}
-    for t in d.teams:
-        cells: list[cp_model.IntVar] = []
-        for wave in rp.WAVES:
-            cells += [tm.x[t.id, i.id] for i in tm.incidents if i.wave == wave and (t.id, i.id) in tm.x]
-            f = tm.m.new_bool_var("")
-            for v in cells:
-                tm.m.add(f <= 1 - v)
-            tm.m.add(f >= 1 - cp_model.LinearExpr.sum(cells))
-            free[t.id, wave] = f
     for i in tm.incidents:
+        if i.severity != p.severity:
+            continue
         for role in i.needs:
-            near = [free[t.id, i.wave] for t in d.teams if t.role == role and d.travel(t.id, i) <= p.minutes]
-            tm.post(cp_model.LinearExpr.sum(near) >= 1, lit)
+            near = [t.id for t in d.teams if t.role == role and d.travel(t.id, i) <= p.minutes]
+            idle = [1 - tm.sent(t, i.wave) for t in near]
+            tm.post(cp_model.LinearExpr.sum(idle) >= 1, lit)
 
 
 def _objective(tm: ResponseModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
@@ -935,9 +929,11 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
 
 # -- hard-tier hooks -------------------------------------------------------------------
 def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
-    """A travel limit or a per-base dispatch cap just tight enough that, with the
-    instance's other rules, no plan remains (the loosest such value, by bisection); a
-    value infeasible on its own (no team of a role within reach at all) is passed over."""
+    """One rule of a kind feasible instances carry, just tight enough that with the
+    instance's other rules no plan remains (the loosest such value, by bisection along a
+    chain where feasibility only falls): a travel limit, a per-base dispatch cap, station
+    cover for one class, or deadlines on a growing set of incidents. A value infeasible on
+    its own (with every other rule off) is passed over."""
     d = ResponseData.model_validate(draft_.data)
     position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
@@ -948,8 +944,16 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
         ("max_travel", [rp.MaxTravel(minutes=m) for m in travel]),
         ("dispatch_cap", [rp.DispatchCap(max=k) for k in range(top, -1, -1)]),
     ]
+    classes = team_classes(d, singles=True)
+    for members in rng.sample(classes, min(2, len(classes))):
+        t0 = d.team_by_id[members[0]]
+        keeps = [rp.StationCover(base=t0.base, role=t0.role, keep=k) for k in range(1, len(members) + 1)]
+        trials.append(("station_cover", keeps))
+    order = [i.id for i in d.incidents]
+    rng.shuffle(order)
+    trials.append(("deadline", [rp.Deadline(incidents=sorted(order[:k], key=order.index)) for k in range(1, len(order) + 1)]))
     rng.shuffle(trials)
-    for kind, values in trials:
+    for kind, values in trials[:4]:
         found = first_infeasible(values, lambda p: with_conflict_rule(draft_, kind, p, position), feasible)  # noqa: B023
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
@@ -1005,7 +1009,18 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, Any]:
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
     d = ResponseData.model_validate(draft_.data)
     reach = max(s.deadline for s in d.severities) + rng.randint(0, 5)
-    return make_rule("spare_cover", "hard", rp.SpareCover(minutes=reach)), []
+    present = {i.severity for i in d.incidents}
+    top = next(s.id for s in d.severities if s.id in present)  # the most severe incidents are covered
+    for wave in rp.WAVES:  # a role a covered incident needs must have a team beyond the wave's needs
+        needed: dict[str, int] = {}
+        for i in d.incidents:
+            if i.wave == wave:
+                for role, n in i.needs.items():
+                    needed[role] = needed.get(role, 0) + n
+        covered = {r for i in d.incidents if i.wave == wave and i.severity == top for r in i.needs}
+        if any(sum(1 for t in d.teams if t.role == r) <= needed[r] for r in covered):
+            return None
+    return make_rule("spare_cover", "hard", rp.SpareCover(minutes=reach, severity=top)), []
 
 
 UNCERTAIN_EACH = 3

@@ -177,9 +177,10 @@ def _out(d: ResponseData, p: rp.UnitOut) -> str:
 @TEXT.rule("spare_cover")
 def _spare(d: ResponseData, p: rp.SpareCover) -> str:
     return (
-        "Spare cover: for every incident and every role it needs, at least one team of that role must be left as a "
-        f"spare within {plural(p.minutes, 'minute')} of the incident's site: sent to no incident of the incident's "
-        "wave and, for a wave-2 incident, to no wave-1 incident either. One spare may cover several incidents."
+        f"Spare cover: for every {p.severity} incident and every role it needs, at least one team of that role must "
+        "be left as a "
+        f"spare within {plural(p.minutes, 'minute')} of the incident's site: a team sent to no incident of the "
+        "incident's wave (what it does in the other wave does not matter). One spare may cover several incidents."
     )
 
 
