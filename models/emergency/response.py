@@ -654,6 +654,8 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ResponseData, W
     mats = MATERIALS[sub][: s.materials]
     names = rng.sample(NAMES[sub], min(n_inc, len(NAMES[sub])))
     closed = _closures(network, sites[0], rng) if sub == "hazmat_spill" else ()
+    if sub == "hazmat_spill" and not closed:
+        raise NoDraft("closure")  # the spill site's only road cannot close
     open_net = network.without(frozenset(r) for r in closed)
     assert open_net is not None
     minutes = open_net.minutes
