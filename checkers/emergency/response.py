@@ -641,6 +641,9 @@ def neighbours(d: ResponseData, plan: Plan) -> Iterator[Plan]:
                 if other.role == role and other.id not in busy:
                     new = sorted((*teams[:k], other.id, *teams[k + 1 :]), key=d.teams_order)
                     yield Plan({**plan.teams, i.id: tuple(new)}, plan.supply, plan.extra)
+        if i in plan.extra:  # a new incident may lack teams: leave one out
+            for k in range(len(teams)):
+                yield Plan({**plan.teams, i.id: (*teams[:k], *teams[k + 1 :])}, plan.supply, plan.extra)
         for m, dp in plan.supply.get(i.id, {}).items():
             for other in d.depots:
                 if other.id != dp and m in other.stock:

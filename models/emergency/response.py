@@ -758,7 +758,7 @@ def _depots(
         stock, price = {}, {}
         for m in mats:
             use = sum(i.materials[m] for i in incidents if supply[i.id].get(m) == name)
-            stock[m] = use + rng.choice([0, 0, rng.randint(1, 8)])
+            stock[m] = use + rng.choice([0, rng.randint(2, 10), rng.randint(5, 15)])
             price[m] = prices[m][k]
         depots.append(Depot(id=name, stock=stock, price=price, haul=hauls[k]))
     return depots, supply
@@ -782,10 +782,17 @@ def _b_deadline(d: ResponseData, ws: W, rng: random.Random) -> rp.Deadline | Non
 
 
 def _b_depot_range(d: ResponseData, ws: W, rng: random.Random) -> rp.DepotRange | None:
+    """The longest haul the witness uses, when some other depot holding the material lies farther."""
     supply = ws[1]
     by_id = {i.id: i for i in d.incidents}
     used = [d.minutes[dp][by_id[iid].site] for iid, x in supply.items() for dp in x.values()]
-    return rp.DepotRange(minutes=max(used) + rng.randint(0, 1)) if used else None
+    if not used:
+        return None
+    limit = max(used)
+    farther = [
+        1 for iid, x in supply.items() for m in x for dp in d.depots if m in dp.stock and d.minutes[dp.id][by_id[iid].site] > limit
+    ]
+    return rp.DepotRange(minutes=limit) if farther else None
 
 
 def _b_max_travel(d: ResponseData, ws: W, rng: random.Random) -> rp.MaxTravel | None:
@@ -834,18 +841,21 @@ def _b_arrives_first(d: ResponseData, ws: W, rng: random.Random, prefer: tuple[s
 
 
 def _b_severity_priority(d: ResponseData, ws: W, rng: random.Random) -> rp.SeverityPriority | None:
+    """A more severe incident (or an equal one) complete no later than another of its wave
+    in the witness, the closest such pair preferred (the rule then binds)."""
     plan = _plan(d, *ws)
     rank = {s.id: k for k, s in enumerate(d.severities)}
     options = []
     for a in d.incidents:
         for b in d.incidents:
             if a.id != b.id and a.wave == b.wave and rank[a.severity] <= rank[b.severity]:
-                if rp.completion(d, plan, a) <= rp.completion(d, plan, b):
-                    options.append((rank[a.severity] < rank[b.severity], a.id, b.id))
+                gap = rp.completion(d, plan, b) - rp.completion(d, plan, a)
+                if gap >= 0:
+                    options.append((rank[a.severity] == rank[b.severity], gap, a.id, b.id))
     if not options:
         return None
-    strict = [o for o in options if o[0]]
-    _, a_id, b_id = rng.choice(strict or options)
+    options.sort()
+    _, _, a_id, b_id = options[0] if rng.random() < 0.7 else rng.choice(options)
     return rp.SeverityPriority(first=a_id, then=b_id)
 
 
@@ -874,19 +884,21 @@ def _b_rest_after_long(d: ResponseData, ws: W, rng: random.Random) -> rp.RestAft
 
 
 def _b_cumulative_duty(d: ResponseData, ws: W, rng: random.Random) -> rp.CumulativeDuty | None:
+    """A light-work cap from the second wave's durations and a duty threshold that every
+    witness team doing heavy second-wave work stays within, while some team of a role a
+    heavy incident needs is over it (so the rule can bind)."""
     plan = _plan(d, *ws)
     duty = rp.wave_one_duty(d, plan)
     second = [i for i in d.incidents if i.wave == 2]
-    light = rng.choice(sorted({i.duration for i in second}))
-    heavy_teams = [t for i in second if i.duration > light for t in plan.teams[i.id]]
-    worked = sorted(v for v in duty.values() if v)
-    if not worked:
+    light = rng.choice(sorted({i.duration for i in second})) - 5  # at least one heavy incident
+    heavy = [i for i in second if i.duration > light]
+    floor = max((duty[t] for i in heavy for t in plan.teams[i.id]), default=0)
+    roles = {r for i in heavy for r in i.needs}
+    tired = [duty[t.id] for t in d.teams if t.role in roles and duty[t.id] > floor]
+    if not tired:
         return None
-    floor = max((duty[t] for t in heavy_teams), default=0)
-    options = [v for v in worked if v >= floor]
-    if not options:
-        return None
-    return rp.CumulativeDuty(minutes=rng.choice(options[:2]), light=light)
+    options = sorted({v for v in duty.values() if floor <= v < max(tired)} | {floor})
+    return rp.CumulativeDuty(minutes=rng.choice(options), light=light)
 
 
 def _b_turnaround(d: ResponseData, ws: W, rng: random.Random) -> NoParams | None:
