@@ -169,7 +169,9 @@ ALL = plans()
 OBJECTIVE = [ObjectiveTerm(id=k, kind=k) for k in ("lateness", "travel", "material_cost", "fatigue", "running_cost")]
 
 
-def model_says(plan: Plan, rules: list[Rule], objective: list[ObjectiveTerm] = OBJECTIVE) -> tuple[bool, dict[str, int]]:
+def model_says(
+    plan: Plan, rules: list[Rule], objective: list[ObjectiveTerm] = OBJECTIVE
+) -> tuple[bool, dict[str, int]]:
     draft = Draft(spec=SPEC, data=DATA.model_dump(mode="json"), rules=rules, objective=objective)
     sm = model.build(draft)
     c = canonical(DATA, plan)
@@ -207,7 +209,9 @@ def test_the_models_objective_figures_equal_the_checkers_on_the_plans():
 
 
 def test_changes_count_per_role_and_base_so_a_relabelled_plan_changes_nothing():
-    existing = rp.Dispatch(teams={k: list(v) for k, v in GOOD.teams.items()}, materials={"I1": {"foam": ED}, "I2": {"foam": QD}})
+    existing = rp.Dispatch(
+        teams={k: list(v) for k, v in GOOD.teams.items()}, materials={"I1": {"foam": ED}, "I2": {"foam": QD}}
+    )
     term = ObjectiveTerm(id="changes", kind="changes", params={"existing": existing.model_dump(mode="json")})
     params = rp.CurrentDispatch(existing=existing)
     assert rp.objective_value(DATA, GOOD, term, params) == 0
@@ -413,7 +417,9 @@ def test_a_new_incident_may_be_left_out_of_the_plan_but_its_rule_then_fails():
     assert plan == WITH_NEW, why
 
 
-PERTURBED = [c.id for c in model.TASK.pool if c.tier in ("basic", "medium", "stateful") and c.id != "conflict_validation"]
+PERTURBED = [
+    c.id for c in model.TASK.pool if c.tier in ("basic", "medium", "stateful") and c.id != "conflict_validation"
+]
 
 
 @pytest.mark.parametrize(

@@ -112,13 +112,13 @@ class ResponseData(BaseModel):
                 raise ValueError(f"incident {i.id} has unknown severity {i.severity}")
             if not set(i.needs) <= roles:
                 raise ValueError(f"incident {i.id} needs a role no team has")
-        for a, b in self.closed:
-            if self.network.road(a, b) is None:
-                raise ValueError(f"closed road {a}-{b} is not a road of the network")
+        for ra, rb in self.closed:
+            if self.network.road(ra, rb) is None:
+                raise ValueError(f"closed road {ra}-{rb} is not a road of the network")
         if self.open_network is None:
             raise ValueError("closing the listed roads cuts the network")
-        ids = [x.id for x in (*self.teams, *self.incidents)]
-        if len(set(ids)) != len(ids) or len({d.id for d in self.depots}) != len(self.depots):
+        ids = [t.id for t in self.teams] + [i.id for i in self.incidents]
+        if len(set(ids)) != len(ids) or len({x.id for x in self.depots}) != len(self.depots):
             raise ValueError("team, incident and depot ids must be distinct")
         return self
 
@@ -392,7 +392,10 @@ def _depot_range(d: ResponseData, plan: Plan, p: DepotRange) -> Verdict:
     for i in incidents_of(d, plan):
         for m, dp in plan.supply.get(i.id, {}).items():
             if d.minutes[dp][i.site] > p.minutes:
-                return False, f"{m} for {i.id} comes from {dp}, {d.minutes[dp][i.site]} minutes away (at most {p.minutes})"
+                return (
+                    False,
+                    f"{m} for {i.id} comes from {dp}, {d.minutes[dp][i.site]} minutes away (at most {p.minutes})",
+                )
     return OK
 
 
@@ -617,7 +620,9 @@ def objective_value(d: ResponseData, plan: Plan, term: ObjectiveTerm, tp: Params
         for i in incidents_of(d, plan):
             for t in plan.teams.get(i.id, ()):
                 where[t, i.wave] = i
-        return sum(fatigue_units(where[t.id, 1], where[t.id, 2]) for t in d.teams if (t.id, 1) in where and (t.id, 2) in where)
+        return sum(
+            fatigue_units(where[t.id, 1], where[t.id, 2]) for t in d.teams if (t.id, 1) in where and (t.id, 2) in where
+        )
     if kind == "running_cost":
         return sum(
             d.team_by_id[t].cost * d.travel(t, i) for i in incidents_of(d, plan) for t in plan.teams.get(i.id, ())
@@ -645,9 +650,9 @@ def neighbours(d: ResponseData, plan: Plan) -> Iterator[Plan]:
             for k in range(len(teams)):
                 yield Plan({**plan.teams, i.id: (*teams[:k], *teams[k + 1 :])}, plan.supply, plan.extra)
         for m, dp in plan.supply.get(i.id, {}).items():
-            for other in d.depots:
-                if other.id != dp and m in other.stock:
-                    yield Plan(plan.teams, {**plan.supply, i.id: {**plan.supply[i.id], m: other.id}}, plan.extra)
+            for dep in d.depots:
+                if dep.id != dp and m in dep.stock:
+                    yield Plan(plan.teams, {**plan.supply, i.id: {**plan.supply[i.id], m: dep.id}}, plan.extra)
     for i, j in itertools.combinations(incidents, 2):
         if i.wave != j.wave:
             continue

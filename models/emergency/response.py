@@ -20,6 +20,7 @@ certifier the canonical form. No artificial tie-break term is needed for them.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable
 from typing import Any
@@ -84,7 +85,9 @@ TASK = TaskSpec(
     ),
     pool=(
         ConstraintSpec("stock", "basic", "depots ship no more material than they hold"),
-        ConstraintSpec("depot_range", "basic", "no material comes from a depot more than a stated number of minutes away"),
+        ConstraintSpec(
+            "depot_range", "basic", "no material comes from a depot more than a stated number of minutes away"
+        ),
         ConstraintSpec("deadline", "basic", "named incidents are reached within their severity deadline"),
         ConstraintSpec("max_travel", "basic", "no team travels more than a stated number of minutes"),
         ConstraintSpec("station_cover", "basic", "a station keeps some teams of a role at home"),
@@ -252,7 +255,9 @@ class ResponseModel(ModelBase):
                 self.m.add(count <= n) if i in extra else self.m.add(count == n)
         for t in d.teams:  # a team is at one incident at a time: at most one per wave
             for wave in rp.WAVES:
-                self.m.add_at_most_one([self.x[t.id, i.id] for i in self.incidents if i.wave == wave and (t.id, i.id) in self.x])
+                self.m.add_at_most_one(
+                    [self.x[t.id, i.id] for i in self.incidents if i.wave == wave and (t.id, i.id) in self.x]
+                )
         self.comp: dict[str, cp_model.IntVar] = {}
         self.comp_top: dict[str, int] = {}
         for i in self.incidents:
@@ -269,7 +274,9 @@ class ResponseModel(ModelBase):
 
     def sent(self, team: str, wave: int) -> cp_model.LinearExpr:
         """How many incidents of ``wave`` the team is sent to."""
-        return cp_model.LinearExpr.sum([self.x[team, i.id] for i in self.incidents if i.wave == wave and (team, i.id) in self.x])
+        return cp_model.LinearExpr.sum(
+            [self.x[team, i.id] for i in self.incidents if i.wave == wave and (team, i.id) in self.x]
+        )
 
     def base_sent(self, base: str, wave: int) -> cp_model.LinearExpr:
         return cp_model.LinearExpr.sum([self.sent(t.id, wave) for t in self.d.teams if t.base == base])
@@ -285,7 +292,7 @@ class ResponseModel(ModelBase):
                 row = self.rows[t]
                 weights = [2 ** (len(row) - 1 - j) for j in range(len(row))]
                 codes.append(cp_model.LinearExpr.weighted_sum([self.x[t, i] for i in row], weights))
-            for a, b in zip(codes, codes[1:]):
+            for a, b in itertools.pairwise(codes):
                 self.m.add(a >= b)
 
 
@@ -401,9 +408,9 @@ def _arrives_first(tm: ResponseModel, p: rp.ArrivesFirst, lit: cp_model.IntVar) 
     i = next(x for x in tm.incidents if x.id == p.incident)
     for a in d.teams:
         for b in d.teams:
-            if a.role == p.first and b.role == p.then and a.id != b.id and d.travel(a.id, i) > d.travel(b.id, i):
-                if (a.id, i.id) in tm.x and (b.id, i.id) in tm.x:
-                    tm.post(tm.x[a.id, i.id] + tm.x[b.id, i.id] <= 1, lit)
+            both = (a.id, i.id) in tm.x and (b.id, i.id) in tm.x
+            if both and a.role == p.first and b.role == p.then and d.travel(a.id, i) > d.travel(b.id, i):
+                tm.post(tm.x[a.id, i.id] + tm.x[b.id, i.id] <= 1, lit)
 
 
 @encoder("severity_priority")
@@ -496,17 +503,18 @@ def _objective(tm: ResponseModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
     d = tm.d
     by_id = {i.id: i for i in tm.incidents}
     if term.kind == "lateness":
-        parts, ub = [], 0
+        lates: list[tuple[cp_model.IntVar, int]] = []
+        ub = 0
         for i in tm.incidents:
             sev = d.severity_by_id[i.severity]
             top = max(0, tm.comp_top[i.id] - sev.deadline)
             late = tm.m.new_int_var(0, top, f"late[{i.id}]")
             tm.m.add_max_equality(late, [0, tm.comp[i.id] - sev.deadline])
-            parts.append((late, sev.weight))
+            lates.append((late, sev.weight))
             ub += sev.weight * top
-        return cp_model.LinearExpr.weighted_sum([v for v, _ in parts], [w for _, w in parts]), ub
+        return cp_model.LinearExpr.weighted_sum([v for v, _ in lates], [w for _, w in lates]), ub
     if term.kind in ("travel", "running_cost"):
-        rate = (lambda t: 1) if term.kind == "travel" else (lambda t: d.team_by_id[t].cost)  # noqa: E731
+        rate = (lambda t: 1) if term.kind == "travel" else (lambda t: d.team_by_id[t].cost)
         cells = [(v, rate(t) * d.travel(t, by_id[iid])) for (t, iid), v in tm.x.items()]
         ub = 0  # per incident and role, the costliest teams it could get
         for i in tm.incidents:
@@ -516,19 +524,20 @@ def _objective(tm: ResponseModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
     if term.kind == "fatigue":
         # a team sent to i in wave 1 and j in wave 2 counts (i's minutes on scene / 5) x (j's / 5);
         # both[t,i,j] = x[t,i] AND x[t,j] is exact, and a team does at most one incident a wave
-        parts, tops = [], []
+        pairs: list[tuple[cp_model.IntVar, int]] = []
+        tops: list[int] = []
         for t in d.teams:
             best = 0
             for i in tm.incidents:
                 for j in tm.incidents:
                     if i.wave == 1 and j.wave == 2 and (t.id, i.id) in tm.x and (t.id, j.id) in tm.x:
                         c = rp.fatigue_units(i, j)
-                        parts.append((tm.both(tm.x[t.id, i.id], tm.x[t.id, j.id], ""), c))
+                        pairs.append((tm.both(tm.x[t.id, i.id], tm.x[t.id, j.id], ""), c))
                         best = max(best, c)
             tops.append(best)
         reused = sum(n for i in tm.incidents if i.wave == 2 for n in i.needs.values())
         ub = sum(sorted(tops, reverse=True)[:reused])
-        return cp_model.LinearExpr.weighted_sum([v for v, _ in parts], [c for _, c in parts]), ub
+        return cp_model.LinearExpr.weighted_sum([v for v, _ in pairs], [c for _, c in pairs]), ub
     if term.kind == "material_cost":
         cells = [(v, rp.material_cost(d, by_id[iid], m, dp)) for (iid, m, dp), v in tm.z.items()]
         ub = 0
@@ -542,8 +551,8 @@ def _objective(tm: ResponseModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
         ub = 0
         for i in tm.incidents:
             before: dict[tuple[str, str], int] = {}
-            for t in old.teams.get(i.id, []):
-                team = d.team_by_id[t]
+            for tid in old.teams.get(i.id, []):
+                team = d.team_by_id[tid]
                 before[team.role, team.base] = before.get((team.role, team.base), 0) + 1
             classes = sorted({(t.role, t.base) for t in d.teams if t.role in i.needs} | set(before))
             for role, base in classes:
@@ -669,7 +678,11 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ResponseData, W
         if wave == 2:  # a reused team must be back in time; fresh ones are preferred
             for r in roles:
                 fresh = [t for t in free[r] if t not in used_first]
-                back = [t for t in free[r] if t in used_first and _back_in_time(teams, incidents, witness, t, minutes, alert2)]
+                back = [
+                    t
+                    for t in free[r]
+                    if t in used_first and _back_in_time(teams, incidents, witness, t, minutes, alert2)
+                ]
                 free[r] = fresh if fresh and rng.random() < 0.7 else fresh + back
         found = _needs(spec, s, roles, free, rng)
         if found is None:
@@ -790,7 +803,11 @@ def _b_depot_range(d: ResponseData, ws: W, rng: random.Random) -> rp.DepotRange 
         return None
     limit = max(used)
     farther = [
-        1 for iid, x in supply.items() for m in x for dp in d.depots if m in dp.stock and d.minutes[dp.id][by_id[iid].site] > limit
+        1
+        for iid, x in supply.items()
+        for m in x
+        for dp in d.depots
+        if m in dp.stock and d.minutes[dp.id][by_id[iid].site] > limit
     ]
     return rp.DepotRange(minutes=limit) if farther else None
 
@@ -820,7 +837,9 @@ def _b_dispatch_cap(d: ResponseData, ws: W, rng: random.Random) -> rp.DispatchCa
     return rp.DispatchCap(max=max(n for wave in rp.WAVES for n in rp.base_counts(d, plan, wave).values()))
 
 
-def _b_arrives_first(d: ResponseData, ws: W, rng: random.Random, prefer: tuple[str, str] | None = None) -> rp.ArrivesFirst | None:
+def _b_arrives_first(
+    d: ResponseData, ws: W, rng: random.Random, prefer: tuple[str, str] | None = None
+) -> rp.ArrivesFirst | None:
     w = ws[0]
     options = []
     for i in d.incidents:
@@ -961,11 +980,13 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     classes = team_classes(d, singles=True)
     for members in rng.sample(classes, min(2, len(classes))):
         t0 = d.team_by_id[members[0]]
-        keeps = [rp.StationCover(base=t0.base, role=t0.role, keep=k) for k in range(1, len(members) + 1)]
+        keeps: list[Params] = [rp.StationCover(base=t0.base, role=t0.role, keep=k) for k in range(1, len(members) + 1)]
         trials.append(("station_cover", keeps))
     order = [i.id for i in d.incidents]
     rng.shuffle(order)
-    trials.append(("deadline", [rp.Deadline(incidents=sorted(order[:k], key=order.index)) for k in range(1, len(order) + 1)]))
+    trials.append(
+        ("deadline", [rp.Deadline(incidents=sorted(order[:k], key=order.index)) for k in range(1, len(order) + 1)])
+    )
     rng.shuffle(trials)
     for kind, values in trials[:4]:
         found = first_infeasible(values, lambda p: with_conflict_rule(draft_, kind, p, position), feasible)  # noqa: B023
@@ -989,7 +1010,7 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
     used = {i.site for i in d.incidents} | set(d.bases) | {x.id for x in d.depots}
     quiet = [p for p in d.network.places if p not in used] or [i.site for i in d.incidents]
     sub = draft_.spec.subtask
-    for k in range(2):
+    for _ in range(2):
         wave = rng.choice(rp.WAVES)
         roles = rng.sample(list(d.roles), min(len(d.roles), rng.randint(1, 2)))
         site = rng.choice(quiet)
@@ -1066,9 +1087,7 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
 def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]:
     a, b = u.target.split("/")
     if u.kind == "stock":
-        depots = [
-            {**dp, "stock": {**dp["stock"], b: value}} if dp["id"] == a else dp for dp in data["depots"]
-        ]
+        depots = [{**dp, "stock": {**dp["stock"], b: value}} if dp["id"] == a else dp for dp in data["depots"]]
         return {**data, "depots": depots}
     net = data["network"]
     roads = [{**r, "minutes": value} if (r["a"], r["b"]) == (a, b) else r for r in net["roads"]]

@@ -278,10 +278,10 @@ def _body(d: ResponseData, subtask: str, objective: list[ObjectiveTerm], rules: 
         ]
     closed = {frozenset(c) for c in d.closed}
     out += ["", "**Roads** (two-way; minutes either way):"]
-    for r in d.network.roads:
-        mins = _ranged(d, "road", f"{r.a}/{r.b}", r.minutes)
-        shut = " — CLOSED (exclusion zone)" if r.ends in closed else ""
-        out.append(f"- {r.a} – {r.b}: {mins} minutes{shut}")
+    for road in d.network.roads:
+        mins = _ranged(d, "road", f"{road.a}/{road.b}", road.minutes)
+        shut = " — CLOSED (exclusion zone)" if road.ends in closed else ""
+        out.append(f"- {road.a} – {road.b}: {mins} minutes{shut}")
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         cur = rp.current_plan(changes)

@@ -8,7 +8,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from pbsolve.checkers.emergency.response import TASK_ID, Incident, Plan, ResponseData, combos, new_incidents, neighbours
+from pbsolve.checkers.emergency.response import TASK_ID, Incident, Plan, ResponseData, combos, neighbours, new_incidents
 from pbsolve.schema import Instance, Rule
 from tests.emergency_adapters import TaskAdapter
 
@@ -81,7 +81,11 @@ class ResponseAdapter(TaskAdapter):
                 "incident": iid,
                 "teams": teams,
                 "materials": [
-                    {"material": m, "depot": dp, "quantity": next(i for i in inst.data["incidents"] if i["id"] == iid)["materials"][m]}
+                    {
+                        "material": m,
+                        "depot": dp,
+                        "quantity": next(i for i in inst.data["incidents"] if i["id"] == iid)["materials"][m],
+                    }
                     for m, dp in mats.get(iid, {}).items()
                 ],
             }
@@ -91,7 +95,9 @@ class ResponseAdapter(TaskAdapter):
     def existing_plan(self, inst: Instance, existing: Any) -> Any | None:
         extra = new_incidents(list(inst.rules))
         teams = {iid: tuple(ts) for iid, ts in existing["teams"].items()} | {i.id: () for i in extra}
-        supply = {iid: dict(existing["materials"].get(iid, {})) for iid in existing["teams"]} | {i.id: {} for i in extra}
+        supply = {iid: dict(existing["materials"].get(iid, {})) for iid in existing["teams"]} | {
+            i.id: {} for i in extra
+        }
         return Plan(teams, supply, extra)
 
 
