@@ -659,7 +659,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ResponseData, W
         Severity(id="minor", deadline=rng.randint(25, 35), weight=1),
     )
     lo, hi = DURATION.get(sub, DEFAULT_DURATION)
-    alert2 = rng.randint(hi, hi + 90) if sub == "wildfire_rotation" else rng.randint(90, 180)
+    alert2 = rng.randint(hi - 60, hi + 20) if sub == "wildfire_rotation" else rng.randint(90, 180)
     mats = MATERIALS[sub][: s.materials]
     names = rng.sample(NAMES[sub], min(n_inc, len(NAMES[sub])))
     closed = _closures(network, sites[0], rng) if sub == "hazmat_spill" else ()
@@ -1042,20 +1042,35 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, Any]:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
+    """Spare cover for the most severe incidents present, within a reach that leaves each
+    covered (incident, role) just one team more than it needs nearby: tight enough that
+    which teams are sent matters, loose enough to be often feasible (the kit probes it)."""
     d = ResponseData.model_validate(draft_.data)
-    reach = max(s.deadline for s in d.severities) + rng.randint(0, 5)
     present = {i.severity for i in d.incidents}
     top = next(s.id for s in d.severities if s.id in present)  # the most severe incidents are covered
+    reach = 1
+    binds = False  # some covered role has a team out of reach (else every plan keeps the rule)
     for wave in rp.WAVES:  # a role a covered incident needs must have a team beyond the wave's needs
         needed: dict[str, int] = {}
         for i in d.incidents:
             if i.wave == wave:
                 for role, n in i.needs.items():
                     needed[role] = needed.get(role, 0) + n
-        covered = {r for i in d.incidents if i.wave == wave and i.severity == top for r in i.needs}
-        if any(sum(1 for t in d.teams if t.role == r) <= needed[r] for r in covered):
-            return None
-    return make_rule("spare_cover", "hard", rp.SpareCover(minutes=reach, severity=top)), []
+        for i in d.incidents:
+            if i.wave != wave or i.severity != top:
+                continue
+            for role, n in i.needs.items():
+                times = sorted(d.travel(t.id, i) for t in d.teams if t.role == role)
+                if len(times) <= needed[role]:
+                    return None
+                reach = max(reach, times[n])
+    slack = rng.randint(0, 2)
+    for i in d.incidents:
+        if i.severity == top:
+            binds |= any(d.travel(t.id, i) > reach + slack for t in d.teams if t.role in i.needs)
+    if not binds:
+        return None
+    return make_rule("spare_cover", "hard", rp.SpareCover(minutes=reach + slack, severity=top)), []
 
 
 UNCERTAIN_EACH = 3
