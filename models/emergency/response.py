@@ -197,7 +197,7 @@ class ResponseSizes(Settings):
 
 SIZES = SizeTable[ResponseSizes](
     tiny=ResponseSizes(
-        bases=2, roles=2, per_role=PositiveRange(lo=1, hi=2), first_wave=1, second_wave=1, depots=2, materials=1,
+        bases=2, roles=2, per_role=PositiveRange(lo=2, hi=3), first_wave=1, second_wave=1, depots=2, materials=1,
         junctions=0, road_minutes=PositiveRange(lo=2, hi=8), need=PositiveRange(lo=1, hi=1),
         roles_needed=PositiveRange(lo=1, hi=2), quantity=PositiveRange(lo=2, hi=6),
     ),
@@ -1063,7 +1063,7 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
                 times = sorted(d.travel(t.id, i) for t in d.teams if t.role == role)
                 if len(times) <= needed[role]:
                     return None
-                reach = max(reach, times[n])
+                reach = max(reach, times[rng.choice([n - 1, n])])  # the spare: among the n or n+1 nearest
     slack = rng.randint(0, 2)
     for i in d.incidents:
         if i.severity == top:
