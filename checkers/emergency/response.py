@@ -124,6 +124,9 @@ class ResponseData(BaseModel):
 
     @cached_property
     def open_network(self) -> RoadNetwork | None:
+        """The network without its closed roads (None when closing them cuts it)."""
+        if not self.closed:
+            return self.network
         return self.network.without(frozenset(r) for r in self.closed)
 
     @cached_property
