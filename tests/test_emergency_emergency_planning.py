@@ -371,7 +371,7 @@ def _answer() -> dict:
         (lambda a: a["dispatch"][0].update(incident="I99"), "names unknown incident 'I99'"),
         (lambda a: a["dispatch"][0]["teams"].__setitem__(0, "ZZZ-9"), "names unknown team 'ZZZ-9'"),
         (lambda a: a["dispatch"][0].update(teams="ENG-N1"), "needs 'teams', a list of team ids"),
-        (lambda a: a["dispatch"].pop(), "missing from the dispatch"),
+        (lambda a: a["dispatch"].pop(0), "missing from the dispatch"),
         (lambda a: a["dispatch"].append(a["dispatch"][0]), "appears more than once"),
         (lambda a: a["dispatch"][0]["teams"].pop(), "the answer sends"),
     ],
