@@ -439,3 +439,58 @@ def test_perturb_finds_a_confirmed_one_move_break_for_each_rule_kind(include, ki
             break
     assert not report.hook_errors and not report.rejected
     assert any(f"break_rule:{k}" in found for k in kinds), sorted(found)
+
+
+# -- wording ------------------------------------------------------------------------------
+WORDS = {  # rule kind -> words its sentence must carry for the CASES parameters
+    "stock": ["stock"],
+    "depot_range": ["3 minutes"],
+    "deadline": ["I1", "severity deadline"],
+    "max_travel": ["6 minutes"],
+    "station_cover": ["at least 1 of North Station's 2 fire engines (ENG-N1, ENG-N2) is sent to no incident"],
+    "dispatch_cap": ["more than 2 teams"],
+    "arrives_first": ["every paramedic crew team sent there arrives no later", "than every fire engine team"],
+    "severity_priority": ["I2 is complete no later than the response to I1"],
+    "same_base": ["all teams sent to I1 come from the same base"],
+    "dispatch_balance": ["differ by at most 1"],
+    "rest_after_long": ["60 minutes or more on scene", "not sent to any wave-2 incident"],
+    "cumulative_duty": ["exceeds 60 minutes", "at most 30 minutes on scene"],
+    "turnaround": ["wave-2 alert (minute 65)"],
+    "new_incident": ["I4 Flooded cellar (site Riverside), wave 2", "exactly 1 paramedic crew"],
+    "unit_out": ["1 of North Station's 2 fire engines (ENG-N1, ENG-N2) is out of service", "at most 1 of them"],
+    "spare_cover": ["every critical incident", "within 7 minutes"],
+}
+
+
+@pytest.mark.parametrize(("kind", "params"), [(c[0], c[1]) for c in CASES], ids=[c[0] for c in CASES])
+def test_each_rule_sentence_states_its_parameters_with_their_units(kind, params):
+    from pbsolve.renderers import emergency as rend
+
+    rule = Rule(id="R1", kind=kind, tier="basic", params=(params or NoParams()).dump())
+    text = rend.render_rule(rule, DATA.model_dump(mode="json"), T)
+    for words in WORDS[kind]:
+        assert words in text, text
+
+
+def test_a_single_team_breaking_down_is_named():
+    from pbsolve.renderers import emergency as rend
+
+    rule = Rule(id="R1", kind="unit_out", tier="hard", params=rp.UnitOut(base=HS, role=FE, count=1).dump())
+    text = rend.render_rule(rule, DATA.model_dump(mode="json"), T)
+    assert (
+        text == "Breakdown: Harbour Station's only fire engine (ENG-H1) cannot be sent to any incident in either wave."
+    )
+
+
+def test_the_prompt_lists_teams_by_base_depots_incidents_and_roads_with_units():
+    inst = small_instance()
+    for words in (
+        "**Teams**",
+        "running cost",
+        "**Depots**",
+        "haulage",
+        "**Incidents:**",
+        "minutes on scene",
+        "**Roads**",
+    ):
+        assert words in inst.prompt

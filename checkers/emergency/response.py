@@ -804,7 +804,7 @@ class EmergencyPlanning(PlanChecker):
         material = {
             "type": "object",
             "properties": {
-                "material": {"enum": list(d.materials)},
+                "material": {"type": "string", "description": f"one of {', '.join(d.materials)}"},
                 "depot": {"enum": [x.id for x in d.depots]},
                 "quantity": {"type": "integer", "description": "units: exactly what the incident needs"},
             },
@@ -815,7 +815,11 @@ class EmergencyPlanning(PlanChecker):
             "properties": {
                 "incident": {"enum": ids},
                 "teams": {"type": "array", "items": {"enum": [t.id for t in d.teams]}},
-                "materials": {"type": "array", "items": material},
+                "materials": {
+                    "type": "array",
+                    "items": material,
+                    "description": "one row per material the incident needs (an empty list when it needs none)",
+                },
             },
             "required": ["incident", "teams", "materials"],
         }

@@ -726,7 +726,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ResponseData, W
             need_mats = {mats[0]: s.quantity.draw(rng)}
         incidents.append(
             Incident(
-                id=iid, name=f"{names[k % len(names)]}, {sites[k]}", site=sites[k], wave=wave, severity=severity,
+                id=iid, name=names[k % len(names)], site=sites[k], wave=wave, severity=severity,
                 needs=needs, materials=need_mats, duration=duration, casualties=casualties,
             )
         )  # fmt: skip
@@ -1042,7 +1042,7 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
         site = rng.choice(quiet)
         lo, hi = DURATION.get(sub, DEFAULT_DURATION)
         inc = Incident(
-            id=f"I{len(d.incidents) + 1}", name=f"{rng.choice(NAMES[sub])}, {site}", site=site, wave=wave,
+            id=f"I{len(d.incidents) + 1}", name=rng.choice(NAMES[sub]), site=site, wave=wave,
             severity=rng.choice(d.severities).id, needs=dict.fromkeys(roles, 1), duration=5 * rng.randint(lo // 5, hi // 5),
         )  # fmt: skip
         out.append(make_rule("new_incident", "hard", rp.NewIncident(incident=inc)))

@@ -55,7 +55,7 @@ DISRUPTION_KINDS = frozenset({"new_incident", "unit_out"})
 
 
 def _needs(i: Incident) -> str:
-    return and_list([f"{n} {role}" + ("" if n == 1 else " teams") for role, n in i.needs.items()])
+    return and_list([f"{n} {role}" + ("" if n == 1 else "s") for role, n in i.needs.items()])
 
 
 def _incident_line(d: ResponseData, i: Incident) -> str:
@@ -112,8 +112,9 @@ def _max_travel(d: ResponseData, p: rp.MaxTravel) -> str:
 def _cover(d: ResponseData, p: rp.StationCover) -> str:
     n = sum(1 for t in d.teams if t.base == p.base and t.role == p.role)
     return (
-        f"Station cover: in each wave, at least {p.keep} of {p.base}'s {n} {p.role} teams are sent to no incident "
-        "of that wave."
+        f"Station cover: in each wave, at least {p.keep} of {p.base}'s {plural(n, p.role)} "
+        f"({', '.join(t.id for t in d.teams if t.base == p.base and t.role == p.role)}) "
+        f"{'is' if p.keep == 1 else 'are'} sent to no incident of that wave."
     )
 
 
@@ -191,10 +192,15 @@ def _new(d: ResponseData, p: rp.NewIncident) -> str:
 
 @TEXT.rule("unit_out")
 def _out(d: ResponseData, p: rp.UnitOut) -> str:
-    n = sum(1 for t in d.teams if t.base == p.base and t.role == p.role)
+    ids = [t.id for t in d.teams if t.base == p.base and t.role == p.role]
+    n = len(ids)
+    if p.count >= n:
+        which = f"{p.base}'s only {p.role} ({ids[0]})" if n == 1 else f"all {n} of {p.base}'s {p.role}s"
+        return f"Breakdown: {which} cannot be sent to any incident in either wave."
     return (
-        f"{p.count} of {p.base}'s {n} {p.role} teams {'has' if p.count == 1 else 'have'} broken down: in each wave "
-        f"at most {n - p.count} of them may be sent to incidents (any of them; they are interchangeable)."
+        f"Breakdown: {p.count} of {p.base}'s {n} {p.role}s ({', '.join(ids)}) {'is' if p.count == 1 else 'are'} out "
+        f"of service: in each wave at most {n - p.count} of them may be sent to incidents (any of them; they are "
+        "interchangeable)."
     )
 
 
