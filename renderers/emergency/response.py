@@ -96,10 +96,15 @@ def _stock(d: ResponseData, p: NoParams) -> str:
 
 @TEXT.rule("deadline")
 def _deadline(d: ResponseData, p: rp.Deadline) -> str:
-    whose = "their severity deadlines" if len(p.incidents) > 1 else "its severity deadline"
+    if len(p.incidents) == 1:
+        return (
+            f"The response to {p.incidents[0]} must be complete (its last team and its last material arrived) "
+            "within its severity deadline, counted in minutes from its alert (a hard deadline)."
+        )
     return (
-        f"The response to {and_list(p.incidents)} must be complete (its last team and its last material arrived) "
-        f"within {whose}, counted in minutes from the alert (a hard deadline)."
+        f"The responses to {and_list(p.incidents)} must each be complete (the incident's last team and last "
+        "material arrived) within the incident's severity deadline, counted in minutes from its alert (a hard "
+        "deadline)."
     )
 
 
