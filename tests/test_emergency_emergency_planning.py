@@ -102,7 +102,7 @@ CASES = [
     ("max_travel", rp.MaxTravel(minutes=6), GOOD, sent(GOOD, I1=("ENG-N1", "MED-H1")), "MED-H1 travels 8 minutes"),
     (
         "station_cover",
-        rp.StationCover(base=NS, role=FE, keep=1),
+        rp.StationCover(base=NS, role=FE, keep=1, wave=1),
         GOOD,
         sent(GOOD, I2=("ENG-N2",), I3=("ENG-H1", "MED-H1")),
         "North Station keeps 0 fire engine teams in wave 1",
@@ -447,7 +447,7 @@ WORDS = {  # rule kind -> words its sentence must carry for the CASES parameters
     "depot_range": ["3 minutes"],
     "deadline": ["I1", "severity deadline"],
     "max_travel": ["6 minutes"],
-    "station_cover": ["at least 1 of North Station's 2 fire engines (ENG-N1, ENG-N2) is sent to no incident"],
+    "station_cover": ["in wave 1, at least 1 of North Station's 2 fire engines (ENG-N1, ENG-N2) is sent to no"],
     "dispatch_cap": ["more than 2 teams"],
     "arrives_first": ["every paramedic crew team sent there arrives no later", "than every fire engine team"],
     "severity_priority": ["I2 is complete no later than the response to I1"],

@@ -201,11 +201,12 @@ class MaxTravel(Params):
 
 
 class StationCover(Params):
-    """``base`` keeps at least ``keep`` of its teams of ``role`` unsent in every wave."""
+    """``base`` keeps at least ``keep`` of its teams of ``role`` unsent in wave ``wave``."""
 
     base: str
     role: str
     keep: PositiveInt
+    wave: int = Field(ge=1, le=2)
 
 
 class DispatchCap(Params):
@@ -444,10 +445,9 @@ def _class_sent(d: ResponseData, plan: Plan, base: str, role: str, wave: int) ->
 
 @check("station_cover")
 def _station_cover(d: ResponseData, plan: Plan, p: StationCover) -> Verdict:
-    for wave in WAVES:
-        n, sent = _class_sent(d, plan, p.base, p.role, wave)
-        if n - sent < p.keep:
-            return False, f"{p.base} keeps {n - sent} {p.role} teams in wave {wave} (at least {p.keep})"
+    n, sent = _class_sent(d, plan, p.base, p.role, p.wave)
+    if n - sent < p.keep:
+        return False, f"{p.base} keeps {n - sent} {p.role} teams in wave {p.wave} (at least {p.keep})"
     return OK
 
 

@@ -117,7 +117,7 @@ def _max_travel(d: ResponseData, p: rp.MaxTravel) -> str:
 def _cover(d: ResponseData, p: rp.StationCover) -> str:
     n = sum(1 for t in d.teams if t.base == p.base and t.role == p.role)
     return (
-        f"Station cover: in each wave, at least {p.keep} of {p.base}'s {plural(n, p.role)} "
+        f"Station cover: in wave {p.wave}, at least {p.keep} of {p.base}'s {plural(n, p.role)} "
         f"({', '.join(t.id for t in d.teams if t.base == p.base and t.role == p.role)}) "
         f"{'is' if p.keep == 1 else 'are'} sent to no incident of that wave."
     )
