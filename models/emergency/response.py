@@ -652,8 +652,11 @@ def _needs(
 ) -> tuple[dict[str, int], dict[str, int]] | None:
     """(role -> teams needed, triage class -> casualties) of one incident, within the free teams."""
     if spec.subtask == "multi_casualty_collision":
-        red = rng.randint(0, min(2, len(free.get("ALS crew", []))))
-        pairs = rng.randint(0, min(2, len(free.get("BLS crew", []))))
+        als, bls = len(free.get("ALS crew", [])), len(free.get("BLS crew", []))
+        red = rng.randint(0, min(2, als))
+        pairs = rng.randint(0, min(2, bls))
+        if not red and not pairs:  # a collision always has a red or yellow casualty while crews are free
+            red, pairs = (0, 1) if bls else (min(1, als), 0)
         needs = {"ALS crew": red, "BLS crew": pairs}
         extra = [r for r in roles if r not in TRIAGE.values() and free.get(r)]
         if extra and rng.random() < 0.4:
