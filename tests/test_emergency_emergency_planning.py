@@ -472,6 +472,16 @@ def test_each_rule_sentence_states_its_parameters_with_their_units(kind, params)
         assert words in text, text
 
 
+def test_station_cover_of_a_single_team_keeps_it_at_home():
+    from pbsolve.renderers import emergency as rend
+
+    params = rp.StationCover(base=HS, role=PM, keep=1, wave=2).dump()
+    text = rend.render_rule(
+        Rule(id="R1", kind="station_cover", tier="basic", params=params), DATA.model_dump(mode="json"), T
+    )
+    assert "Harbour Station keeps its only paramedic crew (MED-H1) at home in wave 2" in text
+
+
 def test_a_single_team_breaking_down_is_named():
     from pbsolve.renderers import emergency as rend
 

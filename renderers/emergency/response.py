@@ -115,11 +115,12 @@ def _max_travel(d: ResponseData, p: rp.MaxTravel) -> str:
 
 @TEXT.rule("station_cover")
 def _cover(d: ResponseData, p: rp.StationCover) -> str:
-    n = sum(1 for t in d.teams if t.base == p.base and t.role == p.role)
+    ids = [t.id for t in d.teams if t.base == p.base and t.role == p.role]
+    if len(ids) == 1:
+        return f"Station cover: {p.base} keeps its only {p.role} ({ids[0]}) at home in wave {p.wave}: it is sent to no incident of that wave."
     return (
-        f"Station cover: in wave {p.wave}, at least {p.keep} of {p.base}'s {plural(n, p.role)} "
-        f"({', '.join(t.id for t in d.teams if t.base == p.base and t.role == p.role)}) "
-        f"{'is' if p.keep == 1 else 'are'} sent to no incident of that wave."
+        f"Station cover: in wave {p.wave}, at least {p.keep} of {p.base}'s {plural(len(ids), p.role)} "
+        f"({', '.join(ids)}) {'is' if p.keep == 1 else 'are'} sent to no incident of that wave."
     )
 
 
