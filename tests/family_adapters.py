@@ -379,7 +379,12 @@ class Workforce(PerTaskFamily):
     package = "tests.workforce_adapters"
 
 
-ADAPTERS: dict[str, Adapter] = {a.family: a for a in (Scheduling(), Allocation(), Workforce(), Toy())}
+class Emergency(PerTaskFamily):
+    family = "emergency"
+    package = "tests.emergency_adapters"
+
+
+ADAPTERS: dict[str, Adapter] = {a.family: a for a in (Scheduling(), Allocation(), Workforce(), Emergency(), Toy())}
 
 
 def adapter(task: str) -> Adapter:
