@@ -596,7 +596,8 @@ def _b_road_closure(d: EvacData, w: Witness, rng: random.Random) -> ev.RoadClosu
     used = sorted({leg.ends for r in d.routes for leg in d.legs[r.id]}, key=lambda e: sorted(e))
     if not used:
         return None
-    ends = rng.choice(used)
+    taken = sorted({leg.ends for r, _ in w.values() for leg in d.legs[r]}, key=lambda e: sorted(e))
+    ends = rng.choice(taken if taken and rng.random() < 0.7 else used)
     last = max((dep + leg.offset for g, (r, dep) in w.items() for leg in d.legs[r] if leg.ends == ends), default=0)
     a, b = sorted(ends, key=d.network.places.index)
     return ev.RoadClosure(road=(a, b), period=last + 1)

@@ -61,12 +61,16 @@ def _exit(d: EvacData, p: NoParams) -> str:
 
 @TEXT.rule("deadline")
 def _deadline(d: EvacData, p: ev.Deadline) -> str:
-    who = "every group" if len(p.groups) == len(d.groups) else and_list(p.groups)
-    return f"Deadline: {who} must arrive at its shelter in period {p.period} or earlier."
+    if len(p.groups) == len(d.groups):
+        return f"Deadline: every group must arrive at its shelter in period {p.period} or earlier."
+    whose = "their shelters" if len(p.groups) > 1 else "its shelter"
+    return f"Deadline: {and_list(p.groups)} must arrive at {whose} in period {p.period} or earlier."
 
 
 @TEXT.rule("road_closure")
 def _closure(d: EvacData, p: ev.RoadClosure) -> str:
+    if p.period == 1:
+        return f"Road {_road(d, p.road)} is closed for the whole evacuation: no group enters it in any period."
     return (
         f"Road {_road(d, p.road)} closes from period {p.period} on: no group enters it in period {p.period} or "
         "later (groups entering it earlier pass)."
