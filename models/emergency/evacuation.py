@@ -162,6 +162,9 @@ SIZES = SizeTable[EvacSizes](
                     minutes=PositiveRange(lo=3, hi=12)),
 )  # fmt: skip
 PROBE_TIME = 2.0
+# measured on 60 default drafts: the uniqueness re-optimisations took 1.65 s with presolve on
+# and 0.94 s with it off (first solves 0.56-0.73 s), the same certificates
+UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -191,26 +194,52 @@ class EvacModel(ModelBase):
             for leg in d.legs[r]:
                 self.entering.setdefault((leg.ends, p + leg.offset), []).append((v, people))
 
+        self._cache: dict[tuple[str, str], cp_model.LinearExpr] = {}
+
+    # Expressions are built once each with LinearExpr.sum / weighted_sum (not Python's sum
+    # over overloaded +), and kept: several rules read the same loads and departures.
+    def _kept(self, key: tuple[str, str], make: Any) -> cp_model.LinearExpr:
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = make()
+        return found
+
     def on_route(self, g: str, r: str) -> cp_model.LinearExpr:
         return cp_model.LinearExpr.sum([self.x[g, r, p] for p in range(1, self.data.periods + 1)])
 
+    def _cells(self, g: str) -> list[tuple[str, int, cp_model.IntVar]]:
+        return [(r.id, p, self.x[g, r.id, p]) for r in self.data.routes_of[g] for p in range(1, self.data.periods + 1)]
+
     def depart(self, g: str) -> cp_model.LinearExpr:
-        cells = [(v, p) for (gg, _, p), v in self.x.items() if gg == g and p > 0]
-        return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [p for _, p in cells])
+        def make() -> cp_model.LinearExpr:
+            cells = self._cells(g)
+            return cp_model.LinearExpr.weighted_sum([v for _, _, v in cells], [p for _, p, _ in cells])
+
+        return self._kept(("depart", g), make)
 
     def arrival(self, g: str) -> cp_model.LinearExpr:
         tr = self.data.travel
-        cells = [(v, p + tr[r]) for (gg, r, p), v in self.x.items() if gg == g]
-        return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [a for _, a in cells])
+
+        def make() -> cp_model.LinearExpr:
+            cells = self._cells(g)
+            return cp_model.LinearExpr.weighted_sum([v for _, _, v in cells], [p + tr[r] for r, p, _ in cells])
+
+        return self._kept(("arrival", g), make)
 
     def to_shelter(self, g: str, s: str) -> cp_model.LinearExpr:
         d = self.data
-        return cp_model.LinearExpr.sum([self.x[g, r.id, p] for r in d.routes_of[g] if r.shelter == s for p in range(1, d.periods + 1)])
+        return cp_model.LinearExpr.sum(
+            [self.x[g, r.id, p] for r in d.routes_of[g] if r.shelter == s for p in range(1, d.periods + 1)]
+        )
 
     def load(self, s: str) -> cp_model.LinearExpr:
         d = self.data
-        cells = [(v, d.group_by_id[g].people) for (g, r, _), v in self.x.items() if d.route_by_id[r].shelter == s]
-        return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [c for _, c in cells])
+
+        def make() -> cp_model.LinearExpr:
+            cells = [(v, d.group_by_id[g].people) for (g, r, _), v in self.x.items() if d.route_by_id[r].shelter == s]
+            return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [c for _, c in cells])
+
+        return self._kept(("load", s), make)
 
 
 ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
@@ -404,8 +433,28 @@ def _objective(tm: EvacModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
+_PARSED: list[tuple[dict[str, Any], EvacData]] = []
+PARSED_KEPT = 16
+
+
+def parsed(data: dict[str, Any]) -> EvacData:
+    """The data of a draft, validated once per data object: one draft is built many times
+    (first solve, uniqueness, probes), and validation (the network's connectivity, the
+    routes' roads) cost as much as building the model. Keyed by identity and holding the
+    dict itself, so a kept entry can never answer for another object; drafts never
+    change their data in place (every hook makes a new dict)."""
+    for obj, d in _PARSED:
+        if obj is data:
+            return d
+    d = EvacData.model_validate(data)
+    _PARSED.append((data, d))
+    if len(_PARSED) > PARSED_KEPT:
+        _PARSED.pop(0)
+    return d
+
+
 def build(draft: Draft) -> SolverModel:
-    data = EvacData.model_validate(draft.data)
+    data = parsed(draft.data)
     tm = EvacModel(data, with_backups=any(r.kind == "backup_route" for r in draft.rules))
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
@@ -419,7 +468,9 @@ def build(draft: Draft) -> SolverModel:
         return {"evacuation": rows}
 
     answer = [*tm.x.values(), *tm.y.values()]
-    return solver_model(tm, draft, ENCODERS, ev.RULE_PARAMS, _objective, decode, answer, [])
+    return solver_model(
+        tm, draft, ENCODERS, ev.RULE_PARAMS, _objective, decode, answer, [], uniqueness_parameters=UNIQUENESS_PARAMETERS
+    )
 
 
 # -- sampling --------------------------------------------------------------------------
