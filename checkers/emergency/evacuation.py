@@ -124,9 +124,16 @@ class EvacData(BaseModel):
                 raise ValueError(f"{what} ids must be distinct")
         groups = {g.id: g for g in self.groups}
         shelters = {s.id: s for s in self.shelters}
-        for x in [*self.groups, *self.shelters, *self.exits]:
-            if x.place not in places:
-                raise ValueError(f"{x.place!r} is not a place of the network")
+        for place in [
+            *(g.place for g in self.groups),
+            *(s.place for s in self.shelters),
+            *(e.place for e in self.exits),
+        ]:
+            if place not in places:
+                raise ValueError(f"{place!r} is not a place of the network")
+        for road in self.network.roads:
+            if road.capacity is None:
+                raise ValueError(f"road {road.a}-{road.b} has no capacity (people per period)")
         for r in self.routes:
             if r.group not in groups or r.shelter not in shelters:
                 raise ValueError(f"route {r.id} names an unknown group or shelter")
@@ -475,7 +482,9 @@ def _escort_teams(d: EvacData, plan: Plan, p: EscortTeams) -> Verdict:
 
 @check("staged_opening")
 def _staged_opening(d: EvacData, plan: Plan, p: StagedOpening) -> Verdict:
-    early = sum(g.people for g in d.groups if shelter_of(d, plan, g.id) == p.shelter and arrival(d, plan, g.id) < p.period)
+    early = sum(
+        g.people for g in d.groups if shelter_of(d, plan, g.id) == p.shelter and arrival(d, plan, g.id) < p.period
+    )
     if early > p.beds:
         return False, f"{early} people arrive at {p.shelter} before period {p.period} (only {p.beds} beds open)"
     return OK
@@ -698,7 +707,11 @@ class Evacuation(PlanChecker):
         if any(r.kind == "backup_route" for r in instance.rules):
             backup = {
                 g.id: next(
-                    (r.id for r in d.routes_of[g.id] if r.id != assign[g.id][0] and not shares_road(d, r.id, assign[g.id][0])),
+                    (
+                        r.id
+                        for r in d.routes_of[g.id]
+                        if r.id != assign[g.id][0] and not shares_road(d, r.id, assign[g.id][0])
+                    ),
                     d.routes_of[g.id][0].id,
                 )
                 for g in d.groups

@@ -27,7 +27,7 @@ from pydantic import Field, PositiveInt
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.emergency import evacuation as ev
 from pbsolve.checkers.emergency.evacuation import EvacData, Exit, Group, Route, Shelter
-from pbsolve.family import Draft, NoDraft, SolverModel
+from pbsolve.family import Draft, SolverModel
 from pbsolve.kit import (
     KindRegistry,
     PositiveRange,
@@ -48,7 +48,7 @@ from pbsolve.model_kit import (
     solver_model,
     with_conflict_rule,
 )
-from pbsolve.network_kit import SHAPES, Road, RoadNetwork, sample_network
+from pbsolve.network_kit import SHAPES, Road, RoadNetwork, Shape, sample_network
 from pbsolve.params import NoParams, Params, make_rule
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec, mechanism_pool
@@ -60,13 +60,13 @@ TASK = TaskSpec(
     summary="move groups of people to shelters over a road network, period by period, under road and shelter capacities",
     subtasks=(
         SubtaskSpec("river_flood", "River flood", "low roads close as the water rises; staged departures"),
-        SubtaskSpec("wildfire", "Wildfire", "the fire front closes roads at stated periods; everyone out by a deadline"),
+        SubtaskSpec(
+            "wildfire", "Wildfire", "the fire front closes roads at stated periods; everyone out by a deadline"
+        ),
         SubtaskSpec(
             "hurricane", "Hurricane", "a long horizon, accessible shelters for wheelchair users and escort teams"
         ),
-        SubtaskSpec(
-            "chemical_plume", "Chemical plume", "a short deadline with sealed rooms for sheltering in place"
-        ),
+        SubtaskSpec("chemical_plume", "Chemical plume", "a short deadline with sealed rooms for sheltering in place"),
         SubtaskSpec("stadium_event", "Stadium event", "one venue emptied through gates and exits of limited capacity"),
     ),
     pool=(
@@ -115,7 +115,12 @@ KINDS = {
     "stadium_event": ("stand block",),
 }
 VULNERABLE = ("care home", "school", "hospital ward")
-SHAPE = {"river_flood": "ring", "wildfire": "geometric", "hurricane": "grid", "chemical_plume": "grid"}
+SHAPE: dict[str, Shape] = {
+    "river_flood": "ring",
+    "wildfire": "geometric",
+    "hurricane": "grid",
+    "chemical_plume": "grid",
+}
 OBJECTIVES = {
     "river_flood": ("lateness", "evacuation_time", "travel_minutes", "order_score"),
     "wildfire": ("lateness", "evacuation_time", "travel_minutes", "order_score"),
@@ -189,9 +194,9 @@ class EvacModel(ModelBase):
                 self.m.add_exactly_one(brow)
         # (road, period) -> [(var, people)]: who enters the road then
         self.entering: dict[tuple[ev.Ends, int], list[tuple[cp_model.IntVar, int]]] = {}
-        for (g, r, p), v in self.x.items():
-            people = d.group_by_id[g].people
-            for leg in d.legs[r]:
+        for (gid, rid, p), v in self.x.items():
+            people = d.group_by_id[gid].people
+            for leg in d.legs[rid]:
                 self.entering.setdefault((leg.ends, p + leg.offset), []).append((v, people))
 
         self._cache: dict[tuple[str, str], cp_model.LinearExpr] = {}
@@ -268,7 +273,11 @@ def _accessible_shelter(tm: EvacModel, p: NoParams, lit: cp_model.IntVar) -> Non
     d = tm.data
     for g in d.groups:
         if g.wheelchair:
-            banned = [v for (gg, r, _), v in tm.x.items() if gg == g.id and not d.shelter_by_id[d.route_by_id[r].shelter].accessible]
+            banned = [
+                v
+                for (gg, r, _), v in tm.x.items()
+                if gg == g.id and not d.shelter_by_id[d.route_by_id[r].shelter].accessible
+            ]
             if banned:
                 tm.post(sum(banned) == 0, lit)
 
@@ -477,7 +486,9 @@ def build(draft: Draft) -> SolverModel:
 Witness = dict[str, tuple[str, int]]  # group -> (route, departure period)
 
 
-def _network(spec: GenerationSpec, s: EvacSizes, rng: random.Random) -> tuple[RoadNetwork, list[str], list[tuple[str, str]]]:
+def _network(
+    spec: GenerationSpec, s: EvacSizes, rng: random.Random
+) -> tuple[RoadNetwork, list[str], list[tuple[str, str]]]:
     """The road network, the places groups leave from and the (place, name) of each shelter."""
     shelters = rng.sample(SHELTER_PLACES, s.shelters)
     junctions = rng.sample(JUNCTIONS, s.junctions)
@@ -607,7 +618,7 @@ def _with_exits(d: EvacData, w: Witness, rng: random.Random) -> EvacData:
         here = [g for g in d.groups if g.place == place]
         if len(here) < 2:
             continue
-        per = {}
+        per: dict[int, int] = {}
         for g in here:
             per[w[g.id][1]] = per.get(w[g.id][1], 0) + g.people
         top = max(per.values())

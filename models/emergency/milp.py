@@ -121,9 +121,9 @@ def _evacuation(draft: Draft, without: str | None) -> Formulation:
                         b.add(on_route(g, r.id) == 0)
         elif k == "escort_teams":
             busy: dict[int, list[Any]] = {}
-            for (g, r, p), v in x.items():
-                if d.group_by_id[g].escort:
-                    for t in ev.busy(d, r, p):
+            for (gid, rid, p), v in x.items():
+                if d.group_by_id[gid].escort:
+                    for t in ev.busy(d, rid, p):
                         busy.setdefault(t, []).append(v)
             for t in sorted(busy):
                 b.add(pulp.lpSum(busy[t]) <= pm.teams)
@@ -155,7 +155,11 @@ def _evacuation(draft: Draft, without: str | None) -> Formulation:
                 terms = []
                 for g in d.groups:
                     via = [r for r in d.routes_of[g.id] if any(leg.ends == f for leg in d.legs[r.id])]
-                    terms += [people[g.id] * on_route(g.id, r.id) for r in d.routes_of[g.id] if r.shelter == s.id and r not in via]
+                    terms += [
+                        people[g.id] * on_route(g.id, r.id)
+                        for r in d.routes_of[g.id]
+                        if r.shelter == s.id and r not in via
+                    ]
                     to_s = [y[g.id, r.id] for r in d.routes_of[g.id] if r.shelter == s.id]
                     if via and to_s:
                         moved = b.var(0, 1, binary=True)

@@ -130,7 +130,11 @@ def _staged(d: EvacData, p: ev.StagedOpening) -> str:
 
 @TEXT.rule("backup_route")
 def _backup(d: EvacData, p: NoParams) -> str:
-    acc = " (an accessible shelter's route for groups with wheelchair users)" if any(g.wheelchair for g in d.groups) else ""
+    acc = (
+        " (an accessible shelter's route for groups with wheelchair users)"
+        if any(g.wheelchair for g in d.groups)
+        else ""
+    )
     return (
         "Every group names a backup route from its own list, other than its route and sharing no road with it"
         f"{acc}. If any one road failed, every group whose route uses that road would take its backup route "
@@ -230,16 +234,16 @@ def _body(d: EvacData, subtask: str, objective: list[ObjectiveTerm], rules: list
             parts.append("needs an escort team")
         out.append("- " + " — ".join(parts))
     out += ["", "**Routes** (per group; t = the group's departure period):"]
-    for r in d.routes:
-        legs = d.legs[r.id]
+    for route in d.routes:
+        legs = d.legs[route.id]
         if legs:
-            path = " → ".join(r.places)
+            path = " → ".join(route.places)
             entries = "; ".join(f"enters {ev.road_name(leg.ends, d.network)} in {_offset(leg.offset)}" for leg in legs)
-            timing = f"{plural(d.minutes[r.id], 'minute')}; {entries}; arrives in {_offset(d.travel[r.id])}"
+            timing = f"{plural(d.minutes[route.id], 'minute')}; {entries}; arrives in {_offset(d.travel[route.id])}"
         else:
-            path = f"stay at {r.places[0]}"
+            path = f"stay at {route.places[0]}"
             timing = "0 minutes; arrives in t"
-        out.append(f"- {r.id} ({r.group} to {r.shelter}): {path}; {timing}")
+        out.append(f"- {route.id} ({route.group} to {route.shelter}): {path}; {timing}")
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few groups as you can):"]
