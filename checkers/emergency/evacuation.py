@@ -543,7 +543,7 @@ def objective_value(d: EvacData, plan: Plan, term: ObjectiveTerm, tp: Params) ->
             total += g.priority * (DEPART_WEIGHT * depart + d.route_number[route])
         return total
     if kind == "backup_score":
-        return sum(d.route_number[(plan.backup or {})[g.id]] for g in d.groups)
+        return sum(g.priority * d.route_number[(plan.backup or {})[g.id]] for g in d.groups)
     if kind == "changes":
         old = as_model(tp, CurrentPlan).existing
         return sum(1 for g in d.groups if tuple(plan.assign[g.id]) != tuple(old[g.id]))

@@ -433,8 +433,9 @@ def _objective(tm: EvacModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT
         coef = {k: prio[k[0]] * (ev.DEPART_WEIGHT * k[2] + d.route_number[k[1]]) for k in tm.x}
         return weighted(coef), sum(prio.values()) * (ev.DEPART_WEIGHT * d.periods + len(d.routes))
     if term.kind == "backup_score":
-        expr = cp_model.LinearExpr.weighted_sum(list(tm.y.values()), [d.route_number[r] for _, r in tm.y])
-        return expr, len(d.routes) * len(d.groups)
+        prio = {g.id: g.priority for g in d.groups}
+        expr = cp_model.LinearExpr.weighted_sum(list(tm.y.values()), [prio[g] * d.route_number[r] for g, r in tm.y])
+        return expr, len(d.routes) * sum(prio.values())
     if term.kind == "changes":
         old = ev.current_plan(term)
         kept = [tm.x[g.id, old[g.id][0], old[g.id][1]] for g in d.groups]
@@ -806,11 +807,18 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, list[Any]]:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
+    """Backup routes, or None at once when some group has no two routes sharing no road
+    (a place with one road out): no plan could name a backup for it."""
+    d = parsed(draft_.data)
+    for g in d.groups:
+        rs = d.routes_of[g.id]
+        if not any(not ev.shares_road(d, a.id, b.id) for a, b in itertools.combinations(rs, 2)):
+            return None
     return make_rule("backup_route", "hard", NoParams()), [ObjectiveTerm(id="backup_score", kind="backup_score")]
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
-    """Road capacities and shelter capacities (worst: low), two candidates of each."""
+    """Road capacities and shelter capacities (worst: low): three road and two shelter candidates."""
     d = EvacData.model_validate(draft_.data)
     used = {leg.ends for r in d.routes for leg in d.legs[r.id]}
     roads = [
@@ -824,7 +832,7 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
         for s in d.shelters
         if s.capacity > 10
     ]
-    out = rng.sample(roads, min(2, len(roads))) + rng.sample(shelters, min(2, len(shelters)))
+    out = rng.sample(roads, min(3, len(roads))) + rng.sample(shelters, min(2, len(shelters)))
     rng.shuffle(out)
     return out
 

@@ -186,7 +186,8 @@ def _evacuation(draft: Draft, without: str | None) -> Formulation:
                 prio[g] * (ev.DEPART_WEIGHT * p + d.route_number[r]) * v for (g, r, p), v in x.items()
             ])  # fmt: skip
         if t.kind == "backup_score":
-            return pulp.lpSum([d.route_number[r] * v for (_, r), v in y.items()])
+            prio = {g.id: g.priority for g in d.groups}
+            return pulp.lpSum([prio[g] * d.route_number[r] * v for (g, r), v in y.items()])
         if t.kind == "changes":
             old = ev.CurrentPlan.model_validate(t.params).existing
             return pulp.lpSum([1 - x[g.id, old[g.id][0], int(old[g.id][1])] for g in d.groups])

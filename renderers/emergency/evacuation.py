@@ -171,7 +171,10 @@ def _order(d: EvacData, p: NoParams) -> str:
 
 @TEXT.objective("backup_score")
 def _backup_score(d: EvacData, p: NoParams) -> str:
-    return "the backup score: each group counts the route number k of its backup route; summed over groups"
+    return (
+        "the backup score: a group with priority points q whose backup route has route number k scores q × k; "
+        "summed over groups"
+    )
 
 
 @TEXT.objective("changes")
