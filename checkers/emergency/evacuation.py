@@ -496,8 +496,9 @@ def shares_road(d: EvacData, a: str, b: str) -> bool:
 
 @check("backup_route")
 def _backup_route(d: EvacData, plan: Plan, p: NoParams) -> Verdict:
-    """Simulates each road failing on its own: the groups whose route uses it take their
-    backups (same departure period), and every shelter's capacity must still hold."""
+    """Simulates no road failing and each road failing on its own: the groups whose route
+    uses the failed road take their backups (same departure period), and every shelter's
+    capacity must hold in each case."""
     backup = plan.backup or {}
     for g in d.groups:
         b, (route, _) = backup.get(g.id), plan.assign[g.id]
@@ -509,6 +510,12 @@ def _backup_route(d: EvacData, plan: Plan, p: NoParams) -> Verdict:
             return False, f"{g.id}'s backup {b} shares a road with its route {route}"
         if g.wheelchair and not d.shelter_by_id[d.route_by_id[b].shelter].accessible:
             return False, f"{g.id}'s backup {b} leads to a shelter that is not accessible"
+    for sid, people in shelter_people(d, plan.assign).items():  # no road failed (as when an unused one fails)
+        if people > d.shelter_by_id[sid].capacity:
+            return (
+                False,
+                f"with no road failed, {sid} would receive {people} people (capacity {d.shelter_by_id[sid].capacity})",
+            )
     for r in d.network.roads:
         hit = [g.id for g in d.groups if any(leg.ends == r.ends for leg in d.legs[plan.assign[g.id][0]])]
         if not hit:

@@ -391,6 +391,9 @@ def _backup_route(tm: EvacModel, p: NoParams, lit: cp_model.IntVar) -> None:
                 if r.id == b.id or ev.shares_road(d, r.id, b.id):
                     tm.post(y + tm.on_route(g.id, r.id) <= 1, lit)
     total = sum(g.people for g in d.groups)
+    for s in d.shelters:  # no road failed
+        if total > s.capacity:
+            tm.post(tm.load(s.id) <= s.capacity, lit)
     used = sorted({leg.ends for r in d.routes for leg in d.legs[r.id]}, key=lambda e: sorted(e))
     for f in used:
         for s in d.shelters:

@@ -150,6 +150,8 @@ def _evacuation(draft: Draft, without: str | None) -> Formulation:
                 for r in d.routes_of[g.id]:
                     if r.id == bk.id or ev.shares_road(d, r.id, bk.id):
                         b.add(y[g.id, bk.id] + on_route(g.id, r.id) <= 1)
+        for s in d.shelters:  # no road failed
+            b.add(load(s.id) <= s.capacity)
         for f in sorted({leg.ends for r in d.routes for leg in d.legs[r.id]}, key=lambda e: sorted(e)):
             for s in d.shelters:
                 terms = []

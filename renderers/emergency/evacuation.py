@@ -138,8 +138,8 @@ def _backup(d: EvacData, p: NoParams) -> str:
     return (
         "Every group names a backup route from its own list, other than its route and sharing no road with it"
         f"{acc}. If any one road failed, every group whose route uses that road would take its backup route "
-        "instead, departing in the same period, and every shelter's capacity must then still hold (road "
-        "capacities are not re-checked). This must hold for each road failing on its own."
+        "instead, departing in the same period. Every shelter's capacity must hold with no road failed and with "
+        "each road failing on its own (road capacities are not re-checked under a failure)."
     )
 
 
