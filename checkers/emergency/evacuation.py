@@ -134,12 +134,15 @@ class EvacData(BaseModel):
         for road in self.network.roads:
             if road.capacity is None:
                 raise ValueError(f"road {road.a}-{road.b} has no capacity (people per period)")
+        roads = {frozenset((r.a, r.b)) for r in self.network.roads}
         for r in self.routes:
             if r.group not in groups or r.shelter not in shelters:
                 raise ValueError(f"route {r.id} names an unknown group or shelter")
             if not r.places or r.places[0] != groups[r.group].place or r.places[-1] != shelters[r.shelter].place:
                 raise ValueError(f"route {r.id} must run from its group's place to its shelter's place")
-            self.network.path_minutes(r.places)  # raises on a missing road
+            for a, b in itertools.pairwise(r.places):
+                if frozenset((a, b)) not in roads:
+                    raise ValueError(f"route {r.id}: there is no road from {a} to {b}")
         for g in self.groups:
             if not any(r.group == g.id for r in self.routes):
                 raise ValueError(f"group {g.id} has no route")
@@ -168,20 +171,20 @@ class EvacData(BaseModel):
 
     @cached_property
     def minutes(self) -> dict[str, int]:
-        """Route id -> its travel minutes."""
+        """Route id -> its travel minutes (the network's :meth:`~pbsolve.network_kit.RoadNetwork.path_minutes`)."""
         return {r.id: self.network.path_minutes(r.places) for r in self.routes}
 
     @cached_property
     def legs(self) -> dict[str, tuple[Leg, ...]]:
         """Route id -> its roads in order, each with the period offset at which it is entered."""
+        road_minutes = {frozenset((r.a, r.b)): r.minutes for r in self.network.roads}
         out = {}
         for r in self.routes:
             legs, driven = [], 0
             for a, b in itertools.pairwise(r.places):
-                legs.append(Leg(frozenset((a, b)), driven // self.period_minutes))
-                road = self.network.road(a, b)
-                assert road is not None
-                driven += road.minutes
+                ends = frozenset((a, b))
+                legs.append(Leg(ends, driven // self.period_minutes))
+                driven += road_minutes[ends]
             out[r.id] = tuple(legs)
         return out
 

@@ -446,7 +446,7 @@ def _objective(tm: EvacModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
-_PARSED: list[tuple[dict[str, Any], EvacData]] = []
+_PARSED: list[tuple[dict[str, Any], tuple[tuple[str, int], ...], tuple[Any, ...], EvacData]] = []
 PARSED_KEPT = 16
 
 
@@ -454,13 +454,15 @@ def parsed(data: dict[str, Any]) -> EvacData:
     """The data of a draft, validated once per data object: one draft is built many times
     (first solve, uniqueness, probes), and validation (the network's connectivity, the
     routes' roads) cost as much as building the model. Keyed by identity and holding the
-    dict itself, so a kept entry can never answer for another object; drafts never
-    change their data in place (every hook makes a new dict)."""
-    for obj, d in _PARSED:
-        if obj is data:
+    dict itself (and the identity of each top-level value), so a kept entry never answers
+    for another object or for a field replaced since; hooks make new dicts and lists
+    rather than editing nested values."""
+    key = tuple((k, id(v)) for k, v in data.items())  # a field replaced in place is a new entry
+    for obj, seen, _, d in _PARSED:
+        if obj is data and seen == key:
             return d
     d = EvacData.model_validate(data)
-    _PARSED.append((data, d))
+    _PARSED.append((data, key, tuple(data.values()), d))  # the values are kept so their ids stay theirs
     if len(_PARSED) > PARSED_KEPT:
         _PARSED.pop(0)
     return d
@@ -518,10 +520,18 @@ def _network(
     return net, sources, shelters
 
 
+PATH_ROADS = 5  # routes have at most this many roads
+
+
 def _paths(net: RoadNetwork, a: str, b: str, k: int) -> list[tuple[str, ...]]:
+    """The ``k`` shortest simple paths from a to b (fewest minutes, then by their place
+    names), among those of at most PATH_ROADS roads: the networks are small, so listing
+    them all is faster than Yen's algorithm and the order is fully stated."""
     if a == b:
         return [(a,)]
-    return [tuple(p) for p in itertools.islice(nx.shortest_simple_paths(net.graph, a, b, weight="minutes"), k)]
+    found = [tuple(p) for p in nx.all_simple_paths(net.graph, a, b, cutoff=PATH_ROADS)]
+    found.sort(key=lambda p: (net.path_minutes(p), p))
+    return found[:k]
 
 
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EvacData, Witness]:
@@ -765,7 +775,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     """An arrival deadline on some groups (all of them, or two or three), at the loosest
     period that is infeasible with the instance's rules, found by bisection over the
     periods; passed over when the deadline alone is impossible (no conflict with the rules)."""
-    d = EvacData.model_validate(draft_.data)
+    d = parsed(draft_.data)
     position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
@@ -787,7 +797,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list[Rule]:
     """A road of a group's route closing from the period the group would enter it, or the
     group delayed past its departure period."""
-    d = EvacData.model_validate(draft_.data)
+    d = parsed(draft_.data)
     out = []
     for row in plan["evacuation"]:
         route, dep = row["route"], row["depart"]
@@ -822,7 +832,7 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     """Road capacities and shelter capacities (worst: low): three road and two shelter candidates."""
-    d = EvacData.model_validate(draft_.data)
+    d = parsed(draft_.data)
     used = {leg.ends for r in d.routes for leg in d.legs[r.id]}
     roads = [
         Uncertain(id="", kind="road", target=ev.road_name(r.ends, d.network), low=max(1, int(r.capacity or 1) - rng.randint(10, 40)),
@@ -856,7 +866,7 @@ def worst_is_low(u: Uncertain) -> bool:
 
 
 def report(draft_: Draft, plan: dict[str, Any]) -> dict[str, dict[str, int]]:
-    d = EvacData.model_validate(draft_.data)
+    d = parsed(draft_.data)
     p = ev.Plan({r["group"]: (r["route"], r["depart"]) for r in plan["evacuation"]})
     return ev.TASK.verification(d, p)
 
