@@ -20,7 +20,6 @@ import itertools
 import random
 from typing import Any
 
-import networkx as nx
 from ortools.sat.python import cp_model
 from pydantic import Field, PositiveInt
 
@@ -473,9 +472,10 @@ def build(draft: Draft) -> SolverModel:
     tm = EvacModel(data, with_backups=any(r.kind == "backup_route" for r in draft.rules))
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+        chosen = {g: (r, p) for (g, r, p), v in tm.x.items() if solver.value(v)}
         rows = []
         for g in data.groups:
-            route, depart = next((r, p) for (gg, r, p), v in tm.x.items() if gg == g.id and solver.value(v))
+            route, depart = chosen[g.id]
             row: dict[str, Any] = {"group": g.id, "route": route, "depart": depart}
             if tm.y:
                 row["backup"] = next(r.id for r in data.routes_of[g.id] if solver.value(tm.y[g.id, r.id]))
@@ -523,15 +523,35 @@ def _network(
 PATH_ROADS = 5  # routes have at most this many roads
 
 
-def _paths(net: RoadNetwork, a: str, b: str, k: int) -> list[tuple[str, ...]]:
-    """The ``k`` shortest simple paths from a to b (fewest minutes, then by their place
-    names), among those of at most PATH_ROADS roads: the networks are small, so listing
-    them all is faster than Yen's algorithm and the order is fully stated."""
-    if a == b:
-        return [(a,)]
-    found = [tuple(p) for p in nx.all_simple_paths(net.graph, a, b, cutoff=PATH_ROADS)]
-    found.sort(key=lambda p: (net.path_minutes(p), p))
-    return found[:k]
+def _paths_from(net: RoadNetwork, a: str, targets: set[str], k: int) -> dict[str, list[tuple[str, ...]]]:
+    """For each target place, the ``k`` shortest simple paths from a (fewest minutes, then
+    by their place names), among those of at most PATH_ROADS roads: one depth-first walk
+    over the small network lists them all, faster than Yen's algorithm per pair, and the
+    order is fully stated. A target equal to a gets the one-place path (stay)."""
+    adjacent: dict[str, list[tuple[str, int]]] = {p: [] for p in net.places}
+    for r in net.roads:
+        adjacent[r.a].append((r.b, r.minutes))
+        adjacent[r.b].append((r.a, r.minutes))
+    found: dict[str, list[tuple[int, tuple[str, ...]]]] = {t: [] for t in targets}
+    if a in found:
+        found[a].append((0, (a,)))
+    path, seen = [a], {a}
+
+    def walk(at: str, minutes: int) -> None:
+        for nxt, m in adjacent[at]:
+            if nxt in seen:
+                continue
+            path.append(nxt)
+            if nxt in found:
+                found[nxt].append((minutes + m, tuple(path)))
+            if len(path) <= PATH_ROADS:
+                seen.add(nxt)
+                walk(nxt, minutes + m)
+                seen.discard(nxt)
+            path.pop()
+
+    walk(a, 0)
+    return {t: [p for _, p in sorted(options)[:k]] for t, options in found.items()}
 
 
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EvacData, Witness]:
@@ -563,12 +583,14 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EvacData, Witne
                 Shelter(id=f"S{len(shelters) + 1}", name=f"{place} sealed room", place=place, capacity=1, in_place=True)
             )
     routes: list[Route] = []
+    targets = {sh.place for sh in shelters}
+    paths = {place: _paths_from(net, place, targets, s.routes) for place in dict.fromkeys(g.place for g in groups)}
     for g in groups:
         k = 0
         for sh in shelters:
             if sh.in_place and sh.place != g.place:
                 continue
-            for path in _paths(net, g.place, sh.place, s.routes):
+            for path in paths[g.place][sh.place] if sh.place != g.place or sh.in_place else []:
                 k += 1
                 routes.append(Route(id=f"{g.id}-{k}", group=g.id, shelter=sh.id, places=path))
     data = EvacData(
