@@ -702,6 +702,12 @@ def _b_road_closure(d: EvacData, w: Witness, rng: random.Random) -> ev.RoadClosu
 
 
 def _b_vulnerable_first(d: EvacData, w: Witness, rng: random.Random) -> ev.VulnerableFirst | None:
+    """The vulnerable groups (care homes, schools, wards) when the witness already moves
+    them first; else the groups departing up to a cut period of the witness."""
+    weak = [g.id for g in d.groups if g.kind in VULNERABLE]
+    rest = [g.id for g in d.groups if g.kind not in VULNERABLE]
+    if weak and rest and max(w[g][1] for g in weak) <= min(w[g][1] for g in rest):
+        return ev.VulnerableFirst(groups=weak)
     deps = sorted({dep for _, dep in w.values()})
     if len(deps) < 2:
         return None

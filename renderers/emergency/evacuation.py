@@ -85,8 +85,8 @@ def _not_before(d: EvacData, p: ev.NotBefore) -> str:
 @TEXT.rule("vulnerable_first")
 def _vulnerable(d: EvacData, p: ev.VulnerableFirst) -> str:
     return (
-        f"Vulnerable groups first: no other group departs in an earlier period than any of {and_list(p.groups)} "
-        "(departing in the same period is allowed)."
+        f"Priority groups first: {and_list(p.groups)} go first — no other group departs in an earlier period than "
+        "any of them (departing in the same period is allowed)."
     )
 
 
