@@ -351,7 +351,7 @@ def test_a_hurricane_has_a_longer_horizon_accessible_shelters_and_escort_teams()
 def test_a_chemical_plume_offers_sealed_rooms_to_shelter_in_place_under_a_deadline():
     for inst in insts("chemical_plume"):
         d = EvacData.model_validate(inst.data)
-        assert "deadline" in kinds(inst)
+        assert "deadline" in kinds(inst) and d.periods == max(2, model.SIZES.small.periods - 1)
         rooms = [s for s in d.shelters if s.in_place]
         assert rooms and all(any(r.shelter == s.id and len(r.places) == 1 for r in d.routes) for s in rooms)
 

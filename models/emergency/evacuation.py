@@ -558,6 +558,8 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EvacData, Witne
     s = SIZES.of(spec.size)
     net, sources, shelter_places = _network(spec, s, rng)
     periods = s.periods + (LONG_HORIZON if spec.subtask == "hurricane" else 0)
+    if spec.subtask == "chemical_plume":  # a short window: one departure period fewer
+        periods = max(2, periods - 1)
     kinds = KINDS[spec.subtask]
     people = rng.sample(range(s.people.lo, s.people.hi + 1), s.groups)
     groups: list[Group] = []
