@@ -143,8 +143,9 @@ class EvacData(BaseModel):
             for a, b in itertools.pairwise(r.places):
                 if frozenset((a, b)) not in roads:
                     raise ValueError(f"route {r.id}: there is no road from {a} to {b}")
+        routed = {r.group for r in self.routes}
         for g in self.groups:
-            if not any(r.group == g.id for r in self.routes):
+            if g.id not in routed:
                 raise ValueError(f"group {g.id} has no route")
         return self
 
