@@ -23,7 +23,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 from pydantic import Field, PositiveInt
 
-from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.certify import SolverLimits, is_feasible, lexicographic_weights, make_solver
 from pbsolve.checkers.emergency import evacuation as ev
 from pbsolve.checkers.emergency.evacuation import EvacData, Exit, Group, Route, Shelter
 from pbsolve.family import Draft, SolverModel
@@ -860,23 +860,52 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
     return make_rule("backup_route", "hard", NoParams()), [ObjectiveTerm(id="backup_score", kind="backup_score")]
 
 
+def _optimal_plan(draft_: Draft) -> Witness | None:
+    """The draft's optimal plan (one weighted solve), or None when it has none in time."""
+    sm = build(draft_)
+    weights = lexicographic_weights([ub for _, _, ub in sm.objective_terms])
+    sm.model.minimize(sum(w * expr for w, (_, expr, _) in zip(weights, sm.objective_terms)))
+    for lit in sm.rule_literals.values():
+        sm.model.add(lit == 1)
+    solver = make_solver(SolverLimits(deterministic_time=PROBE_TIME), presolve=False, optimise=True)
+    if solver.solve(sm.model) != cp_model.OPTIMAL:
+        return None
+    return {r["group"]: (r["route"], r["depart"]) for r in sm.decode(solver)["evacuation"]}
+
+
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
-    """Road capacities and shelter capacities (worst: low): three road and two shelter candidates."""
+    """Road and shelter capacities (worst: low). Candidates alternate between inputs the
+    optimal plan leans on (a road or shelter it fills to within the range, whose worst case
+    likely costs) and inputs it leaves slack (likely idle), so the kit's probes find both
+    sorts quickly; each range runs 10-40 people below the stated capacity."""
     d = parsed(draft_.data)
+    plan = _optimal_plan(draft_)
+    if plan is None:
+        return []
+    entries = ev.road_entries(d, plan)
+    peak = {r.ends: max((v for (e, _), v in entries.items() if e == r.ends), default=0) for r in d.network.roads}
+    loads = ev.shelter_people(d, plan)
     used = {leg.ends for r in d.routes for leg in d.legs[r.id]}
-    roads = [
-        Uncertain(id="", kind="road", target=ev.road_name(r.ends, d.network), low=max(1, int(r.capacity or 1) - rng.randint(10, 40)),
-                  high=int(r.capacity or 1))
-        for r in d.network.roads
-        if r.ends in used and (r.capacity or 1) > 10
-    ]  # fmt: skip
-    shelters = [
-        Uncertain(id="", kind="shelter", target=s.id, low=max(1, s.capacity - rng.randint(10, 30)), high=s.capacity)
-        for s in d.shelters
-        if s.capacity > 10
-    ]
-    out = rng.sample(roads, min(3, len(roads))) + rng.sample(shelters, min(2, len(shelters)))
-    rng.shuffle(out)
+    tight: list[Uncertain] = []
+    slack: list[Uncertain] = []
+    for r in d.network.roads:
+        cap = int(r.capacity or 1)
+        if r.ends not in used or cap <= 10:
+            continue
+        low = max(1, cap - rng.randint(10, 40))
+        u = Uncertain(id="", kind="road", target=ev.road_name(r.ends, d.network), low=low, high=cap)
+        (tight if peak[r.ends] > low else slack).append(u)
+    for sh in d.shelters:
+        if sh.capacity <= 10:
+            continue
+        low = max(1, sh.capacity - rng.randint(10, 30))
+        u = Uncertain(id="", kind="shelter", target=sh.id, low=low, high=sh.capacity)
+        (tight if loads[sh.id] > low else slack).append(u)
+    rng.shuffle(tight)
+    rng.shuffle(slack)
+    out: list[Uncertain] = []
+    for a, b in itertools.zip_longest(tight[:3], slack[:3]):
+        out += [u for u in (a, b) if u is not None]
     return out
 
 
