@@ -599,11 +599,18 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[EvacData, Witne
         network=net, period_minutes=PERIOD_MINUTES, periods=periods, groups=tuple(groups), shelters=tuple(shelters),
         routes=tuple(routes),
     )  # fmt: skip
-    # the witness: early departures, any listed route
+    # the witness: early departures; mostly a route to the least filled shelter so far
+    # (shelter loads stay close, so capacities and the fairness gap drawn from it bind)
     witness: Witness = {}
+    load = {sh.id: 0 for sh in shelters}
     for g in groups:
-        options = data.routes_of[g.id]
-        witness[g.id] = (rng.choice(options).id, rng.choice([1, 1, 2, *range(1, periods + 1)]))
+        options = list(data.routes_of[g.id])
+        if rng.random() < 0.7:
+            least = min(load[r.shelter] for r in options)
+            options = [r for r in options if load[r.shelter] == least]
+        route = rng.choice(options)
+        load[route.shelter] += g.people
+        witness[g.id] = (route.id, rng.choice([1, 1, 2, *range(1, periods + 1)]))
     data = _capacities(spec, data, witness, rng)
     return data, witness
 
