@@ -413,31 +413,34 @@ def _backup_route(tm: EvacModel, p: NoParams, lit: cp_model.IntVar) -> None:
 
 
 def _objective(tm: EvacModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
+    """Each term is a sum over the x (or y) with integer coefficients; as every group takes
+    exactly one option, its upper bound is the sum over groups of their largest
+    coefficient (tight bounds keep the certifier's lexicographic weights small)."""
     d = tm.data
     people = {g.id: g.people for g in d.groups}
-    top = d.periods + max(d.travel.values())
+    prio = {g.id: g.priority for g in d.groups}
 
-    def weighted(coef: dict[tuple[str, str, int], int]) -> cp_model.LinearExpr:
-        cells = [(v, c) for k, v in tm.x.items() if (c := coef[k])]
-        return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [c for _, c in cells])
+    def weighted(coef: dict[Any, int], xs: dict[Any, cp_model.IntVar]) -> tuple[cp_model.LinearExpr, int]:
+        cells = [(v, c) for k, v in xs.items() if (c := coef[k])]
+        top: dict[str, int] = {}
+        for k, c in coef.items():
+            top[k[0]] = max(top.get(k[0], 0), c)
+        return cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [c for _, c in cells]), sum(top.values())
 
     if term.kind == "lateness":
         coef = {k: ev.lateness(d, d.group_by_id[k[0]], k[2] + d.travel[k[1]]) for k in tm.x}
-        return weighted(coef), sum(ev.lateness(d, g, top) for g in d.groups)
+        return weighted(coef, tm.x)
     if term.kind == "evacuation_time":
         coef = {k: people[k[0]] * (k[2] + d.travel[k[1]]) for k in tm.x}
-        return weighted(coef), sum(people.values()) * top
+        return weighted(coef, tm.x)
     if term.kind == "travel_minutes":
         coef = {k: people[k[0]] * d.minutes[k[1]] for k in tm.x}
-        return weighted(coef), sum(people.values()) * max(d.minutes.values())
+        return weighted(coef, tm.x)
     if term.kind == "order_score":
-        prio = {g.id: g.priority for g in d.groups}
         coef = {k: prio[k[0]] * (ev.DEPART_WEIGHT * k[2] + d.route_number[k[1]]) for k in tm.x}
-        return weighted(coef), sum(prio.values()) * (ev.DEPART_WEIGHT * d.periods + len(d.routes))
+        return weighted(coef, tm.x)
     if term.kind == "backup_score":
-        prio = {g.id: g.priority for g in d.groups}
-        expr = cp_model.LinearExpr.weighted_sum(list(tm.y.values()), [prio[g] * d.route_number[r] for g, r in tm.y])
-        return expr, len(d.routes) * sum(prio.values())
+        return weighted({k: prio[k[0]] * d.route_number[k[1]] for k in tm.y}, tm.y)
     if term.kind == "changes":
         old = ev.current_plan(term)
         kept = [tm.x[g.id, old[g.id][0], old[g.id][1]] for g in d.groups]
