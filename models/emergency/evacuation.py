@@ -660,7 +660,8 @@ def _with_accessibility(d: EvacData, w: Witness, rng: random.Random) -> EvacData
 
 
 def _with_exits(d: EvacData, w: Witness, rng: random.Random) -> EvacData:
-    """Places two or more groups leave from get an exit capacity per period the witness respects."""
+    """Places two or more groups leave from get an exit capacity per period the witness
+    respects, below their total unless the witness sends them all out at once."""
     exits = []
     for place in dict.fromkeys(g.place for g in d.groups):
         here = [g for g in d.groups if g.place == place]
@@ -670,7 +671,8 @@ def _with_exits(d: EvacData, w: Witness, rng: random.Random) -> EvacData:
         for g in here:
             per[w[g.id][1]] = per.get(w[g.id][1], 0) + g.people
         top = max(per.values())
-        exits.append(Exit(place=place, capacity=max(top, rng.randint(top // 2, sum(g.people for g in here)))))
+        binding = sum(g.people for g in here) - min(g.people for g in here)  # all leaving at once is too many
+        exits.append(Exit(place=place, capacity=max(top, rng.randint(top // 2, max(top // 2, binding)))))
     return ev.replaced(d, exits=tuple(exits))
 
 
