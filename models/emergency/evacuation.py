@@ -167,8 +167,9 @@ SIZES = SizeTable[EvacSizes](
 )  # fmt: skip
 PROBE_TIME = 2.0
 # measured on 60 default drafts: the uniqueness re-optimisations took 1.65 s with presolve on
-# and 0.94 s with it off (first solves 0.56-0.73 s), the same certificates
-UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
+# and 0.94 s with it off (first solves 0.56-0.73 s), the same certificates; on 240 more,
+# probing off as well: 3.21 s against 3.47 s (first solves 2.87-2.89 s)
+UNIQUENESS_PARAMETERS = {"cp_model_presolve": False, "cp_model_probing_level": 0}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
