@@ -13,8 +13,10 @@ model it posts into.
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 import random
+from collections import OrderedDict
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args
@@ -246,6 +248,35 @@ def fitting_rooms(demands: Iterable[Any], rooms: Mapping[str, Any]) -> tuple[fro
         frozenset(rid for rid, r in rooms.items() if r.seats >= x.size and all(f in r.features for f in x.needs))
         for x in demands
     )
+
+
+M = TypeVar("M", bound=BaseModel)
+_PARSED: OrderedDict[tuple[type[BaseModel], str], BaseModel] = OrderedDict()
+PARSED_KEPT = 64  # distinct data contents kept (one instance's hooks and builds reuse a few)
+
+
+def parsed(data_type: type[M], data: Any) -> M:
+    """``data`` validated as ``data_type``, once per distinct content: one instance's data
+    is read by every model build, hard-tier probe and prompt sentence, and validation can
+    cost more than a model (a road network's connectivity, routes' roads). Keyed by the
+    data's JSON text, so an entry never answers for other content, whatever was edited
+    in place; only frozen models are shared (anything else is validated each time)."""
+    if isinstance(data, data_type):
+        return data
+    if not data_type.model_config.get("frozen"):
+        return data_type.model_validate(data)
+    try:
+        key = (data_type, json.dumps(data, separators=(",", ":"), ensure_ascii=False))
+    except (TypeError, ValueError):  # not plain JSON data: nothing to key it by
+        return data_type.model_validate(data)
+    found = _PARSED.get(key)
+    if found is None:
+        found = _PARSED[key] = data_type.model_validate(data)
+        if len(_PARSED) > PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(key)
+    return found  # type: ignore[return-value]
 
 
 def task_modules(package: str, attr: str) -> list[ModuleType]:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbsolve.kit import parsed
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.params import ParamsTable, parse
 from pbsolve.schema import ObjectiveTerm, Recovery, Rule
@@ -28,7 +29,7 @@ class TaskText:
     """A task type's prompt text; its module fills it with the decorators below."""
 
     task: str
-    data_type: type[Any]  # the task's data model (a pydantic model with ``uncertain``)
+    data_type: type[Any]  # the task's data model (a pydantic model with ``uncertain``; frozen: parsed once per content)
     rule_params: ParamsTable  # rule kind -> parameter model
     term_params: ParamsTable  # objective kind -> parameter model
     worst_case: str  # which values are least favourable, for the uncertain-inputs section
@@ -116,14 +117,14 @@ class FamilyRenderer:
         fn = text.sentences.get(rule.kind)
         if fn is None:
             raise ValueError(f"no sentence for rule kind {rule.kind!r} in {task}")
-        return fn(text.data_type.model_validate(data), parse(text.rule_params, rule))
+        return fn(parsed(text.data_type, data), parse(text.rule_params, rule))
 
     def render_objective(self, term: ObjectiveTerm, data: dict[str, Any], task: str) -> str:
         text = self.texts[task]
         fn = text.objectives.get(term.kind)
         if fn is None:
             raise ValueError(f"no sentence for objective kind {term.kind!r} in {task}")
-        return fn(text.data_type.model_validate(data), parse(text.term_params, term))
+        return fn(parsed(text.data_type, data), parse(text.term_params, term))
 
     def render_prompt(
         self,
@@ -149,7 +150,7 @@ def render_prompt(
 ) -> str:
     """The prompt of one task text: its body, the uncertain inputs, the rules, the objective
     and each mechanism's section."""
-    d = text.data_type.model_validate(data)
+    d = parsed(text.data_type, data)
     mechanisms = mechanisms or []
     assert text.body_fn is not None and text.verification_fn is not None, text.task
     verify = text.verification_fn

@@ -37,6 +37,9 @@ from pbsolve.kit import (
     sampled_kinds,
     witness_rules,
 )
+from pbsolve.kit import (
+    parsed as parse_once,
+)
 from pbsolve.model_kit import (
     Encoder,
     HardHooks,
@@ -449,26 +452,11 @@ def _objective(tm: EvacModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
-_PARSED: list[tuple[dict[str, Any], tuple[tuple[str, int], ...], tuple[Any, ...], EvacData]] = []
-PARSED_KEPT = 16
-
-
 def parsed(data: dict[str, Any]) -> EvacData:
-    """The data of a draft, validated once per data object: one draft is built many times
-    (first solve, uniqueness, probes), and validation (the network's connectivity, the
-    routes' roads) cost as much as building the model. Keyed by identity and holding the
-    dict itself (and the identity of each top-level value), so a kept entry never answers
-    for another object or for a field replaced since; hooks make new dicts and lists
-    rather than editing nested values."""
-    key = tuple((k, id(v)) for k, v in data.items())  # a field replaced in place is a new entry
-    for obj, seen, _, d in _PARSED:
-        if obj is data and seen == key:
-            return d
-    d = EvacData.model_validate(data)
-    _PARSED.append((data, key, tuple(data.values()), d))  # the values are kept so their ids stay theirs
-    if len(_PARSED) > PARSED_KEPT:
-        _PARSED.pop(0)
-    return d
+    """The data of a draft, validated once per content (the kit's cache): one draft is
+    built many times (first solve, uniqueness, probes), and validation (the network's
+    connectivity, the routes' roads) cost as much as building the model."""
+    return parse_once(EvacData, data)
 
 
 def build(draft: Draft) -> SolverModel:

@@ -21,7 +21,6 @@ certifier the canonical form. No artificial tie-break term is needed for them.
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +39,7 @@ from pbsolve.kit import (
     SizeTable,
     Uncertain,
     insert_position,
+    parsed,
     sampled_kinds,
     witness_rules,
 )
@@ -228,22 +228,11 @@ UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
-_PARSED: dict[str, ResponseData] = {}
-PARSED_KEEP = 64  # parsed data kept (a draft's data is read by every build and hook)
-
-
 def parse_data(data: dict[str, Any]) -> ResponseData:
-    """The draft's data as a :class:`ResponseData`, parsed once per distinct content:
-    validation checks the road network and shortest minutes are computed on first use,
-    and one instance's certification builds its model and runs its hooks many times
-    (measured: 18 parses per default instance, most of the sampling time)."""
-    key = json.dumps(data, sort_keys=True)
-    found = _PARSED.get(key)
-    if found is None:
-        if len(_PARSED) >= PARSED_KEEP:
-            _PARSED.clear()
-        found = _PARSED[key] = ResponseData.model_validate(data)
-    return found
+    """The draft's data, parsed once per distinct content (the kit's cache): one instance's
+    certification builds its model and runs its hooks many times (measured: 18 parses per
+    default instance, most of the sampling time before)."""
+    return parsed(ResponseData, data)
 
 
 class ResponseModel(ModelBase):

@@ -6,39 +6,15 @@ gives the roads and says that a team or truck takes the quickest open route."""
 
 from __future__ import annotations
 
-import json
-from typing import Any, ClassVar
-
 from pbsolve.checkers.emergency import response as rp
 from pbsolve.checkers.emergency.response import Incident, ResponseData
 from pbsolve.params import NoParams
 from pbsolve.render_kit import TaskText, and_list, plural
 from pbsolve.schema import ObjectiveTerm, Rule
 
-
-class _Reader:
-    """The data reader the kit's prompt functions call (``data_type.model_validate``) once
-    per sentence: here one parse per distinct data, since parsing validates the road
-    network (measured: most of a default prompt's rendering time before)."""
-
-    _parsed: ClassVar[dict[str, ResponseData]] = {}
-
-    @classmethod
-    def model_validate(cls, data: Any) -> ResponseData:
-        if isinstance(data, ResponseData):
-            return data
-        key = json.dumps(data, sort_keys=True)
-        found = cls._parsed.get(key)
-        if found is None:
-            if len(cls._parsed) >= 32:
-                cls._parsed.clear()
-            found = cls._parsed[key] = ResponseData.model_validate(data)
-        return found
-
-
 TEXT = TaskText(
     task=rp.TASK_ID,
-    data_type=_Reader,
+    data_type=ResponseData,
     rule_params=rp.RULE_PARAMS,
     term_params=rp.TERM_PARAMS,
     worst_case="the data's least favourable values are depot stocks at the low end and road minutes at the high end",
