@@ -93,8 +93,12 @@ def _bytes(folder: Path) -> bytes:
 
 
 def _warm_worker() -> None:
-    """Start a Ray worker and import what a shard needs (counted as start-up)."""
+    """Start a Ray worker, import what a shard needs and load the family registry (counted
+    as start-up, as the process backend's workers inherit all of it from the driver)."""
     import pbsolve.scale.shard  # noqa: F401
+    from pbsolve.family import families
+
+    families()
 
     time.sleep(0.5)  # held long enough that each of the first tasks gets a worker of its own
 
