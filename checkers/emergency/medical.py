@@ -433,7 +433,7 @@ def _target_deadline(d: MedicalData, plan: Plan, p: Patients) -> Verdict:
 def _min_gap(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
     for pt in d.patients:
         for a, b in zip(pt.stages, pt.stages[1:]):
-            if plan.assign[b.id][2] < end(d, plan, a.id) + b.gap:
+            if b.gap and plan.assign[b.id][2] < end(d, plan, a.id) + b.gap:
                 return False, f"{b.id} starts {plan.assign[b.id][2] - end(d, plan, a.id)} slots after {a.id} ends (at least {b.gap})"
     return OK
 

@@ -618,7 +618,7 @@ def _rooms(flow: Flow, s: MedicalSizes) -> list[Room]:
     for kind, beds in flow.rooms[: s.rooms]:
         counts[kind] = counts.get(kind, 0) + 1
         rate = ROOM_BASE[kind] + beds + counts[kind] - 1  # distinct within a type
-        out.append(Room(id=f"{kind.title()} {counts[kind]}", type=kind, beds=beds, rate=rate))
+        out.append(Room(id=f"{kind[0].upper()}{kind[1:]} {counts[kind]}", type=kind, beds=beds, rate=rate))
     return out
 
 
