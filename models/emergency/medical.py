@@ -593,23 +593,22 @@ def _classes(flow: Flow) -> tuple[TriageClass, ...]:
 
 
 def _doctors(flow: Flow, s: MedicalSizes, rng: random.Random) -> list[Doctor]:
-    """Doctors with one to three skills (every skill held by someone) and distinct rates
-    (see the module docstring: no two doctors are interchangeable)."""
-    n = profiles = s.doctors
+    """Doctors with distinct rates (see the module docstring: no two doctors are
+    interchangeable); every skill has one holder in turn and, half the time, a second one
+    (a second holder makes backups possible, a single one makes caps on them bind)."""
+    n = s.doctors
     skills = flow.skills
-    held: list[set[str]] = [set() for _ in range(profiles)]
+    held: list[set[str]] = [set() for _ in range(n)]
     for k, skill in enumerate(skills):
-        held[k % profiles].add(skill)
-    for h in held:
-        if rng.random() < 0.6:
-            h.add(rng.choice(skills))
-    rates = rng.sample(range(4, 30), profiles)
+        held[k % n].add(skill)
+        if rng.random() < 0.5:
+            held[rng.choice([i for i in range(n) if i != k % n])].add(skill)
+    rates = rng.sample(range(4, 30), n)
     names = rng.sample(NAMES, n)
-    out = [
+    return [
         Doctor(id=names[i], skills=tuple(k for k in skills if k in held[i]), shift_start=0, shift_end=s.slots, rate=rates[i])
-        for i in range(profiles)
+        for i in range(n)
     ]
-    return out
 
 
 def _rooms(flow: Flow, s: MedicalSizes) -> list[Room]:
