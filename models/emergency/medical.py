@@ -121,9 +121,11 @@ class Flow:
         pathways: tuple[tuple[tuple[str, str, str, int, int], ...], ...],
         complaints: tuple[str, ...],
         arrivals: int,
+        turnover: tuple[str, int] | None = None,
     ) -> None:
         self.slot, self.classes, self.rooms, self.skills = slot, classes, rooms, skills
         self.pathways, self.complaints, self.arrivals = pathways, complaints, arrivals
+        self.turnover = turnover  # (room type, slots) the witness leaves such rooms empty after a stage
 
 
 # stage template: (name, skill, room type, shortest, longest duration in slots)
@@ -169,6 +171,7 @@ FLOWS = {
         ),
         ("appendicitis", "hip fracture", "hernia", "gallstones", "wrist fracture"),
         arrivals=4,
+        turnover=("theatre", 1),
     ),
     "imaging_department": Flow(
         10,
@@ -663,9 +666,10 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
                 for r in rooms:
                     if r.type != rtype:
                         continue
+                    turn = flow.turnover[1] if flow.turnover and flow.turnover[0] == r.type else 0
                     t = next(
                         (t for t in range(ready, s.slots - dur + 1)
-                         if _fits(busy.get(x.id, []), t, t + dur) and _fits(busy.get(r.id, []), t, t + dur, beds[r.id])),
+                         if _fits(busy.get(x.id, []), t, t + dur) and _fits(busy.get(r.id, []), t, t + dur + turn, beds[r.id])),
                         None,
                     )  # fmt: skip
                     if t is not None:
@@ -677,12 +681,14 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
             t, doc, room = rng.choice([o for o in options if o[0] == options[0][0]] if rng.random() < 0.7 else options)
             placed.append((Stage(id=f"{pid}.{k}", name=name, skill=skill, room_type=rtype, duration=dur, points=1), doc, room, t))
             busy.setdefault(doc, []).append((t, t + dur))
-            busy.setdefault(room, []).append((t, t + dur))
+            turn = flow.turnover[1] if flow.turnover and flow.turnover[0] == rtype else 0
+            busy.setdefault(room, []).append((t, t + dur + turn))
             ready = t + dur
         if not ok:
             for st, doc, room, t in placed:
+                turn = flow.turnover[1] if flow.turnover and flow.turnover[0] == st.room_type else 0
                 busy[doc].remove((t, t + st.duration))
-                busy[room].remove((t, t + st.duration))
+                busy[room].remove((t, t + st.duration + turn))
             continue
         tri = rng.choice(flow.classes)
         patients.append(
@@ -816,21 +822,23 @@ def _b_buffer(d: MedicalData, w: Witness, rng: random.Random) -> md.Slots | None
         g for x in d.doctors
         if (g := _min_distance([(w[s.id][2], w[s.id][2] + s.duration) for s in d.stages if w[s.id][0] == x.id])) is not None
     ]  # fmt: skip
-    if not gaps or min(gaps) < 1:
-        return None
-    return md.Slots(slots=rng.randint(1, min(gaps)))
+    most = min(gaps) if gaps else 2  # no doctor with two stages: any buffer holds
+    return md.Slots(slots=rng.randint(1, most)) if most >= 1 else None
 
 
 def _b_room_turnover(d: MedicalData, w: Witness, rng: random.Random) -> md.RoomTurnover | None:
+    """A room type whose rooms the witness leaves empty between stages (a forced
+    changeover, as in theatres, is planted by the sampler)."""
     options = []
     for kind in sorted({r.type for r in d.rooms}):
-        gaps = [
-            _min_distance([(w[s.id][2], w[s.id][2] + s.duration) for s in d.stages if w[s.id][1] == r.id])
-            for r in d.rooms if r.type == kind
-        ]  # fmt: skip
+        rooms = [r.id for r in d.rooms if r.type == kind]
+        if not any(w[s.id][1] in rooms for s in d.stages):
+            continue
+        gaps = [_min_distance([(w[s.id][2], w[s.id][2] + s.duration) for s in d.stages if w[s.id][1] == r]) for r in rooms]
         used = [g for g in gaps if g is not None]
-        if used and min(used) >= 1:
-            options.append((kind, min(used)))
+        most = min(used) if used else 2
+        if most >= 1:
+            options.append((kind, most))
     if not options:
         return None
     kind, most = rng.choice(options)
