@@ -236,10 +236,11 @@ class MedicalSizes(Settings):
 SIZES = SizeTable[MedicalSizes](
     tiny=MedicalSizes(patients=2, doctors=2, rooms=2, slots=4, stages=2, total=3, points=PositiveRange(lo=1, hi=9)),
     small=MedicalSizes(patients=3, doctors=3, rooms=3, slots=7, stages=2, total=6, points=PositiveRange(lo=1, hi=20)),
-    default=MedicalSizes(patients=5, doctors=4, rooms=4, slots=10, stages=3, total=10, points=PositiveRange(lo=1, hi=40)),
+    default=MedicalSizes(patients=4, doctors=4, rooms=4, slots=9, stages=3, total=9, points=PositiveRange(lo=1, hi=40)),
     large=MedicalSizes(patients=9, doctors=6, rooms=6, slots=16, stages=3, total=20, points=PositiveRange(lo=1, hi=60)),
 )
 PROBE_TIME = 2.0
+UNIQUENESS_PARAMETERS: dict[str, Any] = {"cp_model_presolve": False}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -274,7 +275,11 @@ class MedicalModel(ModelBase):
         """var AND lit, one Boolean per pair (the presence of an interval behind a rule)."""
         key = (var.index, lit.index)
         if key not in self._both:
-            self._both[key] = self.both(var, lit, "")
+            p = self.m.new_bool_var("")
+            self.m.add_implication(p, var)
+            self.m.add_implication(p, lit)
+            self.m.add_bool_or([~var, ~lit, p])
+            self._both[key] = p
         return self._both[key]
 
     def interval(self, s: Stage, presence: cp_model.IntVar, extra: int = 0) -> cp_model.IntervalVar:
@@ -580,7 +585,9 @@ def build(draft: Draft) -> SolverModel:
 
     answer = [*tm.x.values(), *tm.y.values(), *tm.b.values()]
     starts = [tm.start[s.id] for s in data.stages]
-    return solver_model(tm, draft, ENCODERS, md.RULE_PARAMS, _objective, decode, answer, starts)
+    return solver_model(
+        tm, draft, ENCODERS, md.RULE_PARAMS, _objective, decode, answer, starts, uniqueness_parameters=UNIQUENESS_PARAMETERS
+    )
 
 
 # -- sampling --------------------------------------------------------------------------
