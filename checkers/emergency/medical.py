@@ -616,6 +616,15 @@ def neighbours(d: MedicalData, plan: Plan) -> Iterator[Plan]:
         (da, ra, ta), (db, rb, tb) = plan.assign[a], plan.assign[b]
         if da != db:
             yield Plan({**plan.assign, a: (db, ra, ta), b: (da, rb, tb)}, plan.backup)
+    for pt in d.patients:  # a whole pathway moved in time, or handed to one other doctor
+        for delta in range(-d.slots, d.slots + 1):
+            moved = {s.id: (plan.assign[s.id][0], plan.assign[s.id][1], plan.assign[s.id][2] + delta) for s in pt.stages}
+            if delta and all(0 <= moved[s.id][2] <= d.slots - s.duration for s in pt.stages):
+                yield Plan({**plan.assign, **moved}, plan.backup)
+        for other in d.doctors:
+            handed = {s.id: (other.id, *plan.assign[s.id][1:]) for s in pt.stages}
+            if handed != {s.id: plan.assign[s.id] for s in pt.stages}:
+                yield Plan({**plan.assign, **handed}, plan.backup)
 
 
 class MedicalResources(PlanChecker):

@@ -666,6 +666,8 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
         ready, placed, ok = arrival, [], True
         for k, (name, skill, rtype, lo, hi) in enumerate(pw, 1):
             dur = rng.randint(lo, min(hi, s.slots - 1))
+            if k > 1 and rng.random() < 0.3:
+                ready += 1  # a wait between stages (results, transfer): room for pathway gaps
             options = []
             for x in doctors:
                 if skill not in x.skills:
@@ -752,6 +754,8 @@ def _with_gaps(d: MedicalData, w: Witness, rng: random.Random) -> MedicalData:
             slack = w[b.id][2] - (w[a.id][2] + a.duration)
             stages.append(b.model_copy(update={"gap": rng.randint(min(1, slack), slack)}))
         patients.append(p.model_copy(update={"stages": tuple(stages)}))
+    if not any(s.gap for p in patients for s in p.stages):
+        raise NoDraft("min_gap")  # every gap 0 would make the rule say nothing
     return md.replaced(d, patients=tuple(patients))
 
 
