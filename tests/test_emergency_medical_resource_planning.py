@@ -99,8 +99,22 @@ CASES = [
         "Dr A works 30 minutes (at most 20)",
         DATA,
     ),
-    ("target_deadline", md.Patients(patients=["P1"]), GOOD, moved(GOOD, P1_1=("Dr A", "Cubicle 1", 1)), "P1 waits 1", DATA),
-    ("min_gap", None, GOOD, moved(GOOD, P1_2=("Dr B", "Ward 1", 1)), "P1.2 starts 0 slots after P1.1 ends (at least 1)", DATA),
+    (
+        "target_deadline",
+        md.Patients(patients=["P1"]),
+        GOOD,
+        moved(GOOD, P1_1=("Dr A", "Cubicle 1", 1)),
+        "P1 waits 1",
+        DATA,
+    ),
+    (
+        "min_gap",
+        None,
+        GOOD,
+        moved(GOOD, P1_2=("Dr B", "Ward 1", 1)),
+        "P1.2 starts 0 slots after P1.1 ends (at least 1)",
+        DATA,
+    ),
     (
         "same_doctor",
         md.SameDoctor(stages=["P1.1", "P1.2"]),
@@ -109,7 +123,14 @@ CASES = [
         "are done by Dr A, Dr B",
         DATA,
     ),
-    ("buffer", md.Slots(slots=1), moved(GOOD, P2_1=("Dr A", "Ward 1", 2)), GOOD, "Dr A has fewer than 1 free slots", DATA),
+    (
+        "buffer",
+        md.Slots(slots=1),
+        moved(GOOD, P2_1=("Dr A", "Ward 1", 2)),
+        GOOD,
+        "Dr A has fewer than 1 free slots",
+        DATA,
+    ),
     (
         "room_turnover",
         md.RoomTurnover(room_type="ward", slots=1),
@@ -159,7 +180,14 @@ CASES = [
         "P1.1 uses Cubicle 1, reserved for the new arrival",
         DATA,
     ),
-    ("not_before", md.NotBefore(stage="P2.1", slot=2), moved(GOOD, P2_1=("Dr A", "Ward 1", 2)), GOOD, "before slot 2", DATA),
+    (
+        "not_before",
+        md.NotBefore(stage="P2.1", slot=2),
+        moved(GOOD, P2_1=("Dr A", "Ward 1", 2)),
+        GOOD,
+        "before slot 2",
+        DATA,
+    ),
 ]
 
 
@@ -250,13 +278,21 @@ def test_changes_count_each_differing_doctor_room_and_start_separately():
 
 
 def test_the_backup_check_moves_each_absent_doctors_stages_to_their_backups():
-    three = md.replaced(DATA, doctors=(*DATA.doctors, Doctor(id="Dr C", skills=("triage", "medicine"), shift_start=0, shift_end=5, rate=9)))
+    three = md.replaced(
+        DATA,
+        doctors=(*DATA.doctors, Doctor(id="Dr C", skills=("triage", "medicine"), shift_start=0, shift_end=5, rate=9)),
+    )
     p = md.Backup(shifts=True)
     plan = Plan(GOOD.assign, {"P1.1": "Dr C", "P1.2": "Dr C", "P2.1": "Dr C"})
     assert verdict("backup_doctor", plan, p, three) == (True, "holds")
     assert "its own doctor" in verdict("backup_doctor", Plan(GOOD.assign, {**plan.backup, "P1.1": "Dr A"}), p, three)[1]
-    assert "lacks the skill triage" in verdict("backup_doctor", Plan(GOOD.assign, {**plan.backup, "P1.1": "Dr B"}), p, three)[1]
-    clash = Plan(GOOD.assign, {"P1.1": "Dr C", "P1.2": "Dr C", "P2.1": "Dr B"})  # P2.1 (slots 1-2) onto Dr B's P1.2 (2-3)
+    assert (
+        "lacks the skill triage"
+        in verdict("backup_doctor", Plan(GOOD.assign, {**plan.backup, "P1.1": "Dr B"}), p, three)[1]
+    )
+    clash = Plan(
+        GOOD.assign, {"P1.1": "Dr C", "P1.2": "Dr C", "P2.1": "Dr B"}
+    )  # P2.1 (slots 1-2) onto Dr B's P1.2 (2-3)
     ok, why = verdict("backup_doctor", clash, md.Backup(shifts=False), three)
     assert not ok and "if Dr A were absent, Dr B would do P1.2 and P2.1 at once" in why
 
@@ -323,7 +359,9 @@ def test_each_subtask_certifies_with_its_forced_rule_its_rooms_and_its_triage_sc
     flow = model.FLOWS[subtask]
     for inst in insts(subtask):
         assert set(model.FORCED[subtask]) <= kinds(inst)
-        assert [t.kind for t in inst.objective if t.kind not in ("changes", "backup_cost")] == list(model.OBJECTIVES[subtask])
+        assert [t.kind for t in inst.objective if t.kind not in ("changes", "backup_cost")] == list(
+            model.OBJECTIVES[subtask]
+        )
         assert {r["type"] for r in inst.data["rooms"]} <= {t for t, _ in flow.rooms}
         assert [c["id"] for c in inst.data["classes"]] == list(flow.classes)
         assert all(c["target"] == c["minutes"] // inst.data["slot_minutes"] for c in inst.data["classes"])

@@ -375,7 +375,11 @@ def _doctor_overlap(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
 def _room_beds(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
     for r in d.rooms:
         for t in range(d.slots):
-            here = [s.id for s in d.stages if plan.assign[s.id][1] == r.id and overlap(t, t + 1, plan.assign[s.id][2], end(d, plan, s.id))]
+            here = [
+                s.id
+                for s in d.stages
+                if plan.assign[s.id][1] == r.id and overlap(t, t + 1, plan.assign[s.id][2], end(d, plan, s.id))
+            ]
             if len(here) > r.beds:
                 return False, f"{r.id} holds {len(here)} stages in slot {t} ({', '.join(here)}) but has {r.beds} bed(s)"
     return OK
@@ -385,7 +389,10 @@ def _room_beds(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
 def _pathway(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
     for pt in d.patients:
         if first_start(plan, pt) < pt.arrival:
-            return False, f"{pt.stages[0].id} starts in slot {first_start(plan, pt)}, before {pt.id} arrives ({pt.arrival})"
+            return (
+                False,
+                f"{pt.stages[0].id} starts in slot {first_start(plan, pt)}, before {pt.id} arrives ({pt.arrival})",
+            )
         for a, b in zip(pt.stages, pt.stages[1:]):
             if plan.assign[b.id][2] < end(d, plan, a.id):
                 return False, f"{b.id} starts in slot {plan.assign[b.id][2]}, before {a.id} ends ({end(d, plan, a.id)})"
@@ -434,7 +441,10 @@ def _min_gap(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
     for pt in d.patients:
         for a, b in zip(pt.stages, pt.stages[1:]):
             if b.gap and plan.assign[b.id][2] < end(d, plan, a.id) + b.gap:
-                return False, f"{b.id} starts {plan.assign[b.id][2] - end(d, plan, a.id)} slots after {a.id} ends (at least {b.gap})"
+                return (
+                    False,
+                    f"{b.id} starts {plan.assign[b.id][2] - end(d, plan, a.id)} slots after {a.id} ends (at least {b.gap})",
+                )
     return OK
 
 
@@ -491,8 +501,15 @@ def _infection_cleaning(d: MedicalData, plan: Plan, p: Slots) -> Verdict:
         for s in pt.stages:
             room, e = plan.assign[s.id][1], end(d, plan, s.id)
             for o in d.stages:
-                if o.id != s.id and plan.assign[o.id][1] == room and overlap(e, e + p.slots, plan.assign[o.id][2], end(d, plan, o.id)):
-                    return False, f"{o.id} is in {room} during the cleaning after infectious {s.id} (slots {e}-{e + p.slots - 1})"
+                if (
+                    o.id != s.id
+                    and plan.assign[o.id][1] == room
+                    and overlap(e, e + p.slots, plan.assign[o.id][2], end(d, plan, o.id))
+                ):
+                    return (
+                        False,
+                        f"{o.id} is in {room} during the cleaning after infectious {s.id} (slots {e}-{e + p.slots - 1})",
+                    )
     return OK
 
 
@@ -506,7 +523,10 @@ def _fatigue_break(d: MedicalData, plan: Plan, p: FatigueBreak) -> Verdict:
             continue
         for a, b, sid in spans:
             if overlap(a, b, p.slot, p.slot + p.slots):
-                return False, f"{doc} has {done} minutes done by slot {p.slot} (over {p.minutes}) but does {sid} during the break"
+                return (
+                    False,
+                    f"{doc} has {done} minutes done by slot {p.slot} (over {p.minutes}) but does {sid} during the break",
+                )
     return OK
 
 
@@ -524,7 +544,10 @@ def _reserved(d: MedicalData, plan: Plan, p: Reserved) -> Verdict:
     for s in d.stages:
         doc, room, st = plan.assign[s.id]
         if (doc == p.doctor or room == p.room) and overlap(st, st + s.duration, p.start, p.end):
-            return False, f"{s.id} uses {doc if doc == p.doctor else room}, reserved for the new arrival in slots {p.start}-{p.end - 1}"
+            return (
+                False,
+                f"{s.id} uses {doc if doc == p.doctor else room}, reserved for the new arrival in slots {p.start}-{p.end - 1}",
+            )
     return OK
 
 
@@ -553,7 +576,10 @@ def _backup_doctor(d: MedicalData, plan: Plan, p: Backup) -> Verdict:
         if p.shifts and (st < bd.shift_start or st + s.duration > bd.shift_end):
             return False, f"{s.id}'s backup {b} is not on shift for it"
     for absent in d.doctors:
-        moved = {sid: ((backup[sid], r, st) if doc == absent.id else (doc, r, st)) for sid, (doc, r, st) in plan.assign.items()}
+        moved = {
+            sid: ((backup[sid], r, st) if doc == absent.id else (doc, r, st))
+            for sid, (doc, r, st) in plan.assign.items()
+        }
         for doc, spans in _by_doctor(d, moved).items():
             clash = _first_clash(spans)
             if clash:
@@ -618,7 +644,9 @@ def neighbours(d: MedicalData, plan: Plan) -> Iterator[Plan]:
             yield Plan({**plan.assign, a: (db, ra, ta), b: (da, rb, tb)}, plan.backup)
     for pt in d.patients:  # a whole pathway moved in time, or handed to one other doctor
         for delta in range(-d.slots, d.slots + 1):
-            moved = {s.id: (plan.assign[s.id][0], plan.assign[s.id][1], plan.assign[s.id][2] + delta) for s in pt.stages}
+            moved = {
+                s.id: (plan.assign[s.id][0], plan.assign[s.id][1], plan.assign[s.id][2] + delta) for s in pt.stages
+            }
             if delta and all(0 <= moved[s.id][2] <= d.slots - s.duration for s in pt.stages):
                 yield Plan({**plan.assign, **moved}, plan.backup)
         for other in d.doctors:
@@ -672,7 +700,10 @@ class MedicalResources(PlanChecker):
                 return None, f"stage {sid} needs a whole-number 'start' slot"
             last = d.slots - d.stage_by_id[sid].duration
             if not 0 <= start <= last:
-                return None, f"stage {sid} starts in slot {start}: it must start in slot 0 to {last} to end by slot {d.slots}"
+                return (
+                    None,
+                    f"stage {sid} starts in slot {start}: it must start in slot 0 to {last} to end by slot {d.slots}",
+                )
             if sid in assign:
                 return None, f"stage {sid} appears more than once"
             assign[sid] = (doc, room, start)
@@ -757,7 +788,9 @@ class MedicalResources(PlanChecker):
         backup = None
         if any(r.kind == "backup_doctor" for r in instance.rules):
             backup = {
-                s.id: next((x.id for x in d.doctors if x.id != assign[s.id][0] and s.skill in x.skills), d.doctors[0].id)
+                s.id: next(
+                    (x.id for x in d.doctors if x.id != assign[s.id][0] and s.skill in x.skills), d.doctors[0].id
+                )
                 for s in d.stages
             }
         return Plan(assign, backup)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -37,7 +36,16 @@ from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.emergency import medical as md
 from pbsolve.checkers.emergency.medical import Doctor, MedicalData, Patient, Room, Stage, TriageClass
 from pbsolve.family import Draft, NoDraft, SolverModel
-from pbsolve.kit import KindRegistry, PositiveRange, Settings, SizeTable, Uncertain, insert_position, sampled_kinds, witness_rules
+from pbsolve.kit import (
+    KindRegistry,
+    PositiveRange,
+    Settings,
+    SizeTable,
+    Uncertain,
+    insert_position,
+    sampled_kinds,
+    witness_rules,
+)
 from pbsolve.model_kit import (
     Encoder,
     HardHooks,
@@ -59,9 +67,13 @@ TASK = TaskSpec(
     summary="doctors, rooms and start slots for a patient flow under triage targets, skills, shifts and pathways",
     subtasks=(
         SubtaskSpec(
-            "emergency_department", "Emergency department", "triage, treatment and observation in cubicles, resus bays and a ward"
+            "emergency_department",
+            "Emergency department",
+            "triage, treatment and observation in cubicles, resus bays and a ward",
         ),
-        SubtaskSpec("outpatient_clinic", "Outpatient clinic", "specialist appointments and follow-up tests in clinic rooms"),
+        SubtaskSpec(
+            "outpatient_clinic", "Outpatient clinic", "specialist appointments and follow-up tests in clinic rooms"
+        ),
         SubtaskSpec(
             "operating_theatres", "Operating theatres", "induction, operation and recovery; theatres need a changeover"
         ),
@@ -137,10 +149,16 @@ FLOWS = {
         ("triage", "emergency medicine", "resuscitation", "acute medicine"),
         (
             (("triage", "triage", "cubicle", 1, 1), ("treatment", "emergency medicine", "cubicle", 1, 3)),
-            (("triage", "triage", "cubicle", 1, 1), ("resuscitation", "resuscitation", "resus bay", 1, 3),
-             ("observation", "acute medicine", "observation ward", 1, 3)),
-            (("triage", "triage", "cubicle", 1, 1), ("treatment", "emergency medicine", "cubicle", 1, 2),
-             ("observation", "acute medicine", "observation ward", 1, 3)),
+            (
+                ("triage", "triage", "cubicle", 1, 1),
+                ("resuscitation", "resuscitation", "resus bay", 1, 3),
+                ("observation", "acute medicine", "observation ward", 1, 3),
+            ),
+            (
+                ("triage", "triage", "cubicle", 1, 1),
+                ("treatment", "emergency medicine", "cubicle", 1, 2),
+                ("observation", "acute medicine", "observation ward", 1, 3),
+            ),
         ),
         ("chest pain", "head injury", "fever", "abdominal pain", "fall", "shortness of breath"),
         arrivals=6,
@@ -148,12 +166,22 @@ FLOWS = {
     "outpatient_clinic": Flow(
         15,
         ("yellow", "green", "blue"),
-        (("consulting room", 1), ("test room", 1), ("consulting room", 1), ("consulting room", 1), ("test room", 1), ("consulting room", 1)),
+        (
+            ("consulting room", 1),
+            ("test room", 1),
+            ("consulting room", 1),
+            ("consulting room", 1),
+            ("test room", 1),
+            ("consulting room", 1),
+        ),
         ("cardiology", "dermatology", "orthopaedics", "cardiac physiology"),
         (
             (("consultation", "cardiology", "consulting room", 1, 2), ("ECG", "cardiac physiology", "test room", 1, 1)),
             (("consultation", "dermatology", "consulting room", 1, 2),),
-            (("consultation", "orthopaedics", "consulting room", 1, 2), ("follow-up", "orthopaedics", "consulting room", 1, 1)),
+            (
+                ("consultation", "orthopaedics", "consulting room", 1, 2),
+                ("follow-up", "orthopaedics", "consulting room", 1, 1),
+            ),
         ),
         ("palpitations", "rash", "knee pain", "follow-up visit", "back pain", "mole check"),
         arrivals=8,
@@ -161,12 +189,22 @@ FLOWS = {
     "operating_theatres": Flow(
         15,
         ("orange", "yellow", "green"),
-        (("theatre", 1), ("anaesthetic room", 1), ("recovery bay", 2), ("theatre", 1), ("anaesthetic room", 1), ("theatre", 1)),
+        (
+            ("theatre", 1),
+            ("anaesthetic room", 1),
+            ("recovery bay", 2),
+            ("theatre", 1),
+            ("anaesthetic room", 1),
+            ("theatre", 1),
+        ),
         ("anaesthesia", "general surgery", "orthopaedic surgery", "recovery care"),
         (
             (("induction", "anaesthesia", "anaesthetic room", 1, 1), ("operation", "general surgery", "theatre", 1, 3)),
-            (("induction", "anaesthesia", "anaesthetic room", 1, 1), ("operation", "orthopaedic surgery", "theatre", 2, 3),
-             ("recovery", "recovery care", "recovery bay", 1, 2)),
+            (
+                ("induction", "anaesthesia", "anaesthetic room", 1, 1),
+                ("operation", "orthopaedic surgery", "theatre", 2, 3),
+                ("recovery", "recovery care", "recovery bay", 1, 2),
+            ),
             (("operation", "general surgery", "theatre", 1, 2), ("recovery", "recovery care", "recovery bay", 1, 2)),
         ),
         ("appendicitis", "hip fracture", "hernia", "gallstones", "wrist fracture"),
@@ -176,7 +214,14 @@ FLOWS = {
     "imaging_department": Flow(
         10,
         ("orange", "yellow", "green", "blue"),
-        (("CT scanner", 1), ("reporting room", 2), ("MRI scanner", 1), ("X-ray room", 1), ("CT scanner", 1), ("X-ray room", 1)),
+        (
+            ("CT scanner", 1),
+            ("reporting room", 2),
+            ("MRI scanner", 1),
+            ("X-ray room", 1),
+            ("CT scanner", 1),
+            ("X-ray room", 1),
+        ),
         ("CT", "radiology reporting", "MRI", "X-ray"),
         (
             (("CT scan", "CT", "CT scanner", 1, 2), ("report", "radiology reporting", "reporting room", 1, 1)),
@@ -189,7 +234,14 @@ FLOWS = {
     "major_incident_surge": Flow(
         5,
         ("red", "orange", "yellow", "green"),
-        (("treatment bay", 2), ("resus bay", 1), ("treatment bay", 2), ("resus bay", 1), ("treatment bay", 1), ("resus bay", 1)),
+        (
+            ("treatment bay", 2),
+            ("resus bay", 1),
+            ("treatment bay", 2),
+            ("resus bay", 1),
+            ("treatment bay", 1),
+            ("resus bay", 1),
+        ),
         ("triage", "trauma", "emergency medicine", "resuscitation"),
         (
             (("triage", "triage", "treatment bay", 1, 1), ("trauma care", "trauma", "resus bay", 1, 3)),
@@ -577,7 +629,12 @@ def build(draft: Draft) -> SolverModel:
         for s in data.stages:
             doc = next(x.id for x in data.doctors if solver.value(tm.x[s.id, x.id]))
             room = next(r.id for r in data.rooms if solver.value(tm.y[s.id, r.id]))
-            row: dict[str, Any] = {"stage": s.id, "doctor": doc, "room": room, "start": int(solver.value(tm.start[s.id]))}
+            row: dict[str, Any] = {
+                "stage": s.id,
+                "doctor": doc,
+                "room": room,
+                "start": int(solver.value(tm.start[s.id])),
+            }
             if tm.b:
                 row["backup"] = next(x.id for x in data.doctors if solver.value(tm.b[s.id, x.id]))
             rows.append(row)
@@ -586,7 +643,15 @@ def build(draft: Draft) -> SolverModel:
     answer = [*tm.x.values(), *tm.y.values(), *tm.b.values()]
     starts = [tm.start[s.id] for s in data.stages]
     return solver_model(
-        tm, draft, ENCODERS, md.RULE_PARAMS, _objective, decode, answer, starts, uniqueness_parameters=UNIQUENESS_PARAMETERS
+        tm,
+        draft,
+        ENCODERS,
+        md.RULE_PARAMS,
+        _objective,
+        decode,
+        answer,
+        starts,
+        uniqueness_parameters=UNIQUENESS_PARAMETERS,
     )
 
 
@@ -616,7 +681,13 @@ def _doctors(flow: Flow, s: MedicalSizes, rng: random.Random) -> list[Doctor]:
     rates = rng.sample(range(4, 30), n)
     names = rng.sample(NAMES, n)
     return [
-        Doctor(id=names[i], skills=tuple(k for k in skills if k in held[i]), shift_start=0, shift_end=s.slots, rate=rates[i])
+        Doctor(
+            id=names[i],
+            skills=tuple(k for k in skills if k in held[i]),
+            shift_start=0,
+            shift_end=s.slots,
+            rate=rates[i],
+        )
         for i in range(n)
     ]
 
@@ -688,7 +759,9 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
                 break
             options.sort()
             t, doc, room = rng.choice([o for o in options if o[0] == options[0][0]] if rng.random() < 0.7 else options)
-            placed.append((Stage(id=f"{pid}.{k}", name=name, skill=skill, room_type=rtype, duration=dur, points=1), doc, room, t))
+            placed.append(
+                (Stage(id=f"{pid}.{k}", name=name, skill=skill, room_type=rtype, duration=dur, points=1), doc, room, t)
+            )
             busy.setdefault(doc, []).append((t, t + dur))
             turn = flow.turnover[1] if flow.turnover and flow.turnover[0] == rtype else 0
             busy.setdefault(room, []).append((t, t + dur + turn))
@@ -701,7 +774,13 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
             continue
         tri = rng.choice(flow.classes)
         patients.append(
-            Patient(id=pid, complaint=rng.choice(flow.complaints), triage=tri, arrival=arrival, stages=tuple(st for st, *_ in placed))
+            Patient(
+                id=pid,
+                complaint=rng.choice(flow.complaints),
+                triage=tri,
+                arrival=arrival,
+                stages=tuple(st for st, *_ in placed),
+            )
         )
         for st, doc, room, t in placed:
             witness[st.id] = (doc, room, t)
@@ -714,7 +793,12 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
         for p in patients
     ]
     data = MedicalData(
-        slot_minutes=flow.slot, slots=s.slots, classes=classes, doctors=tuple(doctors), rooms=tuple(rooms), patients=tuple(patients)
+        slot_minutes=flow.slot,
+        slots=s.slots,
+        classes=classes,
+        doctors=tuple(doctors),
+        rooms=tuple(rooms),
+        patients=tuple(patients),
     )
     return data, witness
 
@@ -741,7 +825,9 @@ def _with_shifts(d: MedicalData, w: Witness, rng: random.Random) -> MedicalData:
             b = rng.randint(a + 1, d.slots)
         for i in ids:
             shift[i] = (a, b)
-    doctors = tuple(x.model_copy(update={"shift_start": shift[x.id][0], "shift_end": shift[x.id][1]}) for x in d.doctors)
+    doctors = tuple(
+        x.model_copy(update={"shift_start": shift[x.id][0], "shift_end": shift[x.id][1]}) for x in d.doctors
+    )
     return md.replaced(d, doctors=doctors)
 
 
@@ -824,7 +910,7 @@ def _b_same_doctor(d: MedicalData, w: Witness, rng: random.Random) -> md.SameDoc
 def _min_distance(spans: list[tuple[int, int]]) -> int | None:
     """The smallest free time between two of the spans (None: fewer than two; 0 or less: they touch or overlap)."""
     spans = sorted(spans)
-    gaps = [b0 - a1 for (_, a1), (b0, _) in zip(spans, spans[1:])]
+    gaps = [b0 - a1 for (_, a1), (b0, _) in itertools.pairwise(spans)]
     return min(gaps) if gaps else None
 
 
@@ -845,7 +931,9 @@ def _b_room_turnover(d: MedicalData, w: Witness, rng: random.Random) -> md.RoomT
         rooms = [r.id for r in d.rooms if r.type == kind]
         if not any(w[s.id][1] in rooms for s in d.stages):
             continue
-        gaps = [_min_distance([(w[s.id][2], w[s.id][2] + s.duration) for s in d.stages if w[s.id][1] == r]) for r in rooms]
+        gaps = [
+            _min_distance([(w[s.id][2], w[s.id][2] + s.duration) for s in d.stages if w[s.id][1] == r]) for r in rooms
+        ]
         used = [g for g in gaps if g is not None]
         most = min(used) if used else 2
         if most >= 1:
@@ -980,7 +1068,11 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
         doc, room, t = w[s.id]
         options = [
             make_rule("doctor_absent", "hard", md.DoctorAbsent(doctor=doc, start=t, end=t + s.duration)),
-            make_rule("reserved", "hard", md.Reserved(doctor=doc, room=room, start=t, end=t + s.duration, triage=d.classes[0].id)),
+            make_rule(
+                "reserved",
+                "hard",
+                md.Reserved(doctor=doc, room=room, start=t, end=t + s.duration, triage=d.classes[0].id),
+            ),
         ]
         if t + 1 <= d.slots - s.duration:
             options.append(make_rule("not_before", "hard", md.NotBefore(stage=s.id, slot=t + 1)))
@@ -995,7 +1087,9 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, list[Any]]:
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
     shifts = any(r.kind == "shift" for r in draft_.rules)
-    return make_rule("backup_doctor", "hard", md.Backup(shifts=shifts)), [ObjectiveTerm(id="backup_cost", kind="backup_cost")]
+    return make_rule("backup_doctor", "hard", md.Backup(shifts=shifts)), [
+        ObjectiveTerm(id="backup_cost", kind="backup_cost")
+    ]
 
 
 NON_MONOTONE = ("infection_cleaning", "fatigue_break", "load_balance")  # a shorter stage can break these
@@ -1036,7 +1130,11 @@ def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]
         doctors = tuple(x.model_copy(update={"shift_end": value}) if x.id == u.target else x for x in d.doctors)
         return {**data, "doctors": [x.model_dump(mode="json") for x in doctors]}
     patients = tuple(
-        p.model_copy(update={"stages": tuple(s.model_copy(update={"duration": value}) if s.id == u.target else s for s in p.stages)})
+        p.model_copy(
+            update={
+                "stages": tuple(s.model_copy(update={"duration": value}) if s.id == u.target else s for s in p.stages)
+            }
+        )
         for p in d.patients
     )
     return {**data, "patients": [p.model_dump(mode="json") for p in patients]}

@@ -143,7 +143,9 @@ def _fatigue_break(d: MedicalData, p: md.FatigueBreak) -> str:
 
 @TEXT.rule("doctor_absent")
 def _doctor_absent(d: MedicalData, p: md.DoctorAbsent) -> str:
-    return f"{p.doctor} is called away in {_slots(d, p.start, p.end)} and does no stage that shares a slot with that time."
+    return (
+        f"{p.doctor} is called away in {_slots(d, p.start, p.end)} and does no stage that shares a slot with that time."
+    )
 
 
 @TEXT.rule("reserved")
@@ -228,7 +230,10 @@ def _body(d: MedicalData, subtask: str, objective: list[ObjectiveTerm], rules: l
         "**Triage classes** (Manchester Triage System; the target is the longest wait from arrival to the first stage; "
         f"in slots it is the target minutes ÷ {m}, rounded down):",
     ]
-    out += [f"- {c.id} ({c.name}): target {c.minutes} min = {plural(c.target, 'slot')}; weight {c.weight}" for c in d.classes]
+    out += [
+        f"- {c.id} ({c.name}): target {c.minutes} min = {plural(c.target, 'slot')}; weight {c.weight}"
+        for c in d.classes
+    ]
     out += ["", "**Doctors** (rate: cost per slot of a stage they do):"]
     shifts = any(r.kind == "shift" for r in rules) or any(x.shift_start > 0 or x.shift_end < d.slots for x in d.doctors)
     for x in d.doctors:
@@ -254,7 +259,9 @@ def _body(d: MedicalData, subtask: str, objective: list[ObjectiveTerm], rules: l
                 else plural(s.duration, "slot")
             )
             gap = f"; at least {plural(s.gap, 'slot')} after the previous stage ends" if s.gap else ""
-            out.append(f"  - {s.id} {s.name}: needs {s.skill}; in a {s.room_type}; {length}{gap}; {s.points} order points")
+            out.append(
+                f"  - {s.id} {s.name}: needs {s.skill}; in a {s.room_type}; {length}{gap}; {s.points} order points"
+            )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as little as you can):"]

@@ -52,7 +52,8 @@ class MedicalAdapter(TaskAdapter):
         d = self._data(inst, data)
         ids = [s.id for s in d.stages]
         options = [
-            [(x.id, r.id, t) for x in d.doctors for r in d.rooms for t in range(d.slots - s.duration + 1)] for s in d.stages
+            [(x.id, r.id, t) for x in d.doctors for r in d.rooms for t in range(d.slots - s.duration + 1)]
+            for s in d.stages
         ]
         backups = any(r.kind == "backup_doctor" for r in rules)
         for combo in itertools.product(*options):
