@@ -122,7 +122,7 @@ NAMES = (
 
 class Flow:
     """One subtask's world: slot length, urgency mix, rooms (type, beds) in the order rooms
-    are opened, skills, pathways (stage templates) and complaints."""
+    are opened, skills, pathways (stage templates) and the complaints of each pathway."""
 
     def __init__(
         self,
@@ -131,7 +131,7 @@ class Flow:
         rooms: tuple[tuple[str, int], ...],
         skills: tuple[str, ...],
         pathways: tuple[tuple[tuple[str, str, str, int, int], ...], ...],
-        complaints: tuple[str, ...],
+        complaints: tuple[tuple[str, ...], ...],
         arrivals: int,
         turnover: tuple[str, int] | None = None,
     ) -> None:
@@ -160,7 +160,11 @@ FLOWS = {
                 ("observation", "acute medicine", "observation ward", 1, 3),
             ),
         ),
-        ("chest pain", "head injury", "fever", "abdominal pain", "fall", "shortness of breath"),
+        (
+            ("sprained ankle", "small cut", "fever"),
+            ("chest pain", "collapse", "severe breathlessness"),
+            ("abdominal pain", "head injury", "fall"),
+        ),
         arrivals=6,
     ),
     "outpatient_clinic": Flow(
@@ -183,7 +187,7 @@ FLOWS = {
                 ("follow-up", "orthopaedics", "consulting room", 1, 1),
             ),
         ),
-        ("palpitations", "rash", "knee pain", "follow-up visit", "back pain", "mole check"),
+        (("palpitations", "chest tightness"), ("rash", "mole check"), ("knee pain", "hip pain")),
         arrivals=8,
     ),
     "operating_theatres": Flow(
@@ -207,7 +211,7 @@ FLOWS = {
             ),
             (("operation", "general surgery", "theatre", 1, 2), ("recovery", "recovery care", "recovery bay", 1, 2)),
         ),
-        ("appendicitis", "hip fracture", "hernia", "gallstones", "wrist fracture"),
+        (("appendicitis", "gallstones"), ("hip fracture", "knee replacement"), ("hernia", "skin abscess")),
         arrivals=4,
         turnover=("theatre", 1),
     ),
@@ -228,7 +232,7 @@ FLOWS = {
             (("MRI scan", "MRI", "MRI scanner", 2, 3), ("report", "radiology reporting", "reporting room", 1, 1)),
             (("X-ray", "X-ray", "X-ray room", 1, 1), ("report", "radiology reporting", "reporting room", 1, 1)),
         ),
-        ("suspected stroke", "knee injury", "chest X-ray", "abdominal scan", "back pain"),
+        (("suspected stroke", "abdominal pain"), ("knee injury", "back pain"), ("chest infection", "wrist injury")),
         arrivals=6,
     ),
     "major_incident_surge": Flow(
@@ -248,7 +252,7 @@ FLOWS = {
             (("triage", "triage", "treatment bay", 1, 1), ("treatment", "emergency medicine", "treatment bay", 1, 2)),
             (("triage", "triage", "treatment bay", 1, 1),),
         ),
-        ("burns", "crush injury", "smoke inhalation", "lacerations", "fracture", "shock"),
+        (("crush injury", "blast injury"), ("burns", "smoke inhalation"), ("lacerations", "bruising")),
         arrivals=2,
     ),
 }
@@ -714,8 +718,8 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
     flow = FLOWS[spec.subtask]
     doctors, rooms = _doctors(flow, s, rng), _rooms(flow, s)
     types = {r.type for r in rooms}
-    pathways = [pw[: s.stages] for pw in flow.pathways]
-    pathways = [pw for pw in pathways if all(t[2] in types for t in pw)]
+    pathways = [(pw[: s.stages], why) for pw, why in zip(flow.pathways, flow.complaints, strict=True)]
+    pathways = [(pw, why) for pw, why in pathways if all(t[2] in types for t in pw)]
     if not pathways:
         raise NoDraft("pathways")
     busy: dict[str, list[tuple[int, int]]] = {}
@@ -727,7 +731,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
     tries = 0
     while len(patients) < s.patients and tries < 40:
         tries += 1
-        pw = rng.choice(pathways)
+        pw, why = rng.choice(pathways)
         if total + len(pw) > s.total:
             pw = pw[: s.total - total]
             if not pw:
@@ -776,7 +780,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
         patients.append(
             Patient(
                 id=pid,
-                complaint=rng.choice(flow.complaints),
+                complaint=rng.choice(why),
                 triage=tri,
                 arrival=arrival,
                 stages=tuple(st for st, *_ in placed),

@@ -62,7 +62,10 @@ def _pathway(d: MedicalData, p: NoParams) -> str:
 
 @TEXT.rule("shift")
 def _shift(d: MedicalData, p: NoParams) -> str:
-    return "Every stage lies within its doctor's shift: it starts no earlier than the shift start and ends no later than the shift end."
+    return (
+        "Every stage lies within its doctor's shift: it starts no earlier than the slot at which the shift starts and "
+        "ends no later than the slot at which the shift ends."
+    )
 
 
 @TEXT.rule("max_patients")
@@ -120,8 +123,8 @@ def _load_balance(d: MedicalData, p: md.LoadBalance) -> str:
 
 @TEXT.rule("triage_order")
 def _triage_order(d: MedicalData, p: md.TriageOrder) -> str:
-    pairs = [f"{a} no later than {b}" for a, b in p.pairs]
-    return f"Priority: the first stage of {'; of '.join(pairs)} starts (the first patient named in each pair is more urgent)."
+    pairs = [f"{a}'s first stage starts no later than {b}'s" for a, b in p.pairs]
+    return f"Priority (the first patient of each pair is more urgent): {'; '.join(pairs)}."
 
 
 @TEXT.rule("infection_cleaning")
@@ -239,7 +242,9 @@ def _body(d: MedicalData, subtask: str, objective: list[ObjectiveTerm], rules: l
     for x in d.doctors:
         line = f"- {x.id}: skills {and_list(list(x.skills))}; rate {x.rate}"
         if shifts:
-            line += f"; shift from slot {x.shift_start} to slot {ranged(d, 'shift_end', x.id, x.shift_end)} (exclusive)"
+            line += (
+                f"; shift starts at slot {x.shift_start} and ends at slot {ranged(d, 'shift_end', x.id, x.shift_end)}"
+            )
         out.append(line)
     out += ["", "**Rooms** (rate: cost per slot of a stage held there):"]
     for r in d.rooms:
