@@ -728,6 +728,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
     witness: Witness = {}
     total = 0
     classes = _classes(flow)
+    rest = int(rng.random() < 0.35)  # some witnesses give every doctor a free slot after each stage (buffers hold)
     tries = 0
     while len(patients) < s.patients and tries < 40:
         tries += 1
@@ -753,7 +754,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
                     turn = flow.turnover[1] if flow.turnover and flow.turnover[0] == r.type else 0
                     t = next(
                         (t for t in range(ready, s.slots - dur + 1)
-                         if _fits(busy.get(x.id, []), t, t + dur) and _fits(busy.get(r.id, []), t, t + dur + turn, beds[r.id])),
+                         if _fits(busy.get(x.id, []), t, t + dur + rest) and _fits(busy.get(r.id, []), t, t + dur + turn, beds[r.id])),
                         None,
                     )  # fmt: skip
                     if t is not None:
@@ -766,14 +767,14 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
             placed.append(
                 (Stage(id=f"{pid}.{k}", name=name, skill=skill, room_type=rtype, duration=dur, points=1), doc, room, t)
             )
-            busy.setdefault(doc, []).append((t, t + dur))
+            busy.setdefault(doc, []).append((t, t + dur + rest))
             turn = flow.turnover[1] if flow.turnover and flow.turnover[0] == rtype else 0
             busy.setdefault(room, []).append((t, t + dur + turn))
             ready = t + dur
         if not ok:
             for st, doc, room, t in placed:
                 turn = flow.turnover[1] if flow.turnover and flow.turnover[0] == st.room_type else 0
-                busy[doc].remove((t, t + st.duration))
+                busy[doc].remove((t, t + st.duration + rest))
                 busy[room].remove((t, t + st.duration + turn))
             continue
         tri = rng.choice(flow.classes)
