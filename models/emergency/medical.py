@@ -328,12 +328,12 @@ class MedicalModel(ModelBase):
         return self.start[s.id] + s.duration
 
     def present(self, var: cp_model.IntVar, lit: cp_model.IntVar) -> cp_model.IntVar:
-        """var AND lit, one Boolean per pair (the presence of an interval behind a rule)."""
+        """var AND lit, one Boolean per pair (the presence of an interval behind a rule),
+        in two constraints: p implies both, and both imply p."""
         key = (var.index, lit.index)
         if key not in self._both:
             p = self.m.new_bool_var("")
-            self.m.add_implication(p, var)
-            self.m.add_implication(p, lit)
+            self.m.add_bool_and([var, lit]).only_enforce_if(p)
             self.m.add_bool_or([~var, ~lit, p])
             self._both[key] = p
         return self._both[key]
