@@ -777,7 +777,12 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
                 busy[doc].remove((t, t + st.duration + rest))
                 busy[room].remove((t, t + st.duration + turn))
             continue
-        tri = rng.choice(flow.classes)
+        # resuscitation pathways are for the two most urgent classes, the others for the rest
+        resus = [st.room_type == "resus bay" for st, *_ in placed]
+        if not any(kind == "resus bay" for kind, _ in flow.rooms):
+            tri = rng.choice(flow.classes)
+        else:
+            tri = rng.choice(flow.classes[:2] if any(resus) else flow.classes[1:])
         patients.append(
             Patient(
                 id=pid,
