@@ -134,10 +134,12 @@ class Flow:
         complaints: tuple[tuple[str, ...], ...],
         arrivals: int,
         turnover: tuple[str, int] | None = None,
+        surge: int = 0,
     ) -> None:
         self.slot, self.classes, self.rooms, self.skills = slot, classes, rooms, skills
         self.pathways, self.complaints, self.arrivals = pathways, complaints, arrivals
         self.turnover = turnover  # (room type, slots) the witness leaves such rooms empty after a stage
+        self.surge = surge  # patients beyond the size's count (short pathways, one burst of arrivals)
 
 
 # stage template: (name, skill, room type, shortest, longest duration in slots)
@@ -254,6 +256,7 @@ FLOWS = {
         ),
         (("crush injury", "blast injury"), ("burns", "smoke inhalation"), ("lacerations", "bruising")),
         arrivals=2,
+        surge=2,
     ),
 }
 ROOM_BASE = {  # cost per slot of a room type; a room's rate is this plus its beds
@@ -730,7 +733,8 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
     classes = _classes(flow)
     rest = int(rng.random() < 0.35)  # some witnesses give every doctor a free slot after each stage (buffers hold)
     tries = 0
-    while len(patients) < s.patients and tries < 40:
+    wanted = s.patients + flow.surge
+    while len(patients) < wanted and tries < 40:
         tries += 1
         pw, why = rng.choice(pathways)
         if total + len(pw) > s.total:
@@ -795,7 +799,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[MedicalData, Wi
         for st, doc, room, t in placed:
             witness[st.id] = (doc, room, t)
         total += len(placed)
-    if len(patients) < max(2, s.patients - 1):
+    if len(patients) < max(2, wanted - 1):
         raise NoDraft("witness")
     points = iter(rng.sample(range(s.points.lo, s.points.hi + 1), total))
     patients = [
