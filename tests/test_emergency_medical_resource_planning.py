@@ -476,3 +476,27 @@ def test_perturb_finds_a_confirmed_one_move_break_for_the_common_rule_kinds():
     wanted = {"skill", "room_type", "doctor_overlap", "room_beds", "pathway"}
     assert {f"break_rule:{k}" for k in wanted} <= found
     assert {"suboptimal", "suboptimal_claims_optimum"} <= found
+
+
+OPTIONAL_KINDS = [
+    c.id for c in model.TASK.pool if c.tier in ("basic", "medium", "stateful") and c.id not in model.TASK.base_rules
+]
+OPTIONAL_KINDS.remove("conflict_validation")
+
+
+@pytest.mark.parametrize("kind", [*OPTIONAL_KINDS, "robustness_design"])
+def test_near_misses_break_each_rule_kind_alone_on_instances_that_carry_it(kind):
+    """`pbsolve perturb` has a break_rule line for every kind: over a few small instances
+    carrying the kind (robustness: the backup rule), some single move breaks it alone."""
+    import random
+
+    target = "backup_doctor" if kind == "robustness_design" else kind
+    found = set()
+    for index in range(16):
+        inst = build_instance(6, index, GenerateOptions(task=T, size="small", include=[kind])).instance
+        if inst is None or inst.certificate.status != "optimal" or target not in kinds(inst):
+            continue
+        found |= {k for k, _ in checker("emergency").near_misses(inst, random.Random(0))}
+        if f"break_rule:{target}" in found:
+            break
+    assert f"break_rule:{target}" in found, sorted(found)
