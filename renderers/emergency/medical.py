@@ -265,7 +265,7 @@ def _body(d: MedicalData, subtask: str, objective: list[ObjectiveTerm], rules: l
             )
             gap = f"; at least {plural(s.gap, 'slot')} after the previous stage ends" if s.gap else ""
             out.append(
-                f"  - {s.id} {s.name}: needs {s.skill}; in a {s.room_type}; {length}{gap}; {s.points} order points"
+                f"  - {s.id} {s.name}: needs {s.skill}; in a {s.room_type}; {length}{gap}; {plural(s.points, 'order point')}"
             )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
