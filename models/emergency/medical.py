@@ -17,10 +17,11 @@ No two doctors and no two rooms of one type are interchangeable: each has its ow
 rate (doctors' pay rates are drawn distinct, a room's running cost is its type's base
 plus its beds plus its number within the type). This is deliberate and measured: with
 identical doctors (or rooms) the canonical-answer hook (:class:`pbsolve.family.Symmetry`)
-only identifies plans that relabel the twins wholesale, while the optima that split the
-stages differently between twins are genuinely different plans with equal figures (measured: 19 of 26 default drafts had
-several optimal plans with twin cubicles and twin junior doctors declared symmetric). With distinct rates the cost term and the order score -- a stated
-last criterion over plans, not a label tie-break -- separate them.
+only identifies plans that relabel the twins wholesale, while optima that split the
+stages differently between twins are genuinely different plans with equal figures
+(measured: 19 of 26 default drafts had several optimal plans with twin cubicles and twin
+junior doctors declared symmetric). With distinct rates the cost term and the order
+score -- a stated last criterion over plans, not a label tie-break -- separate them.
 """
 
 from __future__ import annotations
