@@ -1039,31 +1039,35 @@ def _plan(plan: dict[str, Any]) -> Witness:
 
 
 def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
-    """A minutes cap on one or two doctors who alone hold some skills, just around their
-    share of the minutes those skills force on them: the loosest infeasible of (share,
-    share - one slot). A cap this close to a counting bound keeps the proof short, and the
-    conflict runs through the skill rule."""
+    """A cap on one or two doctors who alone hold some skills -- on their minutes or on the
+    patients they see, drawn at random -- just around their share of what those skills
+    force on them: the loosest infeasible of (share, share - 1). A cap this close to a
+    counting bound keeps the proof short, and the conflict runs through the skill rule."""
     d = MedicalData.model_validate(draft_.data)
     position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
+    kind = rng.choice(("max_minutes", "max_patients"))
 
     def with_cap(doctors: list[str], most: int) -> Draft:
-        return with_conflict_rule(draft_, "max_minutes", md.Doctors(doctors=doctors, max=most), position)
+        return with_conflict_rule(draft_, kind, md.Doctors(doctors=doctors, max=most), position)
 
     names = [x.id for x in d.doctors]
+    holders = {s.id: {x.id for x in d.doctors if s.skill in x.skills} for s in d.stages}
     options = [[a] for a in names] + [[a, b] for i, a in enumerate(names) for b in names[i + 1 :]]
     rng.shuffle(options)
     tried = 0
     for doctors in options:
         if len(doctors) == len(names):
             continue
-        holders = {s.id: {x.id for x in d.doctors if s.skill in x.skills} for s in d.stages}
-        forced = sum(s.duration for s in d.stages if holders[s.id] and holders[s.id] <= set(doctors))
+        only = [s for s in d.stages if holders[s.id] and holders[s.id] <= set(doctors)]
+        # minutes: slots of those stages; patients: each patient with such a stage is seen by one of them
+        forced = sum(s.duration for s in only) if kind == "max_minutes" else len({d.patient_of[s.id].id for s in only})
         if forced < 1:
             continue
         each = -(-forced // len(doctors))
-        caps = [k * d.slot_minutes for k in (each, each - 1) if k >= 0]
+        unit = d.slot_minutes if kind == "max_minutes" else 1
+        caps = [k * unit for k in (each, each - 1) if k >= 0]
         found = first_infeasible(caps, lambda k: with_cap(doctors, k), feasible)  # noqa: B023 - called within this iteration
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
