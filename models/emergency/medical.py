@@ -291,13 +291,22 @@ class MedicalSizes(Settings):
     stages: PositiveInt = Field(description="most stages in one patient's pathway")
     total: PositiveInt = Field(description="most stages in all")
     points: PositiveRange = Field(description="order-score points of a stage (distinct)")
+    second: float = Field(ge=0, le=1, description="chance that a skill has a second holder (backups need one)")
 
 
 SIZES = SizeTable[MedicalSizes](
-    tiny=MedicalSizes(patients=2, doctors=2, rooms=2, slots=4, stages=2, total=3, points=PositiveRange(lo=1, hi=9)),
-    small=MedicalSizes(patients=3, doctors=3, rooms=3, slots=7, stages=2, total=6, points=PositiveRange(lo=1, hi=20)),
-    default=MedicalSizes(patients=4, doctors=4, rooms=4, slots=9, stages=3, total=9, points=PositiveRange(lo=1, hi=40)),
-    large=MedicalSizes(patients=9, doctors=6, rooms=6, slots=16, stages=3, total=20, points=PositiveRange(lo=1, hi=60)),
+    tiny=MedicalSizes(
+        patients=2, doctors=2, rooms=2, slots=4, stages=2, total=3, points=PositiveRange(lo=1, hi=9), second=0.5
+    ),
+    small=MedicalSizes(
+        patients=3, doctors=3, rooms=3, slots=7, stages=2, total=6, points=PositiveRange(lo=1, hi=20), second=0.6
+    ),
+    default=MedicalSizes(
+        patients=4, doctors=4, rooms=4, slots=9, stages=3, total=9, points=PositiveRange(lo=1, hi=40), second=0.75
+    ),
+    large=MedicalSizes(
+        patients=9, doctors=6, rooms=6, slots=16, stages=3, total=20, points=PositiveRange(lo=1, hi=60), second=0.75
+    ),
 )
 PROBE_TIME = 2.0
 UNIQUENESS_PARAMETERS: dict[str, Any] = {"cp_model_presolve": False}
@@ -677,14 +686,14 @@ def _classes(flow: Flow) -> tuple[TriageClass, ...]:
 
 def _doctors(flow: Flow, s: MedicalSizes, rng: random.Random) -> list[Doctor]:
     """Doctors with distinct rates (see the module docstring: no two doctors are
-    interchangeable); every skill has one holder in turn and, half the time, a second one
-    (a second holder makes backups possible, a single one makes caps on them bind)."""
+    interchangeable); every skill has one holder in turn and, with the size's chance, a
+    second one (a second holder makes backups possible, a single one makes caps bind)."""
     n = s.doctors
     skills = flow.skills
     held: list[set[str]] = [set() for _ in range(n)]
     for k, skill in enumerate(skills):
         held[k % n].add(skill)
-        if rng.random() < 0.5:
+        if rng.random() < s.second:
             held[rng.choice([i for i in range(n) if i != k % n])].add(skill)
     rates = rng.sample(range(4, 30), n)
     names = rng.sample(NAMES, n)
