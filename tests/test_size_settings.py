@@ -9,14 +9,20 @@ import pytest
 from pydantic import ValidationError
 
 from pbsolve.kit import SIZE_NAMES, IntRange, PositiveRange, Settings, SizeTable
-from pbsolve.models.allocation import TASK_MODULES as ALLOCATION_MODULES
+from pbsolve.family import all_tasks, families
 from pbsolve.models.allocation import material
 from pbsolve.models.scheduling import TASK_MODULES as SCHEDULING_MODULES
 from pbsolve.models.scheduling import meeting_planning
-from pbsolve.models.workforce import TASK_MODULES as WORKFORCE_MODULES
 from pbsolve.schema import GenerationSpec
 
-MODULES = {**SCHEDULING_MODULES, **ALLOCATION_MODULES, **WORKFORCE_MODULES}
+# every shipped family's task modules (the scheduling family keeps its own table)
+MODULES = {**SCHEDULING_MODULES}
+for _family in families().values():
+    MODULES |= getattr(_family, "TASK_MODULES", {})
+
+
+def test_every_task_type_of_every_family_has_its_size_settings_tested():
+    assert {t.id for t in all_tasks()} <= set(MODULES)
 
 
 @pytest.mark.parametrize("task", sorted(MODULES))
