@@ -16,6 +16,7 @@ import importlib
 import json
 import pkgutil
 import random
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
@@ -252,6 +253,7 @@ def fitting_rooms(demands: Iterable[Any], rooms: Mapping[str, Any]) -> tuple[fro
 
 M = TypeVar("M", bound=BaseModel)
 _PARSED: OrderedDict[tuple[type[BaseModel], str], BaseModel] = OrderedDict()
+_PARSED_LOCK = threading.Lock()  # a thread pool (one-worker runs, servers) may share the cache
 PARSED_KEPT = 64  # distinct data contents kept (one instance's hooks and builds reuse a few)
 
 
@@ -269,14 +271,17 @@ def parsed(data_type: type[M], data: Any) -> M:
         key = (data_type, json.dumps(data, separators=(",", ":"), ensure_ascii=False))
     except (TypeError, ValueError):  # not plain JSON data: nothing to key it by
         return data_type.model_validate(data)
-    found = _PARSED.get(key)
-    if found is None:
-        found = _PARSED[key] = data_type.model_validate(data)
+    with _PARSED_LOCK:
+        found = _PARSED.get(key)
+        if found is not None:
+            _PARSED.move_to_end(key)
+            return found  # type: ignore[return-value]
+    made = data_type.model_validate(data)  # outside the lock: a validation error leaves no entry
+    with _PARSED_LOCK:
+        _PARSED[key] = made
         if len(_PARSED) > PARSED_KEPT:
             _PARSED.popitem(last=False)
-    else:
-        _PARSED.move_to_end(key)
-    return found  # type: ignore[return-value]
+    return made
 
 
 def task_modules(package: str, attr: str) -> list[ModuleType]:
