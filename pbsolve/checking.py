@@ -11,7 +11,7 @@ builds the answer schema. Nothing here imports the solver models.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
@@ -82,7 +82,7 @@ class TaskChecker:
     plan_key: str = ""  # the answer key holding the plan
     plan_text: str = ""  # what a complete plan is, for the format item (what read_plan accepts)
     data_type: type[BaseModel] = BaseModel  # the task's data model; each subclass sets its own
-    checks: ClassVar[dict[str, Check]] = {}  # kind -> rule check; each subclass sets its own
+    checks: ClassVar[Mapping[str, Check]] = {}  # kind -> rule check; each subclass sets its own
     rule_params: ClassVar[ParamsTable] = {}  # kind -> parameter model, for every kind in checks
     term_params: ClassVar[ParamsTable] = {}  # objective kind -> parameter model, every kind objective_value knows
 

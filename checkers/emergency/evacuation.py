@@ -19,7 +19,7 @@ models. Every figure is recomputed from the plan in plain Python integers, over 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, 
 
 from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
-from pbsolve.kit import Uncertain
+from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
 from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
@@ -346,15 +346,8 @@ def road_entries(d: EvacData, assign: dict[str, tuple[str, int]]) -> dict[tuple[
     return out
 
 
-CHECKS: dict[str, Check] = {}
-
-
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+CHECKS: KindRegistry[Check] = KindRegistry("check")
+check = CHECKS.register
 
 
 # -- rule checks -----------------------------------------------------------------------

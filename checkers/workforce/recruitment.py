@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
 from pbsolve.checker_kit import OK, Names, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
-from pbsolve.kit import Uncertain
+from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
@@ -244,15 +244,8 @@ def final_slot(d: RecruitmentData, plan: Plan, candidate: str) -> int:
     return d.slot_index[plan.slot[candidate, d.last_stage]] + 1
 
 
-CHECKS: dict[str, Check] = {}
-
-
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+CHECKS: KindRegistry[Check] = KindRegistry("check")
+check = CHECKS.register
 
 
 def _no_clash(d: RecruitmentData, plan: Plan, staff_of: Callable[[Step], tuple[str, ...]], what: str) -> Verdict:

@@ -14,7 +14,7 @@ hours since the last day off.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
 from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
-from pbsolve.kit import Uncertain
+from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
@@ -310,15 +310,8 @@ def line(d: ShiftDutyData, plan: Plan, person: str) -> list[str]:
     return [plan.of(person, x.id) for x in d.days]
 
 
-CHECKS: dict[str, Check] = {}
-
-
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+CHECKS: KindRegistry[Check] = KindRegistry("check")
+check = CHECKS.register
 
 
 # -- rule checks -----------------------------------------------------------------------
@@ -543,7 +536,7 @@ class ShiftDuty(PlanChecker):
         "shift per person per day (a person-day not listed is a day off)"
     )
     data_type = ShiftDutyData
-    checks: ClassVar[dict[str, Check]] = CHECKS
+    checks = CHECKS
     rule_params: ClassVar[dict[str, type[Params]]] = RULE_PARAMS
     term_params: ClassVar[dict[str, type[Params]]] = TERM_PARAMS
 

@@ -13,7 +13,7 @@ is ``standby``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
 from pbsolve.checker_kit import OK, Names, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
-from pbsolve.kit import Uncertain
+from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
@@ -209,15 +209,8 @@ def has_peak_rule(plan_rules: list[Rule]) -> bool:
     return any(r.kind == "peak_cover" for r in plan_rules)
 
 
-CHECKS: dict[str, Check] = {}
-
-
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+CHECKS: KindRegistry[Check] = KindRegistry("check")
+check = CHECKS.register
 
 
 def _staffing(d: VolunteerData, plan: Plan) -> dict[tuple[str, str], list[str]]:

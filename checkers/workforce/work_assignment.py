@@ -10,7 +10,7 @@ models. Every figure is recomputed from the plan in plain Python integers.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
 from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
-from pbsolve.kit import Uncertain
+from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
@@ -234,15 +234,8 @@ def week_hours(d: WorkData, plan: Plan) -> dict[str, int]:
     return out
 
 
-CHECKS: dict[str, Check] = {}
-
-
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+CHECKS: KindRegistry[Check] = KindRegistry("check")
+check = CHECKS.register
 
 
 # -- rule checks -----------------------------------------------------------------------
