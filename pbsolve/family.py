@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # grading-only processes (reward servers) never load the solv
 
 from pbsolve.params import ParamsTable
 from pbsolve.schema import GenerationSpec, Instance, ObjectiveTerm, Recovery, Rule
+from pbsolve.sources import Imported, SourceError, SourceFile
 from pbsolve.taxonomy import MECHANISM_IDS, FamilySpec, TaskSpec
 
 
@@ -179,6 +180,22 @@ class Family(ABC):
     def report(self, draft: Draft, plan: dict[str, Any]) -> dict[str, Any]:
         """The verification figures of ``plan`` (``conflict_validation``), computed from the
         decoded plan independently of the checker."""
+
+    # -- published data (`pbsolve generate --from FILE`); optional ------------------------
+    def source_format(self, task: str) -> str | None:
+        """The file format task type ``task`` imports (a phrase for messages), None if none."""
+        return None
+
+    def import_source(self, task: str, source: SourceFile) -> Imported:
+        """The file's problem as ``task``'s instance data; :class:`SourceError` with the
+        reason when the file is not of the task's format or is malformed."""
+        raise SourceError(f"task type {task} reads no data files")
+
+    def draft_imported(self, spec: GenerationSpec, data: dict[str, Any], rng: random.Random) -> Draft:
+        """A draft on imported ``data`` (from :meth:`import_source`): the task's structural
+        rules, the spec's sampled rules (none with ``--rules none``: then the draft is the
+        file's problem exactly) and the subtask's objective."""
+        raise SourceError(f"task type {spec.task} reads no data files")
 
 
 @runtime_checkable

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, model_validator
 from pbsolve import __version__, interrupts
 from pbsolve.answer_format import render_answer_format
 from pbsolve.certify import Rejected, SolverLimits
-from pbsolve.family import Family, NoDraft, checker, family, renderer
+from pbsolve.family import Family, NoDraft, checker, family, find_task, renderer
 from pbsolve.grading import grade
 from pbsolve.llm.client import LLMConfig
 from pbsolve.mechanisms import HARD_KINDS, MECHANISMS
@@ -33,6 +33,7 @@ from pbsolve.mechanisms.base import ReferenceContext
 from pbsolve.mechanisms.certification import Certified, certify_spec
 from pbsolve.sampler import derive_seed, sample_spec
 from pbsolve.schema import SCHEMA_VERSION, ChecklistItem, Instance, Provenance, Size, Tier
+from pbsolve.sources import Imported, SourceFile, SourceRecord
 
 
 class GenerateOptions(BaseModel):
@@ -57,11 +58,20 @@ class GenerateOptions(BaseModel):
     )
     rewriter: LLMConfig | None = Field(default=None, description="the endpoint of the llm renderer")
     rewrite_attempts: int = Field(default=3, ge=1, description="rewrites tried before the template text is kept")
+    source: SourceFile | None = Field(
+        default=None, description="a published data file every instance is built on (needs task); None: sampled data"
+    )
 
     @model_validator(mode="after")
     def _rewriter_given(self) -> GenerateOptions:
         if self.renderer == "llm" and self.rewriter is None:
             raise ValueError("renderer 'llm' needs a rewriter endpoint (an LLMConfig)")
+        return self
+
+    @model_validator(mode="after")
+    def _source_names_its_task(self) -> GenerateOptions:
+        if self.source is not None and self.task is None:
+            raise ValueError("a data file is read by one task type: give the task with it")
         return self
 
 
@@ -213,17 +223,27 @@ class CheckerDisagreement(Exception):
         return (type(self), (self.instance_id, self.failed))
 
 
+def imported_data(options: GenerateOptions) -> Imported | None:
+    """The options' data file as their task type's data (None without one); a
+    :class:`SourceError` says why a file cannot be imported."""
+    if options.source is None or options.task is None:
+        return None
+    return family(find_task(options.task).family).import_source(options.task, options.source)
+
+
 def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outcome:
     t0 = time.perf_counter()
     out = Outcome(index=index, instance=None)
     limits = SolverLimits(deterministic_time=options.deterministic_time, plan_count_cap=options.plan_count_cap)
+    imported = imported_data(options)
+    subtask = options.subtask or (imported.subtask if imported is not None else None)
     for attempt in range(options.max_attempts):
         last = attempt == options.max_attempts - 1
         try:
             spec = sample_spec(
                 run_seed, index, attempt, options.family, options.task, options.size,
                 counts=options.counts, force_tiers=options.force_tiers, include=options.include,
-                subtask=options.subtask,
+                subtask=subtask,
             )  # fmt: skip
         except ValueError as exc:  # e.g. --include kinds that exclude each other
             out.rejects.append("no_compatible_spec")
@@ -232,12 +252,23 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
         try:
             fam = family(spec.family)
             rng = random.Random(spec.seed)
-            draft = fam.draft(spec, rng)
+            if imported is None:
+                draft = fam.draft(spec, rng)
+            else:  # a re-sample cannot change a file's problem without sampled rules: count its plans now
+                draft = fam.draft_imported(spec, imported.data, rng)
+                last = last or not any((spec.basic, spec.medium, spec.hard, spec.stateful))
             certified = certify_spec(fam, draft, rng, limits, count_plans=last or not options.require_unique)
             out.first_solve_s += certified.result.stats.first_solve_s
             out.uniqueness_s += certified.result.stats.uniqueness_s
-            digest = derive_seed(json.dumps(spec.model_dump(mode="json"), sort_keys=True)) % 16**6
+            source = options.source
+            key = [json.dumps(spec.model_dump(mode="json"), sort_keys=True)]
+            digest = derive_seed(*key, *([source.sha256] if source is not None else [])) % 16**6  # sampled: as ever
             instance = _assemble(fam, certified, f"{spec.task}-{run_seed}-{index}-{digest:06x}")
+            if source is not None:
+                provenance = instance.provenance.model_copy(
+                    update={"source": SourceRecord(name=source.name, sha256=source.sha256)}
+                )
+                instance = instance.model_copy(update={"provenance": provenance})
             reference_grade = grade(
                 instance, json.dumps(instance.reference), on_error="zero"
             )  # a grader failure is a disagreement too

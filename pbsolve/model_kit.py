@@ -26,6 +26,7 @@ from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import KindRegistry, Uncertain, encode_rules, insert_at, insert_rule, post
 from pbsolve.params import Params, ParamsTable, make_rule
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule
+from pbsolve.sources import Imported, SourceError, SourceFile
 
 
 class ModelBase:
@@ -317,3 +318,21 @@ class TaskModulesFamily(Family):
     def report(self, draft: Draft, plan: dict[str, Any]) -> dict[str, Any]:
         figures: dict[str, Any] = self._module(draft).report(draft, plan)
         return figures
+
+    # -- published data: a task module that imports files provides SOURCE_FORMAT (a phrase),
+    # read_source(source) -> Imported and draft_from(spec, data, rng) -> Draft
+    def source_format(self, task: str) -> str | None:
+        found: str | None = getattr(self.TASK_MODULES[task], "SOURCE_FORMAT", None)
+        return found
+
+    def import_source(self, task: str, source: SourceFile) -> Imported:
+        if self.source_format(task) is None:
+            return super().import_source(task, source)
+        imported: Imported = self.TASK_MODULES[task].read_source(source)
+        return imported
+
+    def draft_imported(self, spec: GenerationSpec, data: dict[str, Any], rng: random.Random) -> Draft:
+        if self.source_format(spec.task) is None:
+            raise SourceError(f"task type {spec.task} reads no data files")
+        found: Draft = self._module(spec).draft_from(spec, data, rng)
+        return found

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
 
+from pbsolve.sources import SourceRecord
+
 SCHEMA_VERSION = "1.0"
 
 Tier = Literal["basic", "medium", "hard", "stateful"]
@@ -125,13 +127,18 @@ class Provenance(_Strict):
     rewrite: RewriteRecord | None = Field(
         default=None, description="the LLM rewrite attempt (absent for template rendering)"
     )
+    source: SourceRecord | None = Field(
+        default=None, description="the data file the instance was built from (`generate --from`); absent if sampled"
+    )
 
     @model_serializer(mode="wrap")
-    def _omit_absent_rewrite(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # template-rendered instances serialise exactly as before the field existed
+    def _omit_absent_records(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # template-rendered, sampled instances serialise exactly as before the fields existed
         data = handler(self)
-        if isinstance(data, dict) and data.get("rewrite") is None:
-            data.pop("rewrite", None)
+        if isinstance(data, dict):
+            for key in ("rewrite", "source"):
+                if data.get(key) is None:
+                    data.pop(key, None)
         return data
 
 

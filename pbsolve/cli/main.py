@@ -42,6 +42,7 @@ from pbsolve.generate import (
     ResumeError,
     RunSummary,
     generate,
+    imported_data,
     load_checkpoint,
     outcome_record,
     run_header,
@@ -53,6 +54,7 @@ from pbsolve.grading import REWARD_MODES
 from pbsolve.jsonl import LineError, atomic_writer, check_writable, dumps
 from pbsolve.llm.responders import get_responder, responder_names
 from pbsolve.schema import TIERS, Grade
+from pbsolve.sources import SourceFile
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Certified planning problems, graded by code.")
 
@@ -244,10 +246,29 @@ def generate_cmd(
     dedup: Annotated[
         bool, typer.Option("--dedup/--no-dedup", help="sharded runs: drop a problem seen earlier in the run")
     ] = True,
+    source_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--from",
+            help="build the instances on this published data file (needs --task; the formats: `pbsolve taxonomy`)",
+        ),
+    ] = None,
+    rules: Annotated[
+        str,
+        typer.Option(
+            help="sampled | none: only the task's structural rules (with --from, the file's problem as published)"
+        ),
+    ] = "sampled",
     *,
     llm: LLMOptions,
 ) -> None:
     """Generate certified instances (JSON Lines; with --shard-size, a sharded dataset folder)."""
+    if rules not in ("sampled", "none"):
+        fail(f"unknown --rules {rules!r}; choose sampled or none")
+    if rules == "none" and (tiers or include):
+        fail("--rules none samples no rules: drop --tiers and --include")
+    if source_path is not None and task is None:
+        fail("--from reads a data file of one task type: add --task")
     if shard_size is None:
         given = [o for o, on in (("--backend", backend != "local"), ("--address", address), ("--exclude", exclude),
                                  ("--format", shard_format != "jsonl"), ("--no-dedup", not dedup)) if on]  # fmt: skip
@@ -269,7 +290,10 @@ def generate_cmd(
             include=[c.strip() for c in (include or "").split(",") if c.strip()],
             deterministic_time=time_limit, plan_count_cap=plan_cap, renderer=renderer_name, rewrite_attempts=rewrite_attempts,
             rewriter=None if renderer == "template" else llm.config(needed_by="--renderer llm"),
+            counts={tier: 0 for tier in TIERS} if rules == "none" else None,
+            source=None if source_path is None else SourceFile.read(source_path),
         )  # fmt: skip
+        imported = imported_data(opts)  # a file that cannot be imported fails here, before any work
         from pbsolve.sampler import select_tasks
 
         tasks = select_tasks(family, task, subtask)
@@ -279,8 +303,9 @@ def generate_cmd(
         from pbsolve.sampler import sample_spec
 
         sample_spec(
-            seed, 0, 0, family, task, size_name, force_tiers=opts.force_tiers, include=opts.include, subtask=subtask
-        )
+            seed, 0, 0, family, task, size_name, force_tiers=opts.force_tiers, include=opts.include,
+            subtask=subtask or (imported.subtask if imported is not None else None),
+        )  # fmt: skip
     except (KeyError, ValueError) as exc:
         fail(str(exc).strip("'\""))
     if opts.rewriter is not None:
@@ -530,6 +555,9 @@ def taxonomy() -> None:
     for fam in families().values():
         for task in fam.spec.tasks:
             out.print(f"[bold]{task.id}[/bold] subtasks: {', '.join(s.id for s in task.subtasks)}")
+            source_format = fam.source_format(task.id)
+            if source_format is not None:
+                out.print(f"  --from FILE reads: {escape(source_format)}")
             for tier in TIERS:
                 pool = task.pool_of(tier)
                 if pool:

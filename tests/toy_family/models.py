@@ -26,6 +26,7 @@ from pbsolve.kit import (
     witness_rules,
 )
 from pbsolve.schema import GenerationSpec, Tier
+from pbsolve.sources import Imported, SourceError, SourceFile
 from pbsolve.taxonomy import ConstraintSpec, FamilySpec, SubtaskSpec, TaskSpec
 from tests.toy_family.checkers import RULE_PARAMS, Avoid, Capacity, Pairs, ToyData, code
 
@@ -143,11 +144,51 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     return Draft(spec=spec, data=d.model_dump(mode="json"), rules=rules, objective=objective)
 
 
+# -- published data (`pbsolve generate --from FILE`): a seating file ------------------
+SOURCE_FORMAT = "a seating file: 'capacity N', 'tables T1 T2 ..', then one 'guest cost-per-table ..' line each"
+
+
+def read_source(source: SourceFile) -> Imported:
+    """The file's guests, tables and capacity; a SourceError names the line at fault."""
+    lines = [(n, line.split()) for n, line in enumerate(source.text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    if len(lines) < 3 or lines[0][1][0] != "capacity" or lines[1][1][0] != "tables":
+        raise SourceError(f"{source.name}: expected 'capacity N', then 'tables ..', then guest lines")
+    tables = lines[1][1][1:]
+    guests = []
+    for n, words in lines[2:]:
+        if len(words) != len(tables) + 1 or not all(w.isdigit() for w in words[1:]):
+            raise SourceError(f"{source.name} line {n}: a guest and {len(tables)} whole-number costs expected")
+        guests.append({"id": words[0], "cost": dict(zip(tables, map(int, words[1:]), strict=True))})
+    if not lines[0][1][1:] or not lines[0][1][1].isdigit():
+        raise SourceError(f"{source.name} line {lines[0][0]}: the capacity is a whole number")
+    return Imported(subtask="dinner", data={"seating": {"guests": guests, "tables": tables}, "capacity": int(lines[0][1][1])})
+
+
+def draft_from(spec: GenerationSpec, data: dict[str, Any], rng: random.Random) -> Draft:
+    """The file's seating under its capacity; sampled rules follow a round-robin witness."""
+    d = ToyData.model_validate(data["seating"])
+    witness = {g.id: d.tables[i % len(d.tables)] for i, g in enumerate(d.guests)}
+    tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
+    base = [("table_capacity", tiers["table_capacity"], Capacity(max=data["capacity"]))]
+    rules = witness_rules(base, sampled_kinds(spec, TASK.base_rules), tiers, BUILDERS, d, witness, rng)
+    objective = [params.make_term("cost", "cost"), params.make_term("code", "code")]
+    return Draft(spec=spec, data=d.model_dump(mode="json"), rules=rules, objective=objective)
+
+
 class ToyFamily(Family):
     spec = FamilySpec(id="toy", name="Toy", summary="a template family (tests only)", tasks=(TASK,))
 
     def draft(self, spec: GenerationSpec, rng: random.Random) -> Draft:
         return draft(spec, rng)
+
+    def source_format(self, task: str) -> str | None:
+        return SOURCE_FORMAT
+
+    def import_source(self, task: str, source: SourceFile) -> Imported:
+        return read_source(source)
+
+    def draft_imported(self, spec: GenerationSpec, data: dict[str, Any], rng: random.Random) -> Draft:
+        return draft_from(spec, data, rng)
 
     def build_model(self, draft: Draft) -> SolverModel:
         return build(draft)
