@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,12 +12,13 @@ from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.data import EducationData, Lesson
 from pbsolve.checking import Check, figures_schema, norm
+from pbsolve.kit import KindRegistry
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 OUTSIDE_SUBJECT_PENALTY = 3  # preference count of a teacher teaching outside their subjects
-CHECKS: dict[str, Check] = {}
+CHECKS: KindRegistry[Check] = KindRegistry("check")
 
 
 @dataclass(frozen=True)
@@ -27,12 +27,7 @@ class Plan:
     backup: dict[str, str] | None = None  # lesson -> backup teacher (robustness only)
 
 
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+check = CHECKS.register
 
 
 def teacher_of(plan: Plan, lesson: str) -> str:

@@ -7,7 +7,6 @@ grouping code), groups are numbered in the order of their first-listed student.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
@@ -16,20 +15,16 @@ from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.data import GroupingData
 from pbsolve.checking import Check, figures_schema, norm
+from pbsolve.kit import KindRegistry
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 Plan = tuple[tuple[str, ...], ...]  # canonical: members in list order, groups by first member
-CHECKS: dict[str, Check] = {}
+CHECKS: KindRegistry[Check] = KindRegistry("check")
 
 
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+check = CHECKS.register
 
 
 def canonical(d: GroupingData, groups: list[list[str]] | tuple[tuple[str, ...], ...]) -> Plan:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from typing import Any
 
 from pbsolve.answer_checks import stated_int
@@ -12,20 +11,16 @@ from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.data import MaterialData
 from pbsolve.checking import Check, figures_schema
+from pbsolve.kit import KindRegistry
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 Plan = dict[tuple[str, str, str], int]  # (depot, site, material) -> units (> 0)
-CHECKS: dict[str, Check] = {}
+CHECKS: KindRegistry[Check] = KindRegistry("check")
 
 
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+check = CHECKS.register
 
 
 def received(d: MaterialData, plan: Plan, site: str) -> int:

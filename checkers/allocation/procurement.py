@@ -8,7 +8,6 @@ what is left is carried into the next period.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 from pbsolve.answer_checks import stated_int
@@ -17,20 +16,16 @@ from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.data import ProcurementData
 from pbsolve.checking import Check, figures_schema
+from pbsolve.kit import KindRegistry
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 Plan = dict[tuple[str, str, int], int]  # (supplier, item, order period index) -> units (> 0)
-CHECKS: dict[str, Check] = {}
+CHECKS: KindRegistry[Check] = KindRegistry("check")
 
 
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+check = CHECKS.register
 
 
 # -- derived figures -------------------------------------------------------------------

@@ -36,6 +36,7 @@ from pbsolve.checkers.scheduling.rule_params import (
 from pbsolve.checking import TaskChecker, exact_names, figures_schema, remember
 from pbsolve.checking import answer_schema as generic_answer_schema
 from pbsolve.checking import check_answer as generic_check_answer
+from pbsolve.kit import KindRegistry
 from pbsolve.params import NoParams, Params, TypedParams, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
@@ -136,15 +137,10 @@ def _day(data: TimetableData, plan: Plan, e: Event) -> int:
 
 
 Check = Callable[[TimetableData, Plan, Any], Verdict]  # (data, plan, the rule's Params model) -> verdict
-CHECKS: dict[str, Check] = {}
+CHECKS: KindRegistry[Check] = KindRegistry("check")
 
 
-def check(kind: str) -> Callable[[Check], Check]:
-    def register(fn: Check) -> Check:
-        CHECKS[kind] = fn
-        return fn
-
-    return register
+check = CHECKS.register
 
 
 OK: Verdict = (True, "holds")
