@@ -28,6 +28,8 @@
 Cost: one pass of one regular expression (possessive, no backtracking) over at most
 ``MAX_CHARS`` characters, then one JSON decode of one candidate: linear in the input,
 whatever it holds (runs of backticks or braces, deep nesting, unterminated strings).
+A reply that is nothing but one JSON object (the usual case) is decoded directly, without
+the scan, with the same result (property-tested against the scan).
 """
 
 from __future__ import annotations
@@ -155,6 +157,43 @@ def _decode(text: str, what: str) -> tuple[Any, str | None]:
         return None, f"{what} is not valid JSON: {detail}"
 
 
+def _within_bare_depth(value: Any, depth: int = 1) -> bool:
+    """Whether objects nest at most ``MAX_BARE_DEPTH`` deep in ``value`` (an object at
+    ``depth``); arrays do not count, as in the bare-object pattern."""
+    if depth > MAX_BARE_DEPTH:
+        return False
+    stack: list[tuple[Any, int]] = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:
+            if isinstance(child, dict):
+                if level + 1 > MAX_BARE_DEPTH:
+                    return False
+                stack.append((child, level + 1))
+            elif isinstance(child, list):
+                stack.append((child, level))
+    return True
+
+
+def _whole_object(body: str) -> Parsed | None:
+    """The answer when the body is nothing but one JSON object (the usual reply of a
+    model asked for JSON), read without the scan; None when the body is anything else.
+
+    Same result as the scan: with no backtick there is no fenced block, and a body that
+    is one valid object within the depth limit is one bare candidate, the last one."""
+    stripped = body.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")) or "`" in body:
+        return None
+    try:
+        value = _loads(stripped)
+    except (ValueError, RecursionError):
+        return None  # the scan gives the policy's own error
+    if not isinstance(value, dict) or not _within_bare_depth(value):
+        return None
+    return Parsed(value=value, source="object")
+
+
 def parse_response(text: Any) -> Parsed:
     """The answer of a response by the policy in the module docstring; never raises."""
     if not isinstance(text, str):
@@ -166,6 +205,14 @@ def parse_response(text: Any) -> Parsed:
         return Parsed(error="unclosed <think>: no </think> after it, so no answer")
     if not body.strip():
         return Parsed(error="empty response" if "</think>" not in text else "nothing after </think>")
+    whole = _whole_object(body)
+    if whole is not None:
+        return whole
+    return _scanned(body)
+
+
+def _scanned(body: str) -> Parsed:
+    """The answer by one pass of the scan (the policy's general case)."""
     scan = _SCAN.match(body)
     assert scan is not None  # the pattern matches every text (each alternative may repeat zero times)
     fence_end, obj_end, broken_end = scan.end("fence"), scan.end("obj"), scan.end("broken")

@@ -336,3 +336,53 @@ def test_a_number_out_of_range_is_quoted_by_its_first_40_characters():
     reason = refused('{"a": %s}' % number)
     assert f"{'1' * 40} is out of range for a JSON number" in reason
     assert "1" * 41 not in reason
+
+
+# -- the whole-object fast path: the same answer as the scan, always --------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=25,
+)
+_PIECES = st.sampled_from(['{', '}', '"', "\\", "`", "```", "\n", " ", "\t", "{\"a\": 1}", "[", "]", ",", ":", "x", "1e400", "NaN"])
+
+
+def nested(depth: int) -> dict:
+    """An object ``depth`` objects deep."""
+    value: dict = {"v": 1}
+    for _ in range(depth - 1):
+        value = {"a": value}
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.dictionaries(st.text(max_size=5), _JSON, max_size=4), pad=st.sampled_from(["", " ", "\n", "  \n\t"]),
+       indent=st.sampled_from([None, 0, 2]))
+def test_a_reply_that_is_one_json_object_parses_as_the_scan_reads_it(value, pad, indent):
+    text = pad + json.dumps(value, indent=indent) + pad
+    assert parse_response(text) == parsing._scanned(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.dictionaries(st.text(max_size=5), _JSON, max_size=3), noise=st.lists(_PIECES, max_size=6),
+       at=st.integers(0, 2))
+def test_an_object_with_noise_around_or_inside_parses_as_the_scan_reads_it(value, noise, at):
+    text = json.dumps(value)
+    cut = [0, len(text) // 2, len(text)][at]
+    text = text[:cut] + "".join(noise) + text[cut:]
+    assert parse_response(text) == parsing._scanned(text)
+
+
+def test_an_object_nested_past_the_bare_depth_is_not_read_by_the_fast_path():
+    deep = json.dumps(nested(MAX_BARE_DEPTH + 1))
+    assert parsing._whole_object(deep) is None
+    assert parse_response(deep) == parsing._scanned(deep)
+
+
+def test_an_object_nested_to_the_bare_depth_is_read_by_the_fast_path():
+    text = json.dumps({"a": [nested(MAX_BARE_DEPTH - 1)]})
+    assert parsing._whole_object(text) == parsing._scanned(text)
+    assert parsing._whole_object(text) is not None
