@@ -158,21 +158,15 @@ def _decode(text: str, what: str) -> tuple[Any, str | None]:
 
 
 def _within_bare_depth(value: Any, depth: int = 1) -> bool:
-    """Whether objects nest at most ``MAX_BARE_DEPTH`` deep in ``value`` (an object at
-    ``depth``); arrays do not count, as in the bare-object pattern."""
-    if depth > MAX_BARE_DEPTH:
-        return False
-    stack: list[tuple[Any, int]] = [(value, depth)]
-    while stack:
-        item, level = stack.pop()
-        children = item.values() if isinstance(item, dict) else item
-        for child in children:
-            if isinstance(child, dict):
-                if level + 1 > MAX_BARE_DEPTH:
-                    return False
-                stack.append((child, level + 1))
-            elif isinstance(child, list):
-                stack.append((child, level))
+    """Whether objects nest at most ``MAX_BARE_DEPTH`` deep in ``value`` (an object or an
+    array at object level ``depth``); arrays do not count, as in the bare-object pattern."""
+    for child in value.values() if type(value) is dict else value:
+        kind = type(child)
+        if kind is dict:
+            if depth == MAX_BARE_DEPTH or not _within_bare_depth(child, depth + 1):
+                return False
+        elif kind is list and not _within_bare_depth(child, depth):
+            return False
     return True
 
 
