@@ -66,7 +66,7 @@ class Job(_Frozen):
     release: NonNegativeInt = Field(description="earliest minute the job may start at its pickup")
     due: PositiveInt = Field(description="minute by which the job should be finished; later counts as late")
     weight: PositiveInt = Field(description="lateness weight per minute late")
-    points: PositiveInt = Field(description="priority points: the service score weighs the job's finish minute by them")
+    points: PositiveInt = Field(description="priority points: the pickup score weighs the job's arrival minute by them")
     load: PositiveInt = Field(description="units carried (passengers, tonnes, patients)")
 
 
@@ -226,7 +226,7 @@ TERM_PARAMS: ParamsTable = {
     "lateness": NoParams,
     "deadhead": NoParams,
     "vehicles_used": NoParams,
-    "service_score": NoParams,
+    "pickup_score": NoParams,
     "changes": CurrentRoutes,
 }
 
@@ -458,9 +458,9 @@ def objective_value(d: DispatchData, plan: Plan, term: ObjectiveTerm, tp: Params
         return sum(tl.deadhead for tl in timeline(d, plan).values())
     if kind == "vehicles_used":
         return sum(1 for jobs in plan.routes.values() if jobs)
-    if kind == "service_score":
-        done = finishes(d, plan)
-        return sum(j.points * done[j.id] for j in d.jobs)
+    if kind == "pickup_score":
+        arrive = {leg.job: leg.arrive for tl in timeline(d, plan).values() for leg in tl.legs}
+        return sum(j.points * arrive[j.id] for j in d.jobs)
     if kind == "changes":
         old = as_model(tp, CurrentRoutes).existing
         was = {j: v for v, jobs in old.items() for j in jobs}

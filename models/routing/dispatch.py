@@ -16,9 +16,12 @@ plan of a replanning names them, so the model breaks that symmetry itself: withi
 class the first jobs of the routes (by job number; an unused vehicle last) never
 decrease along the vehicle list, and :class:`pbsolve.family.Symmetry` tells the
 certifier that canonical form. The objective is the subtask's lexicographic order of
-vehicles used, weighted lateness and deadhead minutes, then a stated service score
-(priority points x finish minute, points distinct), which settles what the other
-figures leave open without breaking any symmetry.
+vehicles used, weighted lateness and deadhead minutes, then a stated pickup score
+(priority points x the minute the vehicle reaches the pickup, points distinct), which
+settles what the other figures leave open without breaking any symmetry: two plans
+with different finish minutes differ in some arrival, and plans that only differ in
+which vehicle follows which drop-off (same finishes, same empty minutes, common on
+tree-like networks) differ in arrivals too.
 """
 
 from __future__ import annotations
@@ -170,12 +173,12 @@ STREETS = (
     "Bridge End", "Orchard Way", "Chapel Row", "Fen Gate", "Kings Cross Road", "Queensway", "Abbey Green",
     "Castle Hill", "Harbour Road", "Wharf Street", "Victoria Park", "Church Lane", "Airport Terminal", "Hospital Gate",
 )  # fmt: skip
-OBJECTIVES = {  # the service score last: it settles what the stated figures leave open
-    "taxi_prebookings": ("lateness", "deadhead", "service_score"),
-    "freight_haulage": ("vehicles_used", "deadhead", "lateness", "service_score"),
-    "patient_transport": ("lateness", "deadhead", "service_score"),
-    "airport_shuttles": ("lateness", "deadhead", "service_score"),
-    "waste_collection": ("deadhead", "lateness", "service_score"),
+OBJECTIVES = {  # the pickup score last: it settles what the stated figures leave open
+    "taxi_prebookings": ("lateness", "deadhead", "pickup_score"),
+    "freight_haulage": ("vehicles_used", "deadhead", "lateness", "pickup_score"),
+    "patient_transport": ("lateness", "deadhead", "pickup_score"),
+    "airport_shuttles": ("lateness", "deadhead", "pickup_score"),
+    "waste_collection": ("deadhead", "lateness", "pickup_score"),
 }
 FORCED = {
     "taxi_prebookings": (),
@@ -219,7 +222,14 @@ def parse_data(data: Any) -> DispatchData:
 
 # -- the CP-SAT model ------------------------------------------------------------------
 class DispatchModel(ModelBase):
-    """One circuit per vehicle with exact times, and the interchangeable vehicles ordered."""
+    """The routes as one multiple circuit through the depot, a vehicle per job, exact
+    times, and the interchangeable vehicles ordered.
+
+    x[i,k] = 1 when some vehicle goes from node i to node k (node 0 the depot, node k the
+    k-th job); ``add_multiple_circuit`` makes the true arcs routes that leave and re-enter
+    the depot. y[j,v] = 1 when vehicle v does job j: the jobs of one route share their
+    vehicle (veh[j], the vehicle's number, is equal along every true arc), and there are
+    as many routes as vehicles used, so no vehicle drives two routes."""
 
     def __init__(self, data: DispatchData, rules: list[Rule], existing: dict[str, list[str]] | None) -> None:
         super().__init__()
@@ -227,53 +237,50 @@ class DispatchModel(ModelBase):
         m = self.m
         n = len(d.jobs)
         self.names = [DEPOT, *(j.id for j in d.jobs)]
-        self.pairs = [(0, k) for k in range(1, n + 1)] + [
-            (i, k) for i in range(1, n + 1) for k in range(n + 1) if k not in (i, 0)
-        ] + [(i, 0) for i in range(1, n + 1)]  # fmt: skip
+        self.pairs = [(i, k) for i in range(n + 1) for k in range(n + 1) if i != k]
         mins = d.minutes
         self.empty = {(i, k): mins[self._end(i)][self._start(k)] for i, k in self.pairs}
         longest = max(max(row.values()) for row in mins.values())
-        dur = [0, *(d.duration(j) for j in d.jobs)]
+        dur = [d.duration(j) for j in d.jobs]
         self.horizon = max(j.release for j in d.jobs) + sum(dur) + (n + 1) * longest
         self.arr = [m.new_int_var(0, self.horizon, f"arr[{j.id}]") for j in d.jobs]
         self.start = [m.new_int_var(0, self.horizon, f"start[{j.id}]") for j in d.jobs]
         for k, j in enumerate(d.jobs):
             m.add_max_equality(self.start[k], [self.arr[k], j.release])
-        self.finish = [self.start[k] + d.duration(j) for k, j in enumerate(d.jobs)]
-        self.a: dict[tuple[str, int, int], cp_model.IntVar] = {}
-        self.skip: dict[tuple[str, int], cp_model.IntVar] = {}
-        self.idle: dict[str, cp_model.IntVar] = {}
-        self.back: dict[str, cp_model.IntVar] = {}
+        self.finish = [self.start[k] + dur[k] for k in range(n)]
+        self.x = {(i, k): m.new_bool_var(f"x[{self.names[i]},{self.names[k]}]") for i, k in self.pairs}
+        m.add_multiple_circuit([(i, k, lit) for (i, k), lit in self.x.items()])
+        for (i, k), lit in self.x.items():
+            if i == 0:
+                m.add(self.arr[k - 1] == self.empty[i, k]).only_enforce_if(lit)
+            elif k != 0:
+                m.add(self.arr[k - 1] == self.finish[i - 1] + self.empty[i, k]).only_enforce_if(lit)
+        self.y = {(j.id, v.id): m.new_bool_var(f"y[{j.id},{v.id}]") for v in d.vehicles for j in d.jobs}
+        self.veh = []
+        for j in d.jobs:
+            m.add_exactly_one([self.y[j.id, v.id] for v in d.vehicles])
+            number = m.new_int_var(0, len(d.vehicles) - 1, f"veh[{j.id}]")
+            m.add(number == cp_model.LinearExpr.weighted_sum([self.y[j.id, v.id] for v in d.vehicles],
+                                                              list(range(len(d.vehicles)))))  # fmt: skip
+            self.veh.append(number)
+        for (i, k), lit in self.x.items():
+            if i and k:
+                m.add(self.veh[i - 1] == self.veh[k - 1]).only_enforce_if(lit)
+        self.used: dict[str, cp_model.IntVar] = {}
         for v in d.vehicles:
-            arcs = []
-            for i, k in self.pairs:
-                lit = m.new_bool_var(f"a[{v.id},{self.names[i]},{self.names[k]}]")
-                self.a[v.id, i, k] = lit
-                arcs.append((i, k, lit))
-            idle = self.idle[v.id] = m.new_bool_var(f"idle[{v.id}]")
-            arcs.append((0, 0, idle))
-            for k in range(1, n + 1):
-                s = self.skip[v.id, k] = m.new_bool_var(f"skip[{v.id},{self.names[k]}]")
-                arcs.append((k, k, s))
-                m.add_implication(idle, s)  # a vehicle at home does no job (no circuit without the depot)
-            m.add_circuit(arcs)
-            back = self.back[v.id] = m.new_int_var(0, self.horizon + longest, f"back[{v.id}]")
-            m.add(back == 0).only_enforce_if(idle)
-            for i, k in self.pairs:
-                lit = self.a[v.id, i, k]
-                if i == 0:
-                    m.add(self.arr[k - 1] == self.empty[i, k]).only_enforce_if(lit)
-                elif k == 0:
-                    m.add(back == self.finish[i - 1] + self.empty[i, k]).only_enforce_if(lit)
-                else:
-                    m.add(self.arr[k - 1] == self.finish[i - 1] + self.empty[i, k]).only_enforce_if(lit)
-        for k in range(1, n + 1):
-            m.add(sum(self.skip[v.id, k] for v in d.vehicles) == len(d.vehicles) - 1)
+            u = self.used[v.id] = m.new_bool_var(f"used[{v.id}]")
+            col = [self.y[j.id, v.id] for j in d.jobs]
+            for c in col:
+                m.add_implication(c, u)
+            m.add(u <= cp_model.LinearExpr.sum(col))
+        routes = cp_model.LinearExpr.sum([self.x[0, k] for k in range(1, n + 1)])
+        m.add(routes == cp_model.LinearExpr.sum(list(self.used.values())))
         self.classes = vehicle_classes(d, rules, existing)
         for members in self.classes:
             codes = [self.code(v) for v in members]
-            for x, y in zip(codes, codes[1:]):
-                m.add(x >= y)
+            for a, b in zip(codes, codes[1:]):
+                m.add(a >= b)
+        self._dead: dict[str, cp_model.LinearExpr] = {}
 
     def _end(self, node: int) -> str:
         """Where a vehicle is after node ``node`` (the depot, or the job's drop-off)."""
@@ -284,26 +291,39 @@ class DispatchModel(ModelBase):
         return self.d.depot if node == 0 else self.d.jobs[node - 1].origin
 
     def code(self, v: str) -> cp_model.LinearExpr:
-        """n + 1 - k when job k is v's first job, 0 when v stays home."""
+        """v's jobs as a binary number, the first job most significant."""
         n = len(self.d.jobs)
-        return cp_model.LinearExpr.weighted_sum([self.a[v, 0, k] for k in range(1, n + 1)], list(range(n, 0, -1)))
-
-    def on(self, v: str, k: int) -> cp_model.LinearExpr:
-        """1 when vehicle v does job k (0-based)."""
-        return 1 - self.skip[v, k + 1]
+        return cp_model.LinearExpr.weighted_sum(
+            [self.y[j.id, v] for j in self.d.jobs], [2 ** (n - 1 - k) for k in range(n)]
+        )
 
     def jobs_of(self, v: str) -> cp_model.LinearExpr:
-        return len(self.d.jobs) - cp_model.LinearExpr.sum([self.skip[v, k] for k in range(1, len(self.d.jobs) + 1)])
+        return cp_model.LinearExpr.sum([self.y[j.id, v] for j in self.d.jobs])
 
-    def deadhead(self, v: str) -> cp_model.LinearExpr:
-        cells = [(self.a[v, i, k], self.empty[i, k]) for i, k in self.pairs if self.empty[i, k]]
+    def empty_around(self, k: int) -> cp_model.LinearExpr:
+        """Empty minutes charged to job k (0-based): the drive to its pickup and, when it
+        ends a route, the drive home (exact: one arc enters and one leaves a job)."""
+        node = k + 1
+        cells = [(lit, self.empty[i, j]) for (i, j), lit in self.x.items() if (j == node or (i == node and j == 0))]
         return cp_model.LinearExpr.weighted_sum([c for c, _ in cells], [w for _, w in cells])
 
-    def loaded(self, v: str) -> cp_model.LinearExpr:
-        return cp_model.LinearExpr.sum([self.on(v, k) * self.d.loaded(j) for k, j in enumerate(self.d.jobs)])
+    def deadhead(self, v: str) -> cp_model.LinearExpr:
+        """Vehicle v's empty minutes: per job it does, the empty minutes charged to it."""
+        if v not in self._dead:
+            parts = []
+            for k, j in enumerate(self.d.jobs):
+                around = self.empty_around(k)
+                top = 2 * max(self.empty.values())
+                dv = self.m.new_int_var(0, top, f"dead[{j.id},{v}]")
+                self.m.add(dv == around).only_enforce_if(self.y[j.id, v])
+                self.m.add(dv == 0).only_enforce_if(~self.y[j.id, v])
+                parts.append(dv)
+            self._dead[v] = cp_model.LinearExpr.sum(parts)
+        return self._dead[v]
 
-    def used(self, v: str) -> cp_model.LinearExpr:
-        return 1 - self.idle[v]
+    def loaded(self, v: str) -> cp_model.LinearExpr:
+        jobs = self.d.jobs
+        return cp_model.LinearExpr.weighted_sum([self.y[j.id, v] for j in jobs], [self.d.loaded(j) for j in jobs])
 
     def index(self, job: str) -> int:
         return self.names.index(job) - 1
@@ -322,17 +342,16 @@ def vehicle_classes(d: DispatchData, rules: list[Rule], existing: dict[str, list
 
 def symmetry(tm: DispatchModel) -> Symmetry:
     """Relabelling vehicles within a class states the same routes; the canonical labelling
-    orders the class's blocks of arc values by first job (what the model keeps). Each
-    vehicle's arcs are one block of the answer literals, all blocks in one layout, and
-    the first n arcs of a block leave the depot."""
-    size, n = len(tm.pairs), len(tm.d.jobs)
-    at = {v.id: k * size for k, v in enumerate(tm.d.vehicles)}
-    spans = [[(at[v], at[v] + size) for v in members] for members in tm.classes]
+    orders the class's columns of y (one block of the answer literals per vehicle, after
+    the arcs) in decreasing binary order, first job most significant (what the model keeps)."""
+    n, base = len(tm.d.jobs), len(tm.x)
+    at = {v.id: base + k * n for k, v in enumerate(tm.d.vehicles)}
+    spans = [[(at[v], at[v] + n) for v in members] for members in tm.classes]
 
     def canonical(values: list[int]) -> list[int]:
         out = list(values)
         for group in spans:
-            blocks = sorted((values[a:b] for a, b in group), key=lambda blk: blk[:n], reverse=True)
+            blocks = sorted((values[a:b] for a, b in group), reverse=True)
             for (a, b), blk in zip(group, blocks):
                 out[a:b] = blk
         return out
@@ -349,16 +368,16 @@ encoder = ENCODERS.register
 
 @encoder("vehicle_type")
 def _vehicle_type(tm: DispatchModel, p: NoParams, lit: cp_model.IntVar) -> None:
-    for v in tm.d.vehicles:
-        wrong = [tm.skip[v.id, k + 1] for k, j in enumerate(tm.d.jobs) if j.needs != v.type]
-        if wrong:
-            tm.post(cp_model.LinearExpr.sum(wrong) == len(wrong), lit)
+    wrong = [tm.y[j.id, v.id] for v in tm.d.vehicles for j in tm.d.jobs if j.needs != v.type]
+    if wrong:
+        tm.post(cp_model.LinearExpr.sum(wrong) == 0, lit)
 
 
 @encoder("shift_end")
 def _shift_end(tm: DispatchModel, p: NoParams, lit: cp_model.IntVar) -> None:
-    for v in tm.d.vehicles:
-        tm.post(tm.back[v.id] <= tm.d.shift, lit)
+    """A route's last job is followed by the drive home: it must end by the shift's end."""
+    for k in range(len(tm.d.jobs)):
+        tm.m.add(tm.finish[k] + tm.empty[k + 1, 0] <= tm.d.shift).only_enforce_if([lit, tm.x[k + 1, 0]])
 
 
 @encoder("hard_deadline")
@@ -382,21 +401,20 @@ def _max_deadhead(tm: DispatchModel, p: dp.MaxDeadhead, lit: cp_model.IntVar) ->
 
 @encoder("max_vehicles")
 def _max_vehicles(tm: DispatchModel, p: dp.MaxVehicles, lit: cp_model.IntVar) -> None:
-    tm.post(cp_model.LinearExpr.sum([tm.used(v.id) for v in tm.d.vehicles]) <= p.max, lit)
+    tm.post(cp_model.LinearExpr.sum(list(tm.used.values())) <= p.max, lit)
 
 
 @encoder("same_vehicle")
 def _same_vehicle(tm: DispatchModel, p: dp.SameVehicle, lit: cp_model.IntVar) -> None:
     for a, b in zip(p.jobs, p.jobs[1:]):
-        for v in tm.d.vehicles:
-            tm.post(tm.skip[v.id, tm.index(a) + 1] == tm.skip[v.id, tm.index(b) + 1], lit)
+        tm.post(tm.veh[tm.index(a)] == tm.veh[tm.index(b)], lit)
 
 
 @encoder("different_vehicle")
 def _different_vehicle(tm: DispatchModel, p: dp.DifferentVehicle, lit: cp_model.IntVar) -> None:
     for a, b in p.pairs:
         for v in tm.d.vehicles:
-            tm.post(tm.skip[v.id, tm.index(a) + 1] + tm.skip[v.id, tm.index(b) + 1] >= 1, lit)
+            tm.post(tm.y[a, v.id] + tm.y[b, v.id] <= 1, lit)
 
 
 @encoder("max_wait")
@@ -408,8 +426,7 @@ def _max_wait(tm: DispatchModel, p: dp.MaxWait, lit: cp_model.IntVar) -> None:
 @encoder("direct_start")
 def _direct_start(tm: DispatchModel, p: dp.DirectStart, lit: cp_model.IntVar) -> None:
     for jid in p.jobs:
-        k = tm.index(jid) + 1
-        tm.post(cp_model.LinearExpr.sum([tm.a[v.id, 0, k] for v in tm.d.vehicles]) == 1, lit)
+        tm.post(tm.x[0, tm.index(jid) + 1] == 1, lit)
 
 
 @encoder("battery")
@@ -424,20 +441,22 @@ def _battery(tm: DispatchModel, p: dp.Battery, lit: cp_model.IntVar) -> None:
 @encoder("cumulative_load")
 def _cumulative_load(tm: DispatchModel, p: dp.CumulativeLoad, lit: cp_model.IntVar) -> None:
     """Loads only add up, so the running total is highest after the last job."""
+    jobs = tm.d.jobs
     for v in tm.d.vehicles:
-        tm.post(cp_model.LinearExpr.sum([tm.on(v.id, k) * j.load for k, j in enumerate(tm.d.jobs)]) <= p.max, lit)
+        total = cp_model.LinearExpr.weighted_sum([tm.y[j.id, v.id] for j in jobs], [j.load for j in jobs])
+        tm.post(total <= p.max, lit)
 
 
 @encoder("vehicle_down")
 def _vehicle_down(tm: DispatchModel, p: dp.VehicleDown, lit: cp_model.IntVar) -> None:
-    tm.post(tm.idle[p.vehicle] == 1, lit)
+    tm.post(tm.used[p.vehicle] == 0, lit)
 
 
 @encoder("spare_vehicle")
 def _spare_vehicle(tm: DispatchModel, p: dp.SpareVehicle, lit: cp_model.IntVar) -> None:
     for kind in p.types:
-        fleet = [v.id for v in tm.d.vehicles if v.type == kind]
-        tm.post(cp_model.LinearExpr.sum([tm.used(v) for v in fleet]) <= len(fleet) - 1, lit)
+        fleet = [tm.used[v.id] for v in tm.d.vehicles if v.type == kind]
+        tm.post(cp_model.LinearExpr.sum(fleet) <= len(fleet) - 1, lit)
 
 
 def _objective(tm: DispatchModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
@@ -453,18 +472,18 @@ def _objective(tm: DispatchModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
             ub += j.weight * top
         return cp_model.LinearExpr.sum(parts), ub
     if term.kind == "deadhead":
-        longest = max(tm.empty.values())
-        return cp_model.LinearExpr.sum([tm.deadhead(v.id) for v in d.vehicles]), (len(d.jobs) + len(d.vehicles)) * longest
+        cells = [(lit, tm.empty[a]) for a, lit in tm.x.items()]
+        expr = cp_model.LinearExpr.weighted_sum([c for c, _ in cells], [w for _, w in cells])
+        return expr, (2 * len(d.jobs)) * max(tm.empty.values())
     if term.kind == "vehicles_used":
-        return cp_model.LinearExpr.sum([tm.used(v.id) for v in d.vehicles]), len(d.vehicles)
-    if term.kind == "service_score":
-        expr = cp_model.LinearExpr.weighted_sum(tm.start, [j.points for j in d.jobs])
-        constant = sum(j.points * d.duration(j) for j in d.jobs)
-        return expr + constant, sum(j.points * t for j, t in zip(d.jobs, top_finish))
+        return cp_model.LinearExpr.sum(list(tm.used.values())), len(d.vehicles)
+    if term.kind == "pickup_score":
+        expr = cp_model.LinearExpr.weighted_sum(tm.arr, [j.points for j in d.jobs])
+        return expr, sum(j.points for j in d.jobs) * tm.horizon
     if term.kind == "changes":
         old = dp.current_plan(term)
         was = {j: v for v, jobs in old.items() for j in jobs}
-        parts = [1 - tm.on(was[j.id], k) if j.id in was else 1 for k, j in enumerate(d.jobs)]
+        parts = [1 - tm.y[j.id, was[j.id]] if j.id in was else 1 for j in d.jobs]
         return cp_model.LinearExpr.sum(parts), len(d.jobs)
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -476,27 +495,28 @@ def build(draft: Draft) -> SolverModel:
     n = len(data.jobs)
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
-        """Each used vehicle's jobs, following its true arcs from the depot."""
+        """Each route from the depot, following the true arcs, under the vehicle of its jobs."""
         rows = []
-        for v in data.vehicles:
-            if solver.value(tm.idle[v.id]):
+        for first in range(1, n + 1):
+            if not solver.value(tm.x[0, first]):
                 continue
-            route, at = [], 0
-            for _ in range(n + 1):
-                at = next(k for k in range(n + 1) if k != at and solver.value(tm.a[v.id, at, k]))
-                if at == 0:
-                    break
+            route, at = [], first
+            while at != 0:
                 route.append(tm.names[at])
-            rows.append({"vehicle": v.id, "jobs": route})
-        return {"routes": rows}
+                at = next(k for k in range(n + 1) if k != at and solver.value(tm.x[at, k]))
+            v = next(v.id for v in data.vehicles if solver.value(tm.y[route[0], v.id]))
+            rows.append((v, route))
+        order = {v.id: k for k, v in enumerate(data.vehicles)}
+        return {"routes": [{"vehicle": v, "jobs": r} for v, r in sorted(rows, key=lambda vr: order[vr[0]])]}
 
-    answer = [tm.a[v.id, i, k] for v in data.vehicles for i, k in tm.pairs]
+    answer = [*tm.x.values(), *(tm.y[j.id, v.id] for v in data.vehicles for j in data.jobs)]
     sm = solver_model(
         tm, draft, ENCODERS, dp.RULE_PARAMS, _objective, decode, answer, [],
         uniqueness_parameters=UNIQUENESS_PARAMETERS,
     )  # fmt: skip
     sm.symmetry = symmetry(tm)
     return sm
+
 
 
 # -- sampling --------------------------------------------------------------------------
@@ -516,14 +536,15 @@ def _entities(spec: GenerationSpec, rng: random.Random, electric: bool) -> tuple
     for t, (kind, abbr) in enumerate(voc.types[: s.types]):
         for k in range(s.per_type.draw(rng)):
             vehicles.append(Vehicle(id=f"{abbr}-{k + 1}", type=kind))
-    owner = [rng.choice(vehicles).id for _ in range(s.jobs)]
+    active = rng.sample(vehicles, rng.randint(max(1, len(vehicles) - 2), len(vehicles)))
+    owner = [rng.choice(active).id for _ in range(s.jobs)]
     customers = rng.sample(voc.customers, s.jobs)
+    origins, dests = _ends(rng, places[1:], s.jobs)
     drafts: list[tuple[str, dict[str, Any]]] = []
     for v in vehicles:
         t, at = 0, voc.depot
         for _ in range(owner.count(v.id)):
-            origin = rng.choice([p for p in places if p != voc.depot])
-            dest = rng.choice([p for p in places if p != origin])
+            origin, dest = origins.pop(), dests.pop()
             arrive = t + mins[at][origin]
             release = max(0, arrive + rng.randint(-25, 10))
             handling = voc.handling.draw(rng)
@@ -554,6 +575,15 @@ def _entities(spec: GenerationSpec, rng: random.Random, electric: bool) -> tuple
     back = max(x.back for x in tl.values())
     shift = 30 * math.ceil((back + rng.randint(0, 25)) / 30)
     return dp.replaced(data, shift=shift, vehicles=tuple(vehicles)), witness
+
+
+def _ends(rng: random.Random, places: list[str], n: int) -> tuple[list[str], list[str]]:
+    """Pickup and drop-off places of n jobs: no two jobs share a pickup or a drop-off
+    (jobs with the same ends would make optima tie), and no job ends where it starts."""
+    while True:
+        origins, dests = rng.sample(places, n), rng.sample(places, n)
+        if all(a != b for a, b in zip(origins, dests)):
+            return origins, dests
 
 
 def _plan_of(d: DispatchData, w: Witness) -> Plan:
@@ -683,9 +713,6 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
         need = -(-jobs // fleet)
         if need >= 2:
             options.append(("max_jobs", dp.MaxJobs(max=need - 1)))
-    kinds = len({j.needs for j in d.jobs})
-    if kinds >= 2:
-        options.append(("max_vehicles", dp.MaxVehicles(max=kinds - 1)))
     rng.shuffle(options)
     for kind, params in options:
         found = first_infeasible([params], lambda p: with_conflict_rule(draft_, kind, p, position), feasible)  # noqa: B023

@@ -150,9 +150,12 @@ def _vehicles_used(d: DispatchData, p: NoParams) -> str:
     return "the number of vehicles that go out (do at least one job)"
 
 
-@TEXT.objective("service_score")
-def _service_score(d: DispatchData, p: NoParams) -> str:
-    return "the service score: each job's priority points × the minute it finishes; summed over jobs"
+@TEXT.objective("pickup_score")
+def _pickup_score(d: DispatchData, p: NoParams) -> str:
+    return (
+        "the pickup score: each job's priority points × the minute its vehicle arrives at the job's pickup place "
+        "(before any wait for the release); summed over jobs"
+    )
 
 
 @TEXT.objective("changes")
@@ -198,7 +201,7 @@ def _body(d: DispatchData, subtask: str, objective: list[ObjectiveTerm], rules: 
     out += [
         "",
         f"**Jobs** (release and due are minutes after the shift starts; load in {d.units}; the lateness weight counts "
-        "per minute late; priority points weigh the service score):",
+        "per minute late; priority points weigh the pickup score):",
     ]
     rows = []
     for j in d.jobs:
