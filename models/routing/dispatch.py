@@ -280,7 +280,7 @@ class DispatchModel(ModelBase):
             codes = [self.code(v) for v in members]
             for a, b in zip(codes, codes[1:]):
                 m.add(a >= b)
-        self._dead: dict[str, cp_model.LinearExpr] = {}
+        self._running: dict[str, list[cp_model.IntVar]] = {}
 
     def _end(self, node: int) -> str:
         """Where a vehicle is after node ``node`` (the depot, or the job's drop-off)."""
@@ -300,30 +300,23 @@ class DispatchModel(ModelBase):
     def jobs_of(self, v: str) -> cp_model.LinearExpr:
         return cp_model.LinearExpr.sum([self.y[j.id, v] for j in self.d.jobs])
 
-    def empty_around(self, k: int) -> cp_model.LinearExpr:
-        """Empty minutes charged to job k (0-based): the drive to its pickup and, when it
-        ends a route, the drive home (exact: one arc enters and one leaves a job)."""
-        node = k + 1
-        cells = [(lit, self.empty[i, j]) for (i, j), lit in self.x.items() if (j == node or (i == node and j == 0))]
-        return cp_model.LinearExpr.weighted_sum([c for c, _ in cells], [w for _, w in cells])
-
-    def deadhead(self, v: str) -> cp_model.LinearExpr:
-        """Vehicle v's empty minutes: per job it does, the empty minutes charged to it."""
-        if v not in self._dead:
-            parts = []
-            for k, j in enumerate(self.d.jobs):
-                around = self.empty_around(k)
-                top = 2 * max(self.empty.values())
-                dv = self.m.new_int_var(0, top, f"dead[{j.id},{v}]")
-                self.m.add(dv == around).only_enforce_if(self.y[j.id, v])
-                self.m.add(dv == 0).only_enforce_if(~self.y[j.id, v])
-                parts.append(dv)
-            self._dead[v] = cp_model.LinearExpr.sum(parts)
-        return self._dead[v]
-
-    def loaded(self, v: str) -> cp_model.LinearExpr:
-        jobs = self.d.jobs
-        return cp_model.LinearExpr.weighted_sum([self.y[j.id, v] for j in jobs], [self.d.loaded(j) for j in jobs])
+    def running(self, what: str) -> list[cp_model.IntVar]:
+        """Per job, a running total along its route up to the job's drop-off: the empty
+        minutes driven so far (``what`` "empty"), or every minute driven so far, empty
+        or loaded ("driven"). Set along the true arcs, so exact on every route."""
+        if what not in self._running:
+            d, m = self.d, self.m
+            n = len(d.jobs)
+            extra = [d.loaded(j) if what == "driven" else 0 for j in d.jobs]
+            top = sum(max(self.empty[i, k] for i in range(n + 1) if i != k) for k in range(1, n + 1)) + sum(extra)
+            acc = [m.new_int_var(0, top, f"{what}[{j.id}]") for j in d.jobs]
+            for (i, k), lit in self.x.items():
+                if k == 0:
+                    continue
+                before = acc[i - 1] if i else 0
+                m.add(acc[k - 1] == before + self.empty[i, k] + extra[k - 1]).only_enforce_if(lit)
+            self._running[what] = acc
+        return self._running[what]
 
     def index(self, job: str) -> int:
         return self.names.index(job) - 1
@@ -395,8 +388,10 @@ def _max_jobs(tm: DispatchModel, p: dp.MaxJobs, lit: cp_model.IntVar) -> None:
 
 @encoder("max_deadhead")
 def _max_deadhead(tm: DispatchModel, p: dp.MaxDeadhead, lit: cp_model.IntVar) -> None:
-    for v in tm.d.vehicles:
-        tm.post(tm.deadhead(v.id) <= p.max, lit)
+    """A route's empty minutes are its running total at the last drop-off plus the drive home."""
+    acc = tm.running("empty")
+    for k in range(len(tm.d.jobs)):
+        tm.m.add(acc[k] + tm.empty[k + 1, 0] <= p.max).only_enforce_if([lit, tm.x[k + 1, 0]])
 
 
 @encoder("max_vehicles")
@@ -432,10 +427,19 @@ def _direct_start(tm: DispatchModel, p: dp.DirectStart, lit: cp_model.IntVar) ->
 @encoder("battery")
 def _battery(tm: DispatchModel, p: dp.Battery, lit: cp_model.IntVar) -> None:
     """The charge only falls along a route, so its lowest point is back at the depot:
-    every minute driven, empty or loaded, within the battery less the reserve."""
+    the minutes driven by then (running total at the last drop-off plus the drive home)
+    within the battery less the reserve, for the vehicle of the route."""
+    acc = tm.running("driven")
     for v in tm.d.vehicles:
-        if v.battery is not None:
-            tm.post(tm.deadhead(v.id) + tm.loaded(v.id) <= v.battery - p.reserve, lit)
+        if v.battery is None:
+            continue
+        if v.battery < p.reserve:  # even staying home breaks the reserve
+            tm.post(False, lit)
+            continue
+        for k, j in enumerate(tm.d.jobs):
+            tm.m.add(acc[k] + tm.empty[k + 1, 0] <= v.battery - p.reserve).only_enforce_if(
+                [lit, tm.x[k + 1, 0], tm.y[j.id, v.id]]
+            )
 
 
 @encoder("cumulative_load")
