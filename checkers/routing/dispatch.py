@@ -13,8 +13,9 @@ recomputed from them here in plain Python integers.
 This module is the grader's second implementation of every rule: it holds the task's
 data model and the parameter model of each rule and objective kind (read by the solver
 encoder, this checker and the prompt sentence alike), and never imports the solver
-models. Vehicles of one type are interchangeable (no rule or figure tells them apart
-unless a rule names one), so an answer may use any of them; the certificate's
+models. Vehicles of one type are interchangeable (no rule or figure tells them apart:
+rules speak of types, and replanning counts a job as changed when the stop before it
+changes, whichever vehicle drives), so an answer may use any of them; the certificate's
 uniqueness is judged up to that relabelling (see the model).
 """
 
@@ -196,10 +197,11 @@ class CumulativeLoad(Params):
     max: PositiveInt
 
 
-class VehicleDown(Params):
-    """The vehicle is out of service for the shift and does no job (a disruption)."""
+class FleetCap(Params):
+    """At most ``max`` vehicles of the type go out (some have broken down: a disruption)."""
 
-    vehicle: str
+    type: str
+    max: NonNegativeInt
 
 
 class SpareVehicle(Params):
@@ -227,7 +229,7 @@ RULE_PARAMS: ParamsTable = {
     "direct_start": DirectStart,
     "battery": Battery,
     "cumulative_load": CumulativeLoad,
-    "vehicle_down": VehicleDown,
+    "fleet_cap": FleetCap,
     "spare_vehicle": SpareVehicle,
 }
 TERM_PARAMS: ParamsTable = {
@@ -244,9 +246,13 @@ def current_plan(changes: ObjectiveTerm) -> dict[str, list[str]]:
     return as_model(parse(TERM_PARAMS, changes), CurrentRoutes).existing
 
 
-def named_vehicles(rules: list[Rule]) -> set[str]:
-    """The vehicles a rule names (they are no longer interchangeable with their type)."""
-    return {str(r.params["vehicle"]) for r in rules if r.kind == "vehicle_down"}
+def predecessors(routes: dict[str, list[str]] | dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """Job -> the stop before it on its vehicle: the job done just before, or "depot"."""
+    out = {}
+    for jobs in routes.values():
+        for before, jid in zip(["depot", *jobs], jobs):
+            out[jid] = before
+    return out
 
 
 # -- the plan and its timeline -----------------------------------------------------------
@@ -441,10 +447,12 @@ def _cumulative_load(d: DispatchData, plan: Plan, p: CumulativeLoad) -> Verdict:
     return OK
 
 
-@check("vehicle_down")
-def _vehicle_down(d: DispatchData, plan: Plan, p: VehicleDown) -> Verdict:
-    jobs = plan.routes.get(p.vehicle, ())
-    return OK if not jobs else (False, f"{p.vehicle} is out of service but does {', '.join(jobs)}")
+@check("fleet_cap")
+def _fleet_cap(d: DispatchData, plan: Plan, p: FleetCap) -> Verdict:
+    out = [v.id for v in d.vehicles if v.type == p.type and plan.routes.get(v.id)]
+    if len(out) > p.max:
+        return False, f"{len(out)} vehicles of type {p.type} go out ({', '.join(out)}; at most {p.max})"
+    return OK
 
 
 @check("spare_vehicle")
@@ -470,9 +478,8 @@ def objective_value(d: DispatchData, plan: Plan, term: ObjectiveTerm, tp: Params
         arrive = {leg.job: leg.arrive for tl in timeline(d, plan).values() for leg in tl.legs}
         return sum(j.points * arrive[j.id] for j in d.jobs)
     if kind == "changes":
-        old = as_model(tp, CurrentRoutes).existing
-        was = {j: v for v, jobs in old.items() for j in jobs}
-        now = plan.vehicle_of()
+        was = predecessors(as_model(tp, CurrentRoutes).existing)
+        now = predecessors(plan.routes)
         return sum(1 for j in d.jobs if now[j.id] != was.get(j.id))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 

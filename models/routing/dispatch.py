@@ -106,7 +106,7 @@ TASK = TaskSpec(
         ConstraintSpec("cumulative_load", "stateful", "a vehicle's running total of loads stays within its body"),
         *mechanism_pool(
             "a spare vehicle of each named type stays at the depot, so any single vehicle breaking down is covered",
-            replan="a vehicle breaks down: repair the routes with the fewest jobs moved to another vehicle",
+            replan="a vehicle breaks down or a driver is short: repair the routes with the fewest jobs changed",
         ),
     ),
     base_rules=("vehicle_type", "shift_end"),
@@ -231,7 +231,7 @@ class DispatchModel(ModelBase):
     vehicle (veh[j], the vehicle's number, is equal along every true arc), and there are
     as many routes as vehicles used, so no vehicle drives two routes."""
 
-    def __init__(self, data: DispatchData, rules: list[Rule], existing: dict[str, list[str]] | None) -> None:
+    def __init__(self, data: DispatchData) -> None:
         super().__init__()
         self.d = d = data
         m = self.m
@@ -275,7 +275,7 @@ class DispatchModel(ModelBase):
             m.add(u <= cp_model.LinearExpr.sum(col))
         routes = cp_model.LinearExpr.sum([self.x[0, k] for k in range(1, n + 1)])
         m.add(routes == cp_model.LinearExpr.sum(list(self.used.values())))
-        self.classes = vehicle_classes(d, rules, existing)
+        self.classes = vehicle_classes(d)
         for members in self.classes:
             codes = [self.code(v) for v in members]
             for a, b in zip(codes, codes[1:]):
@@ -322,14 +322,12 @@ class DispatchModel(ModelBase):
         return self.names.index(job) - 1
 
 
-def vehicle_classes(d: DispatchData, rules: list[Rule], existing: dict[str, list[str]] | None) -> list[list[str]]:
+def vehicle_classes(d: DispatchData) -> list[list[str]]:
     """Interchangeable vehicles (two or more), each class in vehicle-list order: one type
-    and battery, named by no rule and doing no job in the current plan of a replanning."""
-    named = dp.named_vehicles(rules) | {v for v, jobs in (existing or {}).items() if jobs}
+    and battery (rules speak of types, and the changes figure of stops, never of a vehicle)."""
     by: dict[tuple[str, int | None], list[str]] = {}
     for v in d.vehicles:
-        if v.id not in named:
-            by.setdefault((v.type, v.battery), []).append(v.id)
+        by.setdefault((v.type, v.battery), []).append(v.id)
     return [ids for ids in by.values() if len(ids) > 1]
 
 
@@ -451,9 +449,9 @@ def _cumulative_load(tm: DispatchModel, p: dp.CumulativeLoad, lit: cp_model.IntV
         tm.post(total <= p.max, lit)
 
 
-@encoder("vehicle_down")
-def _vehicle_down(tm: DispatchModel, p: dp.VehicleDown, lit: cp_model.IntVar) -> None:
-    tm.post(tm.used[p.vehicle] == 0, lit)
+@encoder("fleet_cap")
+def _fleet_cap(tm: DispatchModel, p: dp.FleetCap, lit: cp_model.IntVar) -> None:
+    tm.post(cp_model.LinearExpr.sum([tm.used[v.id] for v in tm.d.vehicles if v.type == p.type]) <= p.max, lit)
 
 
 @encoder("spare_vehicle")
@@ -485,17 +483,15 @@ def _objective(tm: DispatchModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
         expr = cp_model.LinearExpr.weighted_sum(tm.arr, [j.points for j in d.jobs])
         return expr, sum(j.points for j in d.jobs) * tm.horizon
     if term.kind == "changes":
-        old = dp.current_plan(term)
-        was = {j: v for v, jobs in old.items() for j in jobs}
-        parts = [1 - tm.y[j.id, was[j.id]] if j.id in was else 1 for j in d.jobs]
+        was = dp.predecessors(dp.current_plan(term))
+        parts = [1 - tm.x[tm.names.index(was[j.id]), k + 1] if j.id in was else 1 for k, j in enumerate(d.jobs)]
         return cp_model.LinearExpr.sum(parts), len(d.jobs)
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
 def build(draft: Draft) -> SolverModel:
     data = parse_data(draft.data)
-    changes = next((t for t in draft.objective if t.kind == "changes"), None)
-    tm = DispatchModel(data, list(draft.rules), dp.current_plan(changes) if changes else None)
+    tm = DispatchModel(data)
     n = len(data.jobs)
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
@@ -726,10 +722,21 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 
 
 def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list[Rule]:
-    """A vehicle of the plan that does jobs breaks down for the shift."""
-    used = [v for v, jobs in _routes(plan).items() if jobs]
-    rng.shuffle(used)
-    return [make_rule("vehicle_down", "hard", dp.VehicleDown(vehicle=v)) for v in used]
+    """A breakdown in a type whose vehicles all go out in the plan (one vehicle fewer of
+    it), or a driver shortage (one job fewer on the busiest vehicle): both speak of
+    types and counts, never of one vehicle, so the vehicles stay interchangeable."""
+    d = parse_data(draft_.data)
+    routes = _routes(plan)
+    out = []
+    for kind in dict.fromkeys(v.type for v in d.vehicles):
+        fleet = [v.id for v in d.vehicles if v.type == kind]
+        if len(fleet) >= 2 and all(routes.get(v) for v in fleet):
+            out.append(make_rule("fleet_cap", "hard", dp.FleetCap(type=kind, max=len(fleet) - 1)))
+    busiest = max(len(jobs) for jobs in routes.values())
+    if busiest >= 2:
+        out.append(make_rule("max_jobs", "hard", dp.MaxJobs(max=busiest - 1)))
+    rng.shuffle(out)
+    return out
 
 
 def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, list[str]]:

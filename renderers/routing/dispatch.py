@@ -115,9 +115,14 @@ def _cumulative_load(d: DispatchData, p: dp.CumulativeLoad) -> str:
     )
 
 
-@TEXT.rule("vehicle_down")
-def _vehicle_down(d: DispatchData, p: dp.VehicleDown) -> str:
-    return f"{p.vehicle} has broken down: it is out of service for the whole shift and does no job."
+@TEXT.rule("fleet_cap")
+def _fleet_cap(d: DispatchData, p: dp.FleetCap) -> str:
+    fleet = sum(1 for v in d.vehicles if v.type == p.type)
+    down = fleet - p.max
+    return (
+        f"Breakdown: {plural(down, 'vehicle')} of type {p.type} {'is' if down == 1 else 'are'} out of service, so at "
+        f"most {p.max} of the {fleet} vehicles of that type may go out (do any job)."
+    )
 
 
 @TEXT.rule("spare_vehicle")
@@ -160,7 +165,10 @@ def _pickup_score(d: DispatchData, p: NoParams) -> str:
 
 @TEXT.objective("changes")
 def _changes(d: DispatchData, p: dp.CurrentRoutes) -> str:
-    return "the number of jobs done by a different vehicle than in the current routes (each moved job counts 1)"
+    return (
+        "the number of changed jobs: a job is changed when the stop before it (the depot, or the job its vehicle "
+        "does just before it) differs from the current routes; each changed job counts 1"
+    )
 
 
 def _disrupted(rules: list[Rule]) -> str:
@@ -216,7 +224,7 @@ def _body(d: DispatchData, subtask: str, objective: list[ObjectiveTerm], rules: 
     )  # fmt: skip
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
-        out += ["", f"**Current routes** (made before {_disrupted(rules)}; move as few jobs to another vehicle as you can):"]
+        out += ["", f"**Current routes** (made before {_disrupted(rules)}; change as few jobs as you can):"]
         out += [f"- {v}: {' → '.join(jobs)}" for v, jobs in dp.current_plan(changes).items()]
     return out
 

@@ -8,31 +8,25 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from pbsolve.checkers.routing.dispatch import TASK_ID, DispatchData, Plan, current_plan, neighbours
-from pbsolve.schema import Instance, ObjectiveTerm, Rule
+from pbsolve.checkers.routing.dispatch import TASK_ID, DispatchData, Plan, neighbours
+from pbsolve.schema import Instance, Rule
 from tests.routing_adapters import TaskAdapter
 
 
-def classes(d: DispatchData, rules: list[Rule], objective: list[ObjectiveTerm]) -> list[list[str]]:
-    """Vehicles of one type and battery that no rule names and that do no job in the
-    current plan of a replanning: the model treats them as one (its canonical labelling)."""
-    named = {str(r.params["vehicle"]) for r in rules if "vehicle" in r.params}
-    for term in objective:
-        if term.kind == "changes":
-            named |= {v for v, jobs in current_plan(term).items() if jobs}
+def classes(d: DispatchData) -> list[list[str]]:
+    """Vehicles of one type and battery: no rule or figure tells them apart."""
     by: dict[tuple[str, int | None], list[str]] = {}
     for v in d.vehicles:
-        if v.id not in named:
-            by.setdefault((v.type, v.battery), []).append(v.id)
+        by.setdefault((v.type, v.battery), []).append(v.id)
     return list(by.values())
 
 
-def canonical(d: DispatchData, plan: Plan, rules: list[Rule], objective: list[ObjectiveTerm]) -> Plan:
+def canonical(d: DispatchData, plan: Plan) -> Plan:
     """The same routes with vehicles relabelled within each class so that their job sets,
     read as binary numbers (first job most significant), decrease along the vehicle list."""
     order = [j.id for j in d.jobs]
     routes = dict(plan.routes)
-    for members in classes(d, rules, objective):
+    for members in classes(d):
         row = {v: tuple(int(j in plan.routes[v]) for j in order) for v in members}
         ranked = sorted(members, key=lambda v: row[v], reverse=True)
         for target, source in zip(members, ranked):
@@ -47,7 +41,7 @@ class DispatchAdapter(TaskAdapter):
         return DispatchData.model_validate(inst.data if data is None else data)
 
     def assignment(self, inst: Instance, plan: Any) -> dict[str, int]:
-        c = canonical(self._data(inst), plan, list(inst.rules), list(inst.objective))
+        c = canonical(self._data(inst), plan)
         out: dict[str, int] = {}
         for v, jobs in c.routes.items():
             stops = ["depot", *jobs, "depot"] if jobs else []
