@@ -285,9 +285,7 @@ class Plan:
     """Vehicle -> its jobs in order (every vehicle present; an unused one has none)."""
 
     routes: dict[str, tuple[str, ...]]
-    _cache: dict[int, tuple[DispatchData, dict[str, Timeline]]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    _cache: dict[int, tuple[DispatchData, dict[str, Timeline]]] = field(default_factory=dict, compare=False, repr=False)
 
     def vehicle_of(self) -> dict[str, str]:
         return {j: v for v, jobs in self.routes.items() for j in jobs}
@@ -522,7 +520,9 @@ class Dispatch(PlanChecker):
     def lookups(self, d: DispatchData) -> dict[str, Any]:
         return {"vehicle": lookup([v.id for v in d.vehicles]), "job": lookup([j.id for j in d.jobs])}
 
-    def read_plan(self, d: DispatchData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
+    def read_plan(
+        self, d: DispatchData, section: dict[str, Any], lk: Any, rules: list[Rule]
+    ) -> tuple[Plan | None, str]:
         rows = section.get("routes") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'routes' is missing or not a list"

@@ -26,6 +26,7 @@ tree-like networks) differ in arrivals too.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from typing import Any
@@ -36,7 +37,7 @@ from pydantic import Field, PositiveInt
 from pbsolve.certify import SolverLimits, is_feasible
 from pbsolve.checkers.routing import dispatch as dp
 from pbsolve.checkers.routing.dispatch import DispatchData, Job, Plan, Vehicle
-from pbsolve.family import Draft, NoDraft, SolverModel, Symmetry
+from pbsolve.family import Draft, SolverModel, Symmetry
 from pbsolve.kit import (
     KindRegistry,
     PositiveRange,
@@ -69,9 +70,7 @@ TASK = TaskSpec(
     family="routing",
     summary="sequence a shift's transport jobs on typed vehicles from a depot, against release and due times",
     subtasks=(
-        SubtaskSpec(
-            "taxi_prebookings", "Taxi pre-bookings", "saloons and wheelchair-accessible cabs; lateness first"
-        ),
+        SubtaskSpec("taxi_prebookings", "Taxi pre-bookings", "saloons and wheelchair-accessible cabs; lateness first"),
         SubtaskSpec(
             "freight_haulage",
             "Freight haulage",
@@ -278,7 +277,7 @@ class DispatchModel(ModelBase):
         self.classes = vehicle_classes(d)
         for members in self.classes:
             codes = [self.code(v) for v in members]
-            for a, b in zip(codes, codes[1:]):
+            for a, b in itertools.pairwise(codes):
                 m.add(a >= b)
         self._running: dict[str, list[cp_model.IntVar]] = {}
 
@@ -484,8 +483,8 @@ def _objective(tm: DispatchModel, term: ObjectiveTerm) -> tuple[cp_model.LinearE
         return expr, sum(j.points for j in d.jobs) * tm.horizon
     if term.kind == "changes":
         was = dp.predecessors(dp.current_plan(term))
-        parts = [1 - tm.x[tm.names.index(was[j.id]), k + 1] if j.id in was else 1 for k, j in enumerate(d.jobs)]
-        return cp_model.LinearExpr.sum(parts), len(d.jobs)
+        kept = [tm.x[tm.names.index(was[j.id]), k + 1] for k, j in enumerate(d.jobs) if j.id in was]
+        return len(d.jobs) - cp_model.LinearExpr.sum(kept), len(d.jobs)
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
@@ -518,7 +517,6 @@ def build(draft: Draft) -> SolverModel:
     return sm
 
 
-
 # -- sampling --------------------------------------------------------------------------
 Witness = dict[str, list[str]]  # vehicle -> its jobs in order
 
@@ -533,7 +531,7 @@ def _entities(spec: GenerationSpec, rng: random.Random, electric: bool) -> tuple
     network = sample_network(rng, places, rng.choice(SHAPES), (s.road_minutes.lo, s.road_minutes.hi))
     mins = network.minutes
     vehicles: list[Vehicle] = []
-    for t, (kind, abbr) in enumerate(voc.types[: s.types]):
+    for kind, abbr in voc.types[: s.types]:
         for k in range(s.per_type.draw(rng)):
             vehicles.append(Vehicle(id=f"{abbr}-{k + 1}", type=kind))
     active = rng.sample(vehicles, rng.randint(max(1, len(vehicles) - 2), len(vehicles)))
@@ -556,7 +554,8 @@ def _entities(spec: GenerationSpec, rng: random.Random, electric: bool) -> tuple
     order = list(range(len(drafts)))
     rng.shuffle(order)
     points = rng.sample(range(1, 41), len(drafts))
-    jobs, witness = [], {v.id: [] for v in vehicles}
+    jobs: list[Job] = []
+    witness: Witness = {v.id: [] for v in vehicles}
     for k, (idx, pts) in enumerate(zip(order, points), 1):
         vid, fields = drafts[idx]
         jobs.append(Job(id=f"J{k}", name=customers[k - 1], weight=rng.randint(1, 3), points=pts, **fields))
