@@ -280,6 +280,7 @@ class DispatchModel(ModelBase):
             for a, b in itertools.pairwise(codes):
                 m.add(a >= b)
         self._running: dict[str, list[cp_model.IntVar]] = {}
+        self._count: dict[str, cp_model.IntVar] = {}
 
     def _end(self, node: int) -> str:
         """Where a vehicle is after node ``node`` (the depot, or the job's drop-off)."""
@@ -296,8 +297,13 @@ class DispatchModel(ModelBase):
             [self.y[j.id, v] for j in self.d.jobs], [2 ** (n - 1 - k) for k in range(n)]
         )
 
-    def jobs_of(self, v: str) -> cp_model.LinearExpr:
-        return cp_model.LinearExpr.sum([self.y[j.id, v] for j in self.d.jobs])
+    def jobs_of(self, v: str) -> cp_model.IntVar:
+        """How many jobs v does (an integer variable, so caps on it propagate at once)."""
+        if v not in self._count:
+            n = len(self.d.jobs)
+            c = self._count[v] = self.m.new_int_var(0, n, f"count[{v}]")
+            self.m.add(c == cp_model.LinearExpr.sum([self.y[j.id, v] for j in self.d.jobs]))
+        return self._count[v]
 
     def running(self, what: str) -> list[cp_model.IntVar]:
         """Per job, a running total along its route up to the job's drop-off: the empty
@@ -358,9 +364,17 @@ encoder = ENCODERS.register
 
 @encoder("vehicle_type")
 def _vehicle_type(tm: DispatchModel, p: NoParams, lit: cp_model.IntVar) -> None:
-    wrong = [tm.y[j.id, v.id] for v in tm.d.vehicles for j in tm.d.jobs if j.needs != v.type]
+    """No job on a vehicle of another type; and (implied, for fast counting proofs) the
+    vehicles of a type do at least as many jobs as need that type."""
+    d = tm.d
+    wrong = [tm.y[j.id, v.id] for v in d.vehicles for j in d.jobs if j.needs != v.type]
     if wrong:
         tm.post(cp_model.LinearExpr.sum(wrong) == 0, lit)
+    for kind in dict.fromkeys(v.type for v in d.vehicles):
+        need = sum(1 for j in d.jobs if j.needs == kind)
+        if need:
+            fleet = [tm.jobs_of(v.id) for v in d.vehicles if v.type == kind]
+            tm.post(cp_model.LinearExpr.sum(fleet) >= need, lit)
 
 
 @encoder("shift_end")
@@ -521,10 +535,12 @@ def build(draft: Draft) -> SolverModel:
 Witness = dict[str, list[str]]  # vehicle -> its jobs in order
 
 
-def _entities(spec: GenerationSpec, rng: random.Random, electric: bool) -> tuple[DispatchData, Witness]:
+def _entities(spec: GenerationSpec, rng: random.Random, electric: bool, busy: bool) -> tuple[DispatchData, Witness]:
     """A network, a fleet and the jobs of a planted plan: each vehicle's jobs are drawn
     along its route (pickup, drop-off, a release around the witness arrival, a due minute
-    around the witness finish), so the plan exists by construction."""
+    around the witness finish), so the plan exists by construction. ``busy``: most jobs
+    go to the first type (an instance asked to be infeasible needs a type with more jobs
+    than a per-vehicle cap lets its vehicles take)."""
     s = SIZES.of(spec.size)
     voc = VOCAB[spec.subtask]
     places = [voc.depot, *rng.sample(STREETS, s.places - 1)]
@@ -535,7 +551,11 @@ def _entities(spec: GenerationSpec, rng: random.Random, electric: bool) -> tuple
         for k in range(s.per_type.draw(rng)):
             vehicles.append(Vehicle(id=f"{abbr}-{k + 1}", type=kind))
     active = rng.sample(vehicles, rng.randint(max(1, len(vehicles) - 2), len(vehicles)))
-    owner = [rng.choice(active).id for _ in range(s.jobs)]
+    if busy:  # most jobs on the first type's vehicles: a per-vehicle job cap can then conflict with the types
+        first = [v for v in vehicles if v.type == vehicles[0].type]
+        owner = [rng.choice(first if rng.random() < 0.75 else vehicles).id for _ in range(s.jobs)]
+    else:
+        owner = [rng.choice(active).id for _ in range(s.jobs)]
     customers = rng.sample(voc.customers, s.jobs)
     origins, dests = _ends(rng, places[1:], s.jobs)
     drafts: list[tuple[str, dict[str, Any]]] = []
@@ -684,7 +704,8 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     for kind in FORCED[spec.subtask]:
         if kind not in sampled:
             sampled.append(kind)
-    data, witness = _entities(spec, rng, electric=spec.subtask in ELECTRIC or "battery" in sampled)
+    electric = spec.subtask in ELECTRIC or "battery" in sampled
+    data, witness = _entities(spec, rng, electric, busy="infeasibility_detection" in spec.hard)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng)
