@@ -542,12 +542,16 @@ def build(draft: Draft) -> SolverModel:
 Witness = dict[str, list[str]]  # vehicle -> its jobs in order
 
 
-def _entities(spec: GenerationSpec, rng: random.Random, electric: bool, busy: bool) -> tuple[DispatchData, Witness]:
+def _entities(
+    spec: GenerationSpec, rng: random.Random, electric: bool, busy: bool, spare: bool, idle: bool
+) -> tuple[DispatchData, Witness]:
     """A network, a fleet and the jobs of a planted plan: each vehicle's jobs are drawn
     along its route (pickup, drop-off, a release around the witness arrival, a due minute
     around the witness finish), so the plan exists by construction. ``busy``: most jobs
     go to the first type (an instance asked to be infeasible needs a type with more jobs
-    than a per-vehicle cap lets its vehicles take)."""
+    than a per-vehicle cap lets its vehicles take); ``spare``: every type with two or
+    more vehicles keeps one at the depot (robustness asks for spares); ``idle``: at least
+    one vehicle stays at the depot (a cap on the vehicles going out can then bind)."""
     s = SIZES.of(spec.size)
     voc = VOCAB[spec.subtask]
     places = [voc.depot, *rng.sample(STREETS, s.places - 1)]
@@ -557,7 +561,14 @@ def _entities(spec: GenerationSpec, rng: random.Random, electric: bool, busy: bo
     for kind, abbr in voc.types[: s.types]:
         for k in range(s.per_type.draw(rng)):
             vehicles.append(Vehicle(id=f"{abbr}-{k + 1}", type=kind))
-    active = rng.sample(vehicles, rng.randint(max(1, len(vehicles) - 2), len(vehicles)))
+    if spare:  # a robust plan keeps a vehicle of every type with two or more at the depot
+        fleets: dict[str, list[Vehicle]] = {}
+        for v in vehicles:
+            fleets.setdefault(v.type, []).append(v)
+        active = [v for fleet in fleets.values() for v in (fleet[1:] if len(fleet) > 1 else fleet)]
+    else:
+        top = len(vehicles) - 1 if idle and len(vehicles) > 1 else len(vehicles)
+        active = rng.sample(vehicles, rng.randint(max(1, len(vehicles) - 2), top))
     if busy:  # most jobs on the first type's vehicles: a per-vehicle job cap can then conflict with the types
         first = [v for v in vehicles if v.type == vehicles[0].type]
         owner = [rng.choice(first if rng.random() < 0.75 else vehicles).id for _ in range(s.jobs)]
@@ -712,7 +723,14 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
         if kind not in sampled:
             sampled.append(kind)
     electric = spec.subtask in ELECTRIC or "battery" in sampled
-    data, witness = _entities(spec, rng, electric, busy="infeasibility_detection" in spec.hard)
+    data, witness = _entities(
+        spec,
+        rng,
+        electric,
+        busy="infeasibility_detection" in spec.hard,
+        spare="robustness_design" in spec.hard,
+        idle="max_vehicles" in sampled,
+    )
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng)
