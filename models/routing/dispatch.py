@@ -79,7 +79,7 @@ TASK = TaskSpec(
         SubtaskSpec(
             "patient_transport",
             "Patient transport",
-            "seated and stretcher ambulances; a patient's outward and return trips share one vehicle",
+            "seated and stretcher ambulances; continuity of care keeps named trips with one crew",
         ),
         SubtaskSpec(
             "airport_shuttles", "Airport shuttles", "electric shuttles whose battery charge runs down along the route"

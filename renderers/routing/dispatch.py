@@ -24,7 +24,7 @@ TEXT = TaskText(
 CONTEXT = {
     "taxi_prebookings": "a cab office's pre-booked rides for one shift: each booking picks passengers up at one place and drops them at another",
     "freight_haulage": "a haulier's loads for one shift: each load is collected from a customer and delivered to another place",
-    "patient_transport": "a non-emergency patient transport service's trips for one shift, some of them a patient's outward and return trips",
+    "patient_transport": "a non-emergency patient transport service's trips for one shift; for continuity of care some trips must stay with one ambulance crew",
     "airport_shuttles": "an airport shuttle operator's transfers for one shift, run partly with battery-electric shuttles",
     "waste_collection": "a council's waste collections for one shift: each collection is loaded at a site and tipped at another place",
 }
