@@ -1,27 +1,31 @@
 """Transportation Dispatch Planning: vehicles to the jobs of a shift, each vehicle doing
 its jobs in sequence from and back to the depot over a road network.
 
-Decision: per vehicle v one circuit (``add_circuit``) over the depot (node 0) and the
-jobs (nodes 1..n): a[v,i,j] = 1 when v goes from i to j; a job's self-loop skip[v,j]
-means v does not do it and the depot's self-loop idle[v] means v stays home. Every job
-is on exactly one circuit. Times propagate along the true arcs and are exact: a job's
-arrival is fixed by its predecessor (the depot at minute 0, or the previous job's
-finish plus the empty drive), its start is the max of arrival and release, its finish
-the start plus the loaded drive and the handling; so a set of routes fixes every time,
-as the checker computes them. Travel minutes are the shortest minutes of the
-instance's road network (:mod:`pbsolve.network_kit`).
+Decision: one multiple circuit (``add_multiple_circuit``) over the depot (node 0) and
+the jobs (nodes 1..n): x[i,k] = 1 when some vehicle goes from i to k, so the true arcs
+are routes that leave and re-enter the depot; y[j,v] = 1 when vehicle v does job j. The
+jobs of one route share their vehicle and there are as many routes as vehicles used, so
+each used vehicle drives exactly one route. Times propagate along the true arcs and are
+exact: a job's arrival is fixed by its predecessor (the depot at minute 0, or the
+previous job's finish plus the empty drive), its start is the max of arrival and
+release, its finish the start plus the loaded drive and the handling; so a set of routes
+fixes every time, as the checker computes them. Per-route running totals (empty minutes,
+minutes driven) carry the per-vehicle caps and the battery charge. Travel minutes are
+the shortest minutes of the instance's road network (:mod:`pbsolve.network_kit`).
+(A per-vehicle ``add_circuit`` was the first version: four times the arcs, and its
+infeasibility proofs were twice as slow.)
 
-Vehicles of one type (and battery) are interchangeable unless a rule or the current
-plan of a replanning names them, so the model breaks that symmetry itself: within each
-class the first jobs of the routes (by job number; an unused vehicle last) never
-decrease along the vehicle list, and :class:`pbsolve.family.Symmetry` tells the
-certifier that canonical form. The objective is the subtask's lexicographic order of
-vehicles used, weighted lateness and deadhead minutes, then a stated pickup score
-(priority points x the minute the vehicle reaches the pickup, points distinct), which
-settles what the other figures leave open without breaking any symmetry: two plans
-with different finish minutes differ in some arrival, and plans that only differ in
-which vehicle follows which drop-off (same finishes, same empty minutes, common on
-tree-like networks) differ in arrivals too.
+Vehicles of one type (and battery) are interchangeable: rules speak of types and
+counts, and the replanning figure of stops, never of one vehicle. The model breaks that
+symmetry itself: within each class the vehicles' job sets, read as binary numbers (job
+J1 most significant), never increase along the vehicle list, and
+:class:`pbsolve.family.Symmetry` tells the certifier that canonical form. The objective
+is the subtask's lexicographic order of vehicles used, weighted lateness and deadhead
+minutes, then a stated pickup score (priority points x the minute the vehicle reaches
+the pickup, points distinct), which settles what the other figures leave open without
+breaking any symmetry: two plans with different finish minutes differ in some arrival,
+and plans that only differ in which route takes which job after a drop-off (same
+finishes, same empty minutes, common on tree-like networks) differ in arrivals too.
 """
 
 from __future__ import annotations
