@@ -547,7 +547,7 @@ Witness = dict[str, list[str]]  # vehicle -> its jobs in order
 
 
 def _entities(
-    spec: GenerationSpec, rng: random.Random, electric: bool, busy: bool, spare: bool, idle: bool
+    spec: GenerationSpec, rng: random.Random, electric: bool, busy: bool, spare: bool, idle: bool, split: bool
 ) -> tuple[DispatchData, Witness]:
     """A network, a fleet and the jobs of a planted plan: each vehicle's jobs are drawn
     along its route (pickup, drop-off, a release around the witness arrival, a due minute
@@ -555,7 +555,8 @@ def _entities(
     go to the first type (an instance asked to be infeasible needs a type with more jobs
     than a per-vehicle cap lets its vehicles take); ``spare``: every type with two or
     more vehicles keeps one at the depot (robustness asks for spares); ``idle``: at least
-    one vehicle stays at the depot (a cap on the vehicles going out can then bind)."""
+    one vehicle stays at the depot (a cap on the vehicles going out can then bind);
+    ``split``: two vehicles of one type both do jobs (jobs to keep apart exist)."""
     s = SIZES.of(spec.size)
     voc = VOCAB[spec.subtask]
     places = [voc.depot, *rng.sample(STREETS, s.places - 1)]
@@ -578,6 +579,12 @@ def _entities(
         owner = [rng.choice(first if rng.random() < 0.75 else vehicles).id for _ in range(s.jobs)]
     else:
         owner = [rng.choice(active).id for _ in range(s.jobs)]
+    if split and not spare and s.jobs >= 2:  # two vehicles of one type both busy: a separation rule can bind
+        kinds = [k for k in dict.fromkeys(v.type for v in vehicles) if sum(v.type == k for v in vehicles) >= 2]
+        if kinds:
+            kind = rng.choice(kinds)
+            a, b = rng.sample([v.id for v in vehicles if v.type == kind], 2)
+            owner[0], owner[1] = a, b
     customers = rng.sample(voc.customers, s.jobs)
     origins, dests = _ends(rng, places[1:], s.jobs)
     drafts: list[tuple[str, dict[str, Any]]] = []
@@ -734,6 +741,7 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
         busy="infeasibility_detection" in spec.hard,
         spare="robustness_design" in spec.hard,
         idle="max_vehicles" in sampled,
+        split="different_vehicle" in sampled,
     )
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
