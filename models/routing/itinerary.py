@@ -37,6 +37,7 @@ from pbsolve.kit import (
     SizeTable,
     Uncertain,
     insert_position,
+    parsed,
     sampled_kinds,
     witness_rules,
 )
@@ -451,7 +452,7 @@ def _objective(tm: TripModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT
 
 
 def build(draft: Draft) -> SolverModel:
-    data = TripData.model_validate(draft.data)
+    data = parsed(TripData, draft.data)
     tm = TripModel(data)
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
@@ -723,7 +724,7 @@ def _read(plan: dict[str, Any]) -> Witness:
 def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
     """A must-see list of sights that cannot all be fitted: the shortest infeasible prefix
     of a shuffled sight list, by bisection (more must-see sights only lose feasibility)."""
-    d = TripData.model_validate(draft_.data)
+    d = parsed(TripData, draft_.data)
     position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
     names = [s.id for s in d.sights]
@@ -742,7 +743,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 
 def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list[Rule]:
     """A planned sight closed on its day (or for the whole trip)."""
-    d = TripData.model_validate(draft_.data)
+    d = parsed(TripData, draft_.data)
     out = []
     for day, stops in _read(plan).items():
         for s in stops:
@@ -763,7 +764,7 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     """Visit durations (worst: long), ticket prices (worst: high) and return times (worst: early)."""
-    d = TripData.model_validate(draft_.data)
+    d = parsed(TripData, draft_.data)
     out = [
         Uncertain(id="", kind="duration", target=s.id, low=s.minutes, high=s.minutes + 15 * rng.randint(1, 2))
         for s in d.sights
@@ -781,7 +782,7 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
 
 
 def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]:
-    d = TripData.model_validate(data)
+    d = parsed(TripData, data)
     if u.kind == "return":
         days = tuple(x.model_copy(update={"end": value}) if x.id == u.target else x for x in d.days)
         return {**data, "days": [x.model_dump(mode="json") for x in days]}
@@ -795,7 +796,7 @@ def worst_is_low(u: Uncertain) -> bool:
 
 
 def report(draft_: Draft, plan: dict[str, Any]) -> dict[str, dict[str, int]]:
-    d = TripData.model_validate(draft_.data)
+    d = parsed(TripData, draft_.data)
     return it.verification(d, _plan(_read(plan)))
 
 
