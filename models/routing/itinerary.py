@@ -763,36 +763,33 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
-    """Visit durations (worst: long), ticket prices (worst: high) and return times (worst: early)."""
+    """Visit durations (worst: long) and, where a budget rule reads them, ticket prices
+    (worst: high); a range on a sight the optimum skips usually costs nothing."""
     d = parsed(TripData, draft_.data)
     out = [
         Uncertain(id="", kind="duration", target=s.id, low=s.minutes, high=s.minutes + 15 * rng.randint(1, 2))
         for s in d.sights
     ]
-    out = rng.sample(out, min(2, len(out)))
+    out = rng.sample(out, min(4, len(out)))
     if any(r.kind in ("daily_budget", "trip_budget", "carry_budget") for r in draft_.rules):
         priced = [s for s in d.sights if s.price]
         out += [
             Uncertain(id="", kind="price", target=s.id, low=s.price, high=s.price + 3 * rng.randint(1, 2))
             for s in rng.sample(priced, min(2, len(priced)))
         ]
-    out += [Uncertain(id="", kind="return", target=x.id, low=x.end - 30, high=x.end) for x in d.days if x.end - 30 > x.start]
     rng.shuffle(out)
     return out
 
 
 def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]:
     d = parsed(TripData, data)
-    if u.kind == "return":
-        days = tuple(x.model_copy(update={"end": value}) if x.id == u.target else x for x in d.days)
-        return {**data, "days": [x.model_dump(mode="json") for x in days]}
     field = "minutes" if u.kind == "duration" else "price"
     sights = tuple(s.model_copy(update={field: value}) if s.id == u.target else s for s in d.sights)
     return {**data, "sights": [s.model_dump(mode="json") for s in sights]}
 
 
 def worst_is_low(u: Uncertain) -> bool:
-    return u.kind == "return"
+    return False
 
 
 def report(draft_: Draft, plan: dict[str, Any]) -> dict[str, dict[str, int]]:

@@ -18,8 +18,7 @@ TEXT = TaskText(
     rule_params=it.RULE_PARAMS,
     term_params=it.TERM_PARAMS,
     worst_case=(
-        "the data's least favourable values are visit durations and ticket prices at the high end and return "
-        "times at the early end"
+        "the data's least favourable values are visit durations (minutes) and ticket prices (euros) at the high end"
     ),
 )
 CONTEXT = {
@@ -192,9 +191,7 @@ def _body(d: TripData, subtask: str, objective: list[ObjectiveTerm], rules: list
     ]
     for x in d.days:
         moving = f", moves to {x.end_place}" if x.end_place != x.start_place else ""
-        u = next((u for u in d.uncertain if u.kind == "return" and u.target == x.id), None)
-        back = hhmm(x.end) if u is None else f"{hhmm(u.low)}–{hhmm(u.high)} (uncertain input {u.id})"
-        out.append(f"- {x.id}: leaves {x.start_place} at {hhmm(x.start)}{moving}; back at {x.end_place} by {back}")
+        out.append(f"- {x.id}: leaves {x.start_place} at {hhmm(x.start)}{moving}; back at {x.end_place} by {hhmm(x.end)}")
     out += [
         "",
         "**Sights** (value earned by visiting; priority points weigh the order score; each sight at most once in "
