@@ -185,7 +185,8 @@ def _body(d: TripData, subtask: str, objective: list[ObjectiveTerm], rules: list
         "At a stop the visit starts on arrival or at the stop's earliest start (a sight's opening time, or its "
         "booked time when it has one; a fixed stop's earliest start), whichever is later, lasts its duration, and "
         "the traveller then leaves for the next stop; after the last stop the traveller goes to the evening hotel. "
-        "Times are clock times (HH:MM) on the same day; durations and travel are in minutes.",
+        "Times are clock times (HH:MM) on the same day; durations and travel are in minutes. A day's plan lists "
+        "its stops in visiting order -- sights and that day's fixed stops, never the hotels; a day may have no stops.",
         "",
         "**Days:**",
     ]
