@@ -584,7 +584,8 @@ def verification(d: TripData, plan: Plan) -> dict[str, dict[str, int]]:
 
 def neighbours(d: TripData, plan: Plan) -> Iterator[Plan]:
     """Plans one move from ``plan``: a sight dropped, a missing sight inserted anywhere,
-    a sight moved to another place or day, or two neighbouring stops swapped."""
+    a sight moved to another place or day, two neighbouring stops swapped, or two sights
+    of different days exchanged (each takes the other's place)."""
     on = day_of(plan)
     for x in d.days:
         stops = plan.days[x.id]
@@ -599,6 +600,12 @@ def neighbours(d: TripData, plan: Plan) -> Iterator[Plan]:
                             yield Plan({**plan.days, x.id: rest, y.id: base[:at] + (s,) + base[at:]})
             if k + 1 < len(stops):
                 yield Plan({**plan.days, x.id: stops[:k] + (stops[k + 1], s) + stops[k + 2 :]})
+    placed = [(day, k, s) for day, stops in plan.days.items() for k, s in enumerate(stops) if s in d.sight_by_id]
+    for (da, ka, a), (db, kb, b) in itertools.combinations(placed, 2):
+        if da != db:
+            ra, rb = list(plan.days[da]), list(plan.days[db])
+            ra[ka], rb[kb] = b, a
+            yield Plan({**plan.days, da: tuple(ra), db: tuple(rb)})
     for s in d.sights:
         if s.id not in on:
             for y in d.days:

@@ -549,14 +549,14 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[TripData, Witne
             times[name] = (start, start + dur)
             now = start + dur
             here = place
-        ends[x.id] = _round_up(now + mins[here][x.end_place], 30) + rng.choice((0, 30))
+        ends[x.id] = _round_up(now + mins[here][x.end_place], 30) + rng.choice((0, 30, 60))
         witness[x.id] = route
     sights = []
     for name, category in picked:
         if name in times:
             start, end = times[name]
-            opens = max(420, (start // 30) * 30 - 30 * rng.randint(0, 3))
-            closes = _round_up(end, 30) + 30 * rng.randint(0, 5)
+            opens = max(420, (start // 30) * 30 - 30 * rng.randint(0, 4))
+            closes = max(_round_up(end, 30), min(1200, _round_up(end, 30) + 30 * rng.randint(1, 8)))
         else:
             opens, closes = rng.choice((540, 570, 600)), rng.choice((960, 1020, 1080, 1140))
         price = 0 if sub == "museum_pass" and category == "museum" else rng.randint(0, 6) * 3
@@ -662,19 +662,19 @@ def _b_carry_budget(d: TripData, w: Witness, rng: random.Random) -> it.CarryBudg
     for j, euros in enumerate(it.spend(d, _plan(w)).values(), 1):
         running += euros
         need = max(need, -(-running // j))
-    return it.CarryBudget(allowance=need + rng.randint(0, 2)) if need and len(d.days) > 1 else None
+    return it.CarryBudget(allowance=need + rng.randint(0, 1)) if need and len(d.days) > 1 else None
 
 
 def _b_tiring_day(d: TripData, w: Witness, rng: random.Random) -> it.TiringDay | None:
+    """A threshold just above the witness's longest day (before the last), so the witness
+    never trips it, and a light day below the witness's lightest following day: two long
+    days in a row are then out of reach for every plan."""
     minutes = list(it.sightseeing(d, _plan(w)).values())
     if len(minutes) < 2:
         return None
-    k = rng.randint(0, len(minutes) - 2)
-    if minutes[k] < 30:
-        return None
-    threshold = minutes[k] - 15 * rng.randint(1, 2)
-    light = max(minutes[j + 1] for j in range(len(minutes) - 1) if minutes[j] > threshold)
-    return it.TiringDay(minutes=threshold, light=light)
+    threshold = max(minutes[:-1]) + 15 * rng.randint(0, 1)
+    light = min(minutes[1:]) - 15 * rng.randint(1, 2)
+    return it.TiringDay(minutes=threshold, light=light) if light >= 0 else None
 
 
 BUILDERS = {
