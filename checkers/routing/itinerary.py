@@ -323,20 +323,21 @@ class DaySchedule:
 
 def schedule(d: TripData, day: str, stops: tuple[str, ...], delay: int = 0) -> DaySchedule:
     """The day's times under the stated convention; ``delay`` minutes are added to every
-    leg (the robustness margin), including the leg back to the hotel."""
+    leg between two different places (the robustness margin), the legs from and to the
+    hotels included."""
     dd = d.day_by_id[day]
     here, now, travel, visits = dd.start_place, dd.start, 0, []
     for stop in stops:
         place = d.place(stop)
         leg = d.minutes[here][place]
         travel += leg
-        arrive = now + leg + delay
+        arrive = now + leg + (delay if leg else 0)
         start = max(arrive, d.earliest(stop))
         now = start + d.duration(stop)
         visits.append(Visit(stop, arrive, start, now))
         here = place
     leg = d.minutes[here][dd.end_place]
-    return DaySchedule(tuple(visits), now + leg + delay, travel + leg)
+    return DaySchedule(tuple(visits), now + leg + (delay if leg else 0), travel + leg)
 
 
 def day_of(plan: Plan) -> dict[str, str]:

@@ -218,26 +218,24 @@ class TripModel(ModelBase):
         t: dict[tuple[str, str], cp_model.IntVar] = {}
         back: dict[str, cp_model.IntVar] = {}
         extra = [] if lit is None else [lit]
+
+        def leg(a: str, b: str) -> int:  # the margin applies to legs between two different places
+            return mins[a][b] + (delay if mins[a][b] else 0)
+
         for x in d.days:
             for s in self.nodes[x.id]:
                 t[x.id, s] = self.m.new_int_var(d.earliest(s), self.horizon, f"t{delay}[{x.id}|{s}]")
             back[x.id] = self.m.new_int_var(0, self.horizon, f"back{delay}[{x.id}]")
             here, there = x.start_place, x.end_place
-            self.m.add(back[x.id] >= x.start + mins[here][there] + delay).only_enforce_if(
-                [self.arcs[x.id, START, END], *extra]
-            )
+            self.m.add(back[x.id] >= x.start + leg(here, there)).only_enforce_if([self.arcs[x.id, START, END], *extra])
             for s in self.nodes[x.id]:
                 ps = d.place(s)
-                self.m.add(t[x.id, s] >= x.start + mins[here][ps] + delay).only_enforce_if(
-                    [self.arcs[x.id, START, s], *extra]
-                )
+                self.m.add(t[x.id, s] >= x.start + leg(here, ps)).only_enforce_if([self.arcs[x.id, START, s], *extra])
                 done = t[x.id, s] + d.duration(s)
-                self.m.add(back[x.id] >= done + mins[ps][there] + delay).only_enforce_if(
-                    [self.arcs[x.id, s, END], *extra]
-                )
+                self.m.add(back[x.id] >= done + leg(ps, there)).only_enforce_if([self.arcs[x.id, s, END], *extra])
                 for b in self.nodes[x.id]:
                     if b != s:
-                        self.m.add(t[x.id, b] >= done + mins[ps][d.place(b)] + delay).only_enforce_if(
+                        self.m.add(t[x.id, b] >= done + leg(ps, d.place(b))).only_enforce_if(
                             [self.arcs[x.id, s, b], *extra]
                         )
         return t, back

@@ -134,7 +134,8 @@ def _closure(d: TripData, p: it.SightClosure) -> str:
 @TEXT.rule("travel_margin")
 def _margin(d: TripData, p: it.TravelMargin) -> str:
     return (
-        f"Traffic margin: if every leg of travel (including the legs from and to the hotels) took "
+        f"Traffic margin: if every leg of travel between two different places (the legs from and to the hotels "
+        f"included) took "
         f"{plural(p.minutes, 'minute')} longer than the road table says, with the same timing convention, every "
         "visit would still end by its sight's closing time, every booked sight on its booked day would still be "
         "reached by its booked time, every fixed stop in the plan would still start by its latest start, and "
