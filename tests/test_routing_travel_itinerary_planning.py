@@ -91,13 +91,28 @@ def test_times_wait_for_opening_and_booked_times_and_the_margin_delays_every_leg
 CASES = [
     ("opening_hours", None, GOOD, plan(("Rest (Thu)", "Cathedral", "Zoo"), ()), "after it closes at 12:00", DATA),
     (
-        "return_by", None, LIGHT, GOOD, "return to Hotel Aurora is at 15:30, after 15:00",
+        "return_by",
+        None,
+        LIGHT,
+        GOOD,
+        "return to Hotel Aurora is at 15:30, after 15:00",
         it.replaced(DATA, days=(DATA.days[0].model_copy(update={"end": 900}), DATA.days[1])),
     ),
-    ("closing_days", None, GOOD, plan(("Cathedral", "Rest (Thu)"), ("Art Gallery", "Zoo")), "Zoo is closed on Fri", DATA),
+    (
+        "closing_days",
+        None,
+        GOOD,
+        plan(("Cathedral", "Rest (Thu)"), ("Art Gallery", "Zoo")),
+        "Zoo is closed on Fri",
+        DATA,
+    ),
     ("reservations", None, GOOD, plan(("Art Gallery", "Rest (Thu)"), ()), "booked for Fri but visited on Thu", DATA),
     (
-        "reservations", None, GOOD, plan((), ("Zoo", "Art Gallery")), "reached at 12:10, after its booked time 11:00",
+        "reservations",
+        None,
+        GOOD,
+        plan((), ("Zoo", "Art Gallery")),
+        "reached at 12:10, after its booked time 11:00",
         DATA,
     ),
     ("fixed_stops", None, GOOD, plan(("Cathedral", "Zoo"), ("Art Gallery",)), "Rest (Thu) is missing from Thu", DATA),
@@ -106,28 +121,55 @@ CASES = [
     ("must_see", it.MustSee(sights=["Zoo"]), GOOD, LIGHT, "must-see Zoo not visited", DATA),
     ("max_visits", it.MaxVisits(max=1), LIGHT, GOOD, "Thu has 2 sights", DATA),
     (
-        "precedence", it.Precedence(pairs=[("Cathedral", "Zoo")]), GOOD,
-        plan(("Zoo", "Rest (Thu)", "Cathedral"), ()), "Zoo is visited but not after Cathedral", DATA,
+        "precedence",
+        it.Precedence(pairs=[("Cathedral", "Zoo")]),
+        GOOD,
+        plan(("Zoo", "Rest (Thu)", "Cathedral"), ()),
+        "Zoo is visited but not after Cathedral",
+        DATA,
     ),
     (
-        "precedence", it.Precedence(pairs=[("Cathedral", "Zoo")]), GOOD, plan(("Rest (Thu)", "Zoo"), ()),
-        "Zoo is visited but not after Cathedral", DATA,
+        "precedence",
+        it.Precedence(pairs=[("Cathedral", "Zoo")]),
+        GOOD,
+        plan(("Rest (Thu)", "Zoo"), ()),
+        "Zoo is visited but not after Cathedral",
+        DATA,
     ),
     (
-        "same_day", it.SameDay(sights=("Cathedral", "Zoo")), GOOD,
-        plan(("Cathedral", "Rest (Thu)"), ("Art Gallery", "Zoo")), "are not on one day", DATA,
+        "same_day",
+        it.SameDay(sights=("Cathedral", "Zoo")),
+        GOOD,
+        plan(("Cathedral", "Rest (Thu)"), ("Art Gallery", "Zoo")),
+        "are not on one day",
+        DATA,
     ),
     ("category_cap", it.CategoryCap(category="park", max=0), LIGHT, GOOD, "1 sights of category park", DATA),
-    ("balance", it.Balance(max=0), plan(("Cathedral", "Rest (Thu)"), ("Art Gallery",)), GOOD, "more than 0 apart", DATA),
+    (
+        "balance",
+        it.Balance(max=0),
+        plan(("Cathedral", "Rest (Thu)"), ("Art Gallery",)),
+        GOOD,
+        "more than 0 apart",
+        DATA,
+    ),
     ("trip_budget", it.TripBudget(max=24), LIGHT, GOOD, "25 euros over the trip", DATA),
     (
-        "carry_budget", it.CarryBudget(allowance=13), plan(("Cathedral", "Rest (Thu)"), ("Art Gallery", "Zoo")), GOOD,
-        "through Thu tickets cost 17 euros", DATA,
+        "carry_budget",
+        it.CarryBudget(allowance=13),
+        plan(("Cathedral", "Rest (Thu)"), ("Art Gallery", "Zoo")),
+        GOOD,
+        "through Thu tickets cost 17 euros",
+        DATA,
     ),  # the kept plan spends 20 on Fri: the 8 unspent on Thu carry over
     ("tiring_day", it.TiringDay(minutes=120, light=60), LIGHT, GOOD, "Thu has 180 minutes of sightseeing", DATA),
     ("sight_closure", it.SightClosure(sight="Zoo", days=["Thu"]), LIGHT, GOOD, "Zoo cannot be visited on Thu", DATA),
     (
-        "travel_margin", it.TravelMargin(minutes=60), LIGHT, GOOD, "after 17:00 with 60 more minutes on every leg",
+        "travel_margin",
+        it.TravelMargin(minutes=60),
+        LIGHT,
+        GOOD,
+        "after 17:00 with 60 more minutes on every leg",
         DATA,
     ),
 ]
@@ -146,7 +188,9 @@ def test_every_rule_kind_of_the_pool_and_the_mechanisms_has_a_case():
 
 def _draft(rules, data: TripData = DATA, objective: list[ObjectiveTerm] | None = None) -> Draft:
     spec = GenerationSpec(family="routing", task=T, subtask="family_trip", seed=0, size="tiny")
-    return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=objective or model.objective_terms())
+    return Draft(
+        spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=objective or model.objective_terms()
+    )
 
 
 def _all_plans(data: TripData) -> list[Plan]:
@@ -279,9 +323,15 @@ def test_subtasks_differ_in_structure_not_wording():
 
 
 def test_the_witness_keeps_every_drafted_rule():
-    for seed, sub in itertools.product(range(4), ("city_break", "family_trip", "museum_pass", "multi_city", "business_trip")):
+    for seed, sub in itertools.product(
+        range(4), ("city_break", "family_trip", "museum_pass", "multi_city", "business_trip")
+    ):
         spec = _spec(sub, "default", seed).model_copy(
-            update={"basic": ["reservations", "closing_days", "daily_budget"], "medium": ["precedence"], "stateful": ["tiring_day"]}
+            update={
+                "basic": ["reservations", "closing_days", "daily_budget"],
+                "medium": ["precedence"],
+                "stateful": ["tiring_day"],
+            }
         )
         d = model.draft(spec, random.Random(seed))
         assert is_feasible(model.build(d), SolverLimits())

@@ -569,9 +569,7 @@ def objective_value(d: TripData, plan: Plan, term: ObjectiveTerm, tp: Params) ->
         return sum(travel(d, plan).values())
     if kind == "order_score":
         order = trip_order(d, plan)
-        return sum(
-            s.priority * (DAY_WEIGHT * order[s.id][0] + order[s.id][1]) for s in d.sights if s.id in order
-        )
+        return sum(s.priority * (DAY_WEIGHT * order[s.id][0] + order[s.id][1]) for s in d.sights if s.id in order)
     if kind == "changes":
         old = day_of(Plan({k: tuple(v) for k, v in as_model(tp, CurrentTrip).existing.items()}))
         now = day_of(plan)
@@ -598,21 +596,21 @@ def neighbours(d: TripData, plan: Plan) -> Iterator[Plan]:
                     base = rest if y.id == x.id else plan.days[y.id]
                     for at in range(len(base) + 1):
                         if y.id != x.id or at != k:
-                            yield Plan({**plan.days, x.id: rest, y.id: base[:at] + (s,) + base[at:]})
+                            yield Plan({**plan.days, x.id: rest, y.id: (*base[:at], s, *base[at:])})
             if k + 1 < len(stops):
-                yield Plan({**plan.days, x.id: stops[:k] + (stops[k + 1], s) + stops[k + 2 :]})
+                yield Plan({**plan.days, x.id: (*stops[:k], stops[k + 1], s, *stops[k + 2 :])})
     placed = [(day, k, s) for day, stops in plan.days.items() for k, s in enumerate(stops) if s in d.sight_by_id]
     for (da, ka, a), (db, kb, b) in itertools.combinations(placed, 2):
         if da != db:
             ra, rb = list(plan.days[da]), list(plan.days[db])
             ra[ka], rb[kb] = b, a
             yield Plan({**plan.days, da: tuple(ra), db: tuple(rb)})
-    for s in d.sights:
-        if s.id not in on:
+    for missing in d.sights:
+        if missing.id not in on:
             for y in d.days:
                 base = plan.days[y.id]
                 for at in range(len(base) + 1):
-                    yield Plan({**plan.days, y.id: base[:at] + (s.id,) + base[at:]})
+                    yield Plan({**plan.days, y.id: (*base[:at], missing.id, *base[at:])})
 
 
 class Itinerary(PlanChecker):
@@ -719,7 +717,7 @@ class Itinerary(PlanChecker):
             for s in ranked:
                 if s.id in used or x.id in s.closed_on or (s.booked_day not in (None, x.id)):
                     continue
-                trial = stops + (s.id,)
+                trial = (*stops, s.id)
                 sch = schedule(d, x.id, trial)
                 if sch.back <= x.end and sch.visits[-1].end <= s.closes:
                     stops = trial

@@ -194,10 +194,10 @@ class TripModel(ModelBase):
                     if b != s:
                         self.m.add(self.pos[x.id, b] == p + 1).only_enforce_if(self.arcs[x.id, s, b])
         self.seen: dict[str, cp_model.IntVar] = {}
-        for s in d.sights:
-            v = self.m.new_bool_var(f"seen[{s.id}]")
-            self.m.add(v == sum(self.vis[x.id, s.id] for x in d.days))
-            self.seen[s.id] = v
+        for one in d.sights:
+            v = self.m.new_bool_var(f"seen[{one.id}]")
+            self.m.add(v == cp_model.LinearExpr.sum([self.vis[x.id, one.id] for x in d.days]))
+            self.seen[one.id] = v
         self.t, self.back = self.times(0, None)
 
     def _horizon(self) -> int:
@@ -525,11 +525,13 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[TripData, Witne
         route = [picked[i][0] for i in order[:take]]
         order = order[take:]
         fixed = [t for t in stops if t.day == x.id]
-        for t in fixed:
-            route.insert(rng.randint(len(route) // 2, len(route)) if t.kind == "rest" else rng.randint(0, len(route)), t.id)
+        for f in fixed:
+            route.insert(
+                rng.randint(len(route) // 2, len(route)) if f.kind == "rest" else rng.randint(0, len(route)), f.id
+            )
         here, now = x.start_place, x.start
         for name in route:
-            t = next((t for t in fixed if t.id == name), None)
+            t = next((f for f in fixed if f.id == name), None)
             place = t.place if t is not None else name
             arrive = now + mins[here][place]
             if t is not None and t.kind == "meeting":

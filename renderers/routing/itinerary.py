@@ -193,7 +193,9 @@ def _body(d: TripData, subtask: str, objective: list[ObjectiveTerm], rules: list
     ]
     for x in d.days:
         moving = f", moves to {x.end_place}" if x.end_place != x.start_place else ""
-        out.append(f"- {x.id}: leaves {x.start_place} at {hhmm(x.start)}{moving}; back at {x.end_place} by {hhmm(x.end)}")
+        out.append(
+            f"- {x.id}: leaves {x.start_place} at {hhmm(x.start)}{moving}; back at {x.end_place} by {hhmm(x.end)}"
+        )
     out += [
         "",
         "**Sights** (value earned by visiting; priority points weigh the order score; each sight at most once in "
