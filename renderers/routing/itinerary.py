@@ -134,12 +134,11 @@ def _closure(d: TripData, p: it.SightClosure) -> str:
 @TEXT.rule("travel_margin")
 def _margin(d: TripData, p: it.TravelMargin) -> str:
     return (
-        f"Traffic margin: if every leg of travel between two different places (the legs from and to the hotels "
-        f"included) took "
-        f"{plural(p.minutes, 'minute')} longer than the road table says, with the same timing convention, every "
-        "visit would still end by its sight's closing time, every booked sight on its booked day would still be "
-        "reached by its booked time, every fixed stop in the plan would still start by its latest start, and "
-        "every day would still end at the evening hotel by the return time."
+        f"Traffic margin: if every leg between two different places (the legs from and to the hotels included) "
+        f"took {plural(p.minutes, 'minute')} longer than its fastest route, with the same timing convention, every "
+        "visit would still end by its sight's closing time, every booked sight visited on its booked day would "
+        "still be reached by its booked time, every fixed stop in the plan would still start by its latest start, "
+        "and every day would still end at the evening hotel by the return time."
     )
 
 
