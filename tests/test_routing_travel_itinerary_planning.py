@@ -163,6 +163,22 @@ CASES = [
         DATA,
     ),  # the kept plan spends 20 on Fri: the 8 unspent on Thu carry over
     ("tiring_day", it.TiringDay(minutes=120, light=60), LIGHT, GOOD, "Thu has 180 minutes of sightseeing", DATA),
+    (
+        "stamina",
+        it.Stamina(minutes=100),
+        LIGHT,
+        GOOD,
+        "on Thu Zoo brings 120 minutes of sightseeing since the last rest",
+        DATA,
+    ),
+    (
+        "stamina",
+        it.Stamina(minutes=150),
+        GOOD,
+        plan(("Cathedral", "Zoo", "Rest (Thu)"), ()),
+        "Zoo brings 180 minutes",
+        DATA,
+    ),  # the rest comes too late: Cathedral's hour still counts at the Zoo
     ("sight_closure", it.SightClosure(sight="Zoo", days=["Thu"]), LIGHT, GOOD, "Zoo cannot be visited on Thu", DATA),
     (
         "travel_margin",

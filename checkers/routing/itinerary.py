@@ -248,6 +248,13 @@ class TiringDay(Params):
     light: NonNegativeInt
 
 
+class Stamina(Params):
+    """The sightseeing minutes (visit durations) since the day's start or the last rest
+    stop never exceed ``minutes``: a level that visits use up and a rest restores."""
+
+    minutes: PositiveInt
+
+
 class SightClosure(Params):
     """The sight cannot be visited on the named days (a disruption)."""
 
@@ -284,6 +291,7 @@ RULE_PARAMS: ParamsTable = {
     "trip_budget": TripBudget,
     "carry_budget": CarryBudget,
     "tiring_day": TiringDay,
+    "stamina": Stamina,
     "sight_closure": SightClosure,
     "travel_margin": TravelMargin,
 }
@@ -544,6 +552,31 @@ def _tiring_day(d: TripData, plan: Plan, p: TiringDay) -> Verdict:
     for (day, m), (nxt, m2) in itertools.pairwise(minutes):
         if m > p.minutes and m2 > p.light:
             return False, f"{day} has {m} minutes of sightseeing (over {p.minutes}) and {nxt} {m2} (at most {p.light})"
+    return OK
+
+
+def tiredness(d: TripData, stops: tuple[str, ...]) -> list[int]:
+    """After each stop of a day, the sightseeing minutes since the start or the last rest."""
+    level, out = 0, []
+    for stop in stops:
+        fixed = d.stop_by_id.get(stop)
+        if fixed is None:
+            level += d.sight_by_id[stop].minutes
+        elif fixed.kind == "rest":
+            level = 0
+        out.append(level)
+    return out
+
+
+@check("stamina")
+def _stamina(d: TripData, plan: Plan, p: Stamina) -> Verdict:
+    for x in d.days:
+        for stop, level in zip(plan.days[x.id], tiredness(d, plan.days[x.id]), strict=True):
+            if level > p.minutes:
+                return (
+                    False,
+                    f"on {x.id} {stop} brings {level} minutes of sightseeing since the last rest (at most {p.minutes})",
+                )
     return OK
 
 

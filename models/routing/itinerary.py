@@ -85,6 +85,7 @@ TASK = TaskSpec(
         ConstraintSpec("trip_budget", "medium", "ticket spending over the whole trip capped"),
         ConstraintSpec("carry_budget", "stateful", "a daily allowance whose unspent part carries over"),
         ConstraintSpec("tiring_day", "stateful", "a long sightseeing day is followed by a light one"),
+        ConstraintSpec("stamina", "stateful", "a stamina level along the route: visits use it, a rest restores it"),
         *mechanism_pool("every time limit still holds if every leg of travel took a stated margin longer"),
     ),
     base_rules=("opening_hours", "return_by"),
@@ -405,6 +406,31 @@ def _tiring_day(tm: TripModel, p: it.TiringDay, lit: cp_model.IntVar) -> None:
         tm.post(tm.sightseeing(y.id) <= p.light + big * (1 - over), lit)
 
 
+@encoder("stamina")
+def _stamina(tm: TripModel, p: it.Stamina, lit: cp_model.IntVar) -> None:
+    """The level after each stop follows the arcs like the times do: a sight adds its
+    minutes to the level after the previous stop (0 after the hotel or a rest stop), a
+    rest stop resets it, a meeting keeps it; it never exceeds the cap."""
+    d = tm.data
+    top = sum(s.minutes for s in d.sights)
+    for x in d.days:
+        nodes = tm.nodes[x.id]
+        level = {s: tm.m.new_int_var(0, top, "") for s in nodes}
+
+        def after(prev: cp_model.LinearExprT, b: str) -> cp_model.LinearExprT:
+            fixed = d.stop_by_id.get(b)
+            if fixed is None:
+                return prev + d.sight_by_id[b].minutes
+            return 0 if fixed.kind == "rest" else prev
+
+        for b in nodes:
+            tm.m.add(level[b] == after(0, b)).only_enforce_if([tm.arcs[x.id, START, b], lit])
+            for a in nodes:
+                if a != b:
+                    tm.m.add(level[b] == after(level[a], b)).only_enforce_if([tm.arcs[x.id, a, b], lit])
+            tm.post(level[b] <= p.minutes, lit)
+
+
 @encoder("sight_closure")
 def _sight_closure(tm: TripModel, p: it.SightClosure, lit: cp_model.IntVar) -> None:
     for day in p.days:
@@ -677,7 +703,13 @@ def _b_tiring_day(d: TripData, w: Witness, rng: random.Random) -> it.TiringDay |
     return it.TiringDay(minutes=threshold, light=light) if light >= 0 else None
 
 
+def _b_stamina(d: TripData, w: Witness, rng: random.Random) -> it.Stamina | None:
+    top = max((lvl for stops in w.values() for lvl in it.tiredness(d, tuple(stops))), default=0)
+    return it.Stamina(minutes=top + 15 * rng.randint(0, 1)) if top else None
+
+
 BUILDERS = {
+    "stamina": _b_stamina,
     "daily_budget": _b_daily_budget,
     "daily_travel": _b_daily_travel,
     "must_see": _b_must_see,

@@ -126,6 +126,16 @@ def _tiring(d: TripData, p: it.TiringDay) -> str:
     )
 
 
+@TEXT.rule("stamina")
+def _stamina(d: TripData, p: it.Stamina) -> str:
+    rests = any(t.kind == "rest" for t in d.stops)
+    since = "since the day's start or the last rest stop" if rests else "since the day's start"
+    return (
+        f"Stamina: at every stop, the sightseeing minutes (the visit durations of the sights visited {since}, "
+        f"that stop included) are at most {p.minutes}; a rest stop restores full stamina, a meeting does not."
+    )
+
+
 @TEXT.rule("sight_closure")
 def _closure(d: TripData, p: it.SightClosure) -> str:
     return f"{p.sight} is closed unexpectedly on {and_list(p.days)} and cannot be visited then."
