@@ -128,11 +128,13 @@ def _tiring(d: TripData, p: it.TiringDay) -> str:
 
 @TEXT.rule("stamina")
 def _stamina(d: TripData, p: it.Stamina) -> str:
-    rests = any(t.kind == "rest" for t in d.stops)
-    since = "since the day's start or the last rest stop" if rests else "since the day's start"
+    kinds = {t.kind for t in d.stops}
+    since = "since the day's start or the last rest stop" if "rest" in kinds else "since the day's start"
+    notes = {"rest": "a rest stop restores full stamina", "meeting": "a meeting neither uses nor restores it"}
+    tail = "; " + " and ".join(notes[k] for k in sorted(kinds)) if kinds else ""
     return (
         f"Stamina: at every stop, the sightseeing minutes (the visit durations of the sights visited {since}, "
-        f"that stop included) are at most {p.minutes}; a rest stop restores full stamina, a meeting does not."
+        f"that stop included) are at most {p.minutes}{tail}."
     )
 
 
