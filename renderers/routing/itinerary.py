@@ -231,7 +231,7 @@ def _body(d: TripData, subtask: str, objective: list[ObjectiveTerm], rules: list
     if d.stops:
         out += ["", "**Fixed stops** (each belongs to one day and is listed in that day's stops by its name):"]
         for t in d.stops:
-            what = "rest at the hotel" if t.kind == "rest" else "meeting"
+            what = "rest" if t.kind == "rest" else "meeting"
             window = (
                 f"starts at {hhmm(t.earliest)}" if t.earliest == t.latest else
                 f"earliest start {hhmm(t.earliest)}, latest start {hhmm(t.latest)}"
