@@ -117,9 +117,10 @@ PROBE_TIME = 2.0
 # measured on 20 default drafts (hard tier off, 1 worker): solves without the LP relaxation took 0.58 s
 # against 1.6 s with it (the circuits' LP cuts do not pay at this size), and the uniqueness re-optimisation
 # without presolve 0.59 s against 1.06 s with it (first solves 0.58 s), the same certificates
-# Default size: 5 sights over 2 days with a witness of 1-2 sights a day (the optimum visits about 3.2; with
-# 2-3 a day, 7 optimal plans in 10 visited every sight and the value term said nothing): 24 certified
-# instances per CPU second against 17 with 6 sights.
+# Default size: 5 sights over 2 days with a witness of 1-2 sights a day and 30-120 minutes to spare before
+# each return time (the optimum visits about 3.6 sights, all 5 in 1 draft in 10; with 2-3 a day, 7 optimal
+# plans in 10 visited every sight and the value term said nothing): about 22 certified instances per CPU
+# second against 17 with 6 sights.
 PARAMETERS = {"linearization_level": 0}
 UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 
@@ -578,7 +579,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[TripData, Witne
             times[name] = (start, start + dur)
             now = start + dur
             here = place
-        ends[x.id] = _round_up(now + mins[here][x.end_place], 30) + rng.choice((0, 30, 60))
+        ends[x.id] = _round_up(now + mins[here][x.end_place], 30) + rng.choice((30, 60, 90, 120))
         witness[x.id] = route
     sights = []
     for name, category in picked:
