@@ -346,7 +346,7 @@ def test_the_witness_keeps_every_drafted_rule():
             update={
                 "basic": ["reservations", "closing_days", "daily_budget"],
                 "medium": ["precedence"],
-                "stateful": ["tiring_day"],
+                "stateful": ["tiring_day", "stamina", "carry_budget"],
             }
         )
         d = model.draft(spec, random.Random(seed))
