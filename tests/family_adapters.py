@@ -384,7 +384,12 @@ class Emergency(PerTaskFamily):
     package = "tests.emergency_adapters"
 
 
-ADAPTERS: dict[str, Adapter] = {a.family: a for a in (Scheduling(), Allocation(), Workforce(), Emergency(), Toy())}
+class Project(PerTaskFamily):
+    family = "project"
+    package = "tests.project_adapters"
+
+
+ADAPTERS: dict[str, Adapter] = {a.family: a for a in (Scheduling(), Allocation(), Workforce(), Emergency(), Project(), Toy())}
 
 
 def adapter(task: str) -> Adapter:
