@@ -172,7 +172,7 @@ SIZES = SizeTable[ShopSizes](
         release=IntRange(lo=0, hi=4), setup=PositiveRange(lo=1, hi=2),
     ),
     default=ShopSizes(
-        machines=4, jobs=5, steps=PositiveRange(lo=2, hi=3), minutes=PositiveRange(lo=2, hi=9),
+        machines=4, jobs=4, steps=PositiveRange(lo=2, hi=3), minutes=PositiveRange(lo=2, hi=9),
         release=IntRange(lo=0, hi=8), setup=PositiveRange(lo=1, hi=3),
     ),
     large=ShopSizes(
@@ -183,6 +183,7 @@ SIZES = SizeTable[ShopSizes](
 # the LP relaxation does not help disjunctive machines: on la01 (10 x 5) the makespan proved in
 # 0.07 s at linearization level 0 against 7.8 s at the certifier's level 2 (presolve off)
 PARAMETERS = {"linearization_level": 0}
+UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 PROBE_TIME = 2.0  # deterministic seconds per hard-tier feasibility probe
 IMPORT_PLAN_TIME = 5.0  # deterministic seconds for the base plan that imported data's sampled rules follow
 
@@ -385,7 +386,10 @@ def build(draft: Draft) -> SolverModel:
         return {"schedule": [{"operation": o.id, "start": int(solver.value(tm.s[o.id]))} for o in data.ops]}
 
     starts = [tm.s[o.id] for o in data.ops]
-    return solver_model(tm, draft, ENCODERS, js.RULE_PARAMS, _objective, decode, [], starts, parameters=PARAMETERS)
+    return solver_model(
+        tm, draft, ENCODERS, js.RULE_PARAMS, _objective, decode, [], starts,
+        parameters=PARAMETERS, uniqueness_parameters=UNIQUENESS_PARAMETERS,
+    )  # fmt: skip
 
 
 # -- sampling --------------------------------------------------------------------------
