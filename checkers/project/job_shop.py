@@ -488,13 +488,13 @@ def verification(d: ShopData, plan: Plan) -> dict[str, dict[str, int]]:
 
 
 def neighbours(d: ShopData, plan: Plan) -> Iterator[Plan]:
-    """Plans one move from ``plan``: one operation's start moved by -2, -1, +1 or +2
-    minutes (kept in 0 .. horizon - duration), or two operations on one machine swapped in
+    """Plans one move from ``plan``: one operation moved to any other start minute of the
+    horizon (a one-rule break often needs a long move: past a deadline, into a downtime,
+    next to another family's operation), or two operations on one machine swapped in
     place (each starting where the other started)."""
     for o in d.ops:
-        for step in (-2, -1, 1, 2):
-            s = plan[o.id] + step
-            if 0 <= s <= d.horizon - o.duration:
+        for s in range(d.horizon - o.duration + 1):
+            if s != plan[o.id]:
                 yield {**plan, o.id: s}
     for m in d.machines:
         for a, b in d.pairs(m.id):

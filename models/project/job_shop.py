@@ -680,10 +680,10 @@ def objective_terms(subtask: str) -> list[ObjectiveTerm]:
 
 
 def _with_horizon(d: ShopData, plan: dict[str, int], rng: random.Random, tiny: bool) -> ShopData:
-    """The horizon: the witness's makespan plus a little room (one minute on tiny
-    instances, which the brute-force tests enumerate minute by minute)."""
+    """The horizon: the witness's makespan plus room for repairs and overrun buffers (two
+    minutes on tiny instances, which the brute-force tests enumerate minute by minute)."""
     span = js.makespan(d, plan)
-    return js.replaced(d, horizon=span + (1 if tiny else max(2, span // 5)))
+    return js.replaced(d, horizon=span + (2 if tiny else max(3, span // 3)))
 
 
 def _with_dues(d: ShopData, plan: dict[str, int], rng: random.Random) -> ShopData:
@@ -853,7 +853,7 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, int]:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    return make_rule("overrun_buffer", "hard", js.OverrunBuffer(minutes=rng.randint(1, 2))), []
+    return make_rule("overrun_buffer", "hard", js.OverrunBuffer(minutes=1)), []
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
