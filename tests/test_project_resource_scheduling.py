@@ -253,7 +253,9 @@ def test_the_disruption_kinds_have_near_misses_too():
     rule = Rule(id="R9", kind="not_before", tier="hard", params={"op": late.id, "at": plan[late.id]})
     tc = checker("project").task_checker(TASK)
     assert tc.checks["not_before"](d, plan, js.NotBefore(op=late.id, at=plan[late.id]))[0]
-    assert not tc.checks["not_before"](d, {**plan, late.id: plan[late.id] - 1}, js.NotBefore(op=late.id, at=plan[late.id]))[0]
+    assert not tc.checks["not_before"](
+        d, {**plan, late.id: plan[late.id] - 1}, js.NotBefore(op=late.id, at=plan[late.id])
+    )[0]
     assert rule.kind in tc.checks
 
 

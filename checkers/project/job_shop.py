@@ -68,7 +68,9 @@ class Job(_Frozen):
     release: NonNegativeInt = Field(default=0, description="first minute any operation of the job may start")
     due: NonNegativeInt = Field(default=0, description="minute the job is due (tardiness objectives)")
     weight: PositiveInt = Field(default=1, description="tardiness weight per minute late")
-    priority: PositiveInt = Field(default=1, description="priority points: the start score weighs start minutes by them")
+    priority: PositiveInt = Field(
+        default=1, description="priority points: the start score weighs start minutes by them"
+    )
 
 
 class ShopData(BaseModel):

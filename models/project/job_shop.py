@@ -21,6 +21,7 @@ shop (makespan), see :func:`read_source`.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,9 +68,7 @@ TASK = TaskSpec(
     "release and due dates; makespan or weighted tardiness",
     subtasks=(
         SubtaskSpec("machine_shop", "Machine shop", "the plain job shop: machine order per job, minimise the makespan"),
-        SubtaskSpec(
-            "print_shop", "Print shop", "changeovers between ink families on each press; weighted tardiness"
-        ),
+        SubtaskSpec("print_shop", "Print shop", "changeovers between ink families on each press; weighted tardiness"),
         SubtaskSpec(
             "lab_instruments", "Lab instruments", "shared tools across instruments and incubation lags; makespan"
         ),
@@ -526,7 +525,7 @@ def _greedy(d: ShopData, plant: Plant, rng: random.Random) -> dict[str, int]:
 
 def _plant(d: ShopData, sampled: list[str], rng: random.Random) -> tuple[Plant, dict[str, Params]]:
     """Parameters of the kinds the witness is built to keep, drawn before it."""
-    plant, planted = Plant(), {}
+    plant, planted = Plant(), dict[str, Params]()
     s_max = max(o.duration for o in d.ops)
     if "min_lag" in sampled:
         steps = [a.id for _, a, _ in d.consecutive()]
@@ -576,9 +575,9 @@ def _b_machine_downtime(d: ShopData, w: Witness, rng: random.Random) -> js.Downt
             free = max(free, e)
     if not options:
         return None
-    m, lo, hi = rng.choice(options)
+    mid, lo, hi = rng.choice(options)
     start = rng.randint(lo, hi - 1)
-    return js.Downtime(machine=m, start=start, end=rng.randint(start + 1, hi))
+    return js.Downtime(machine=mid, start=start, end=rng.randint(start + 1, hi))
 
 
 def _b_min_lag(d: ShopData, w: Witness, rng: random.Random) -> js.MinLag | None:
@@ -615,13 +614,13 @@ def _b_machine_buffer(d: ShopData, w: Witness, rng: random.Random) -> js.Machine
     for m in d.machines:
         times = sorted((w.plan[o.id], w.plan[o.id] + o.duration) for o in d.on_machine[m.id])
         if len(times) >= 2:
-            gap = min(b[0] - a[1] for a, b in zip(times, times[1:]))
+            gap = min(b[0] - a[1] for a, b in itertools.pairwise(times))
             if gap >= 1:
                 options.append((m.id, gap))
     if not options:
         return None
-    m, gap = rng.choice(options)
-    return js.MachineBuffer(machine=m, minutes=gap)
+    mid, gap = rng.choice(options)
+    return js.MachineBuffer(machine=mid, minutes=gap)
 
 
 def _b_operator_limit(d: ShopData, w: Witness, rng: random.Random) -> js.OperatorLimit | None:
@@ -637,19 +636,17 @@ def _b_wip_limit(d: ShopData, w: Witness, rng: random.Random) -> js.WipLimit | N
 def _b_cooldown(d: ShopData, w: Witness, rng: random.Random) -> js.Cooldown | None:
     options = []
     for m in d.machines:
-        times = sorted((w.plan[o.id], o) for o in d.on_machine[m.id])
-        for (s, a), (t, _) in zip(times, times[1:]):
+        times = sorted(((w.plan[o.id], o) for o in d.on_machine[m.id]), key=lambda x: (x[0], x[1].id))
+        for (s, a), (t, _) in itertools.pairwise(times):
             if t - s - a.duration >= 1:
                 longer = a.duration - 1
-                after = [
-                    u - r - x.duration for (r, x), (u, _) in zip(times, times[1:]) if x.duration > longer
-                ]
+                after = [u - r - x.duration for (r, x), (u, _) in itertools.pairwise(times) if x.duration > longer]
                 options.append((m.id, longer, min(after)))
     usable = [o for o in options if o[2] >= 1]
     if not usable:
         return None
-    m, longer, gap = rng.choice(usable)
-    return js.Cooldown(machine=m, longer_than=longer, minutes=gap)
+    mid, longer, gap = rng.choice(usable)
+    return js.Cooldown(machine=mid, longer_than=longer, minutes=gap)
 
 
 BUILDERS: dict[str, Callable[[ShopData, Witness, random.Random], Params | None]] = {
@@ -743,7 +740,9 @@ def read_source(source: SourceFile) -> Imported:
     rows = lines[1:]
     if len(rows) != n:
         where = rows[n][0] if len(rows) > n else (rows[-1][0] if rows else n_line)
-        raise SourceError(f"{source.name} line {where}: the header announces {n} jobs, the file has {len(rows)} job lines")
+        raise SourceError(
+            f"{source.name} line {where}: the header announces {n} jobs, the file has {len(rows)} job lines"
+        )
     jobs = []
     total = 0
     for k, (line_no, words) in enumerate(rows, 1):
@@ -771,7 +770,9 @@ def _base_plan(spec: GenerationSpec, d: ShopData) -> dict[str, int]:
     makespan's first solution under a short limit): sampled rules are drawn from it."""
     base = Draft(spec=spec, data=d.model_dump(mode="json"), rules=[], objective=[])
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
-    base.rules = witness_rules([(k, tiers[k], NoParams()) for k in TASK.base_rules], [], tiers, {}, d, None, random.Random(0))
+    base.rules = witness_rules(
+        [(k, tiers[k], NoParams()) for k in TASK.base_rules], [], tiers, {}, d, None, random.Random(0)
+    )
     sm = build(base)
     for lit in sm.rule_literals.values():
         sm.model.add(lit == 1)
@@ -809,6 +810,11 @@ def _plan(plan: dict[str, Any]) -> dict[str, int]:
     return {r["operation"]: int(r["start"]) for r in plan["schedule"]}
 
 
+def _deadline_trial(draft_: Draft, jobs: list[str], position: int) -> Callable[[int], Draft]:
+    """The infeasibility variant with a deadline at a given minute on ``jobs``."""
+    return lambda by: with_conflict_rule(draft_, "deadline", js.Deadline(jobs=jobs, by=by), position)
+
+
 def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
     """A deadline on one or two jobs, at the loosest minute no plan meets (bisection over
     the minutes from the horizon down), where the deadline alone is still satisfiable: the
@@ -821,9 +827,7 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     for _ in range(3):
         jobs = sorted(rng.sample(ids, min(len(ids), rng.randint(1, 2))), key=lambda x: int(x[1:]))
         values = list(range(d.horizon, -1, -1))
-        found = first_infeasible(
-            values, lambda by: with_conflict_rule(draft_, "deadline", js.Deadline(jobs=jobs, by=by), position), feasible  # noqa: B023
-        )
+        found = first_infeasible(values, _deadline_trial(draft_, jobs, position), feasible)
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
     return None
@@ -865,10 +869,16 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     out: list[Uncertain] = []
     if "max_wait" not in kinds:
         ops = rng.sample(list(d.ops), min(3, len(d.ops)))
-        out += [Uncertain(id="", kind="duration", target=o.id, low=o.duration, high=o.duration + rng.randint(1, 2)) for o in ops]
+        out += [
+            Uncertain(id="", kind="duration", target=o.id, low=o.duration, high=o.duration + rng.randint(1, 2))
+            for o in ops
+        ]
     if "release" in kinds:
         jobs = rng.sample(list(d.jobs), min(2, len(d.jobs)))
-        out += [Uncertain(id="", kind="release", target=j.id, low=j.release, high=j.release + rng.randint(1, 3)) for j in jobs]
+        out += [
+            Uncertain(id="", kind="release", target=j.id, low=j.release, high=j.release + rng.randint(1, 3))
+            for j in jobs
+        ]
     rng.shuffle(out)
     return out
 
@@ -880,7 +890,11 @@ def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]
         if u.kind == "release" and j.id == u.target:
             j = j.model_copy(update={"release": value})
         if u.kind == "duration":
-            j = j.model_copy(update={"ops": tuple(o.model_copy(update={"duration": value}) if o.id == u.target else o for o in j.ops)})
+            j = j.model_copy(
+                update={
+                    "ops": tuple(o.model_copy(update={"duration": value}) if o.id == u.target else o for o in j.ops)
+                }
+            )
         jobs.append(j)
     return {**data, "jobs": [j.model_dump(mode="json") for j in jobs]}
 

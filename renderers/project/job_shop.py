@@ -208,9 +208,7 @@ def _body(d: ShopData, subtask: str, objective: list[ObjectiveTerm], rules: list
         "**Machines:** " + "; ".join(f"{m.id} ({m.name})" for m in d.machines) + ".",
     ]
     if d.tools:
-        out.append(
-            "**Tools:** " + "; ".join(f"{t.id} ({t.name}): {plural(t.count, 'unit')}" for t in d.tools) + "."
-        )
+        out.append("**Tools:** " + "; ".join(f"{t.id} ({t.name}): {plural(t.count, 'unit')}" for t in d.tools) + ".")
     if d.changeovers:
         out.append(
             "**Changeovers** (minutes, either order; 0 between jobs of one family): "
