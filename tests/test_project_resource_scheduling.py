@@ -321,3 +321,12 @@ def test_the_baseline_plan_is_read_but_rarely_optimal():
         passed += g.all_pass
         assert g.parse_error is None if hasattr(g, "parse_error") else True
     assert passed <= 2
+
+
+def test_an_instance_with_changeovers_has_jobs_of_two_families_and_a_changeover_table():
+    for index in range(6):
+        inst = build_instance(9, index, GenerateOptions(task=TASK, subtask="print_shop", size="tiny")).instance
+        assert inst is not None
+        d = js.ShopData.model_validate(inst.data)
+        assert len({j.family for j in d.jobs}) >= 2 and d.changeovers
+        assert "**Changeovers**" in inst.prompt

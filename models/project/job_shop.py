@@ -429,6 +429,8 @@ def _entities(spec: GenerationSpec, sampled: list[str], rng: random.Random) -> S
             Tool(id=f"T{k}", name=n, count=1 if s.jobs <= 3 else rng.randint(1, 2))
             for k, n in enumerate(TOOLS[spec.subtask][: 1 if s.jobs <= 3 else 2], 1)
         ]
+    fams = [families[k % n_fam] for k in range(s.jobs)]  # every family of the first n_fam has a job
+    rng.shuffle(fams)
     jobs = []
     for k, name in enumerate(names, 1):
         route = rng.sample(machines, min(len(machines), s.steps.draw(rng)))
@@ -439,7 +441,7 @@ def _entities(spec: GenerationSpec, sampled: list[str], rng: random.Random) -> S
         jobs.append(
             Job(
                 id=f"J{k}", name=name, ops=tuple(ops),
-                family=families[rng.randrange(n_fam)] if "changeover" in sampled else "",
+                family=fams[k - 1] if "changeover" in sampled else "",
                 release=s.release.draw(rng) if "release" in sampled else 0,
                 weight=rng.randint(1, 3), priority=points[k - 1],
             )
