@@ -199,6 +199,7 @@ def _release_text(d: ShopData, j: js.Job) -> str:
 def _body(d: ShopData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     kinds = {r.kind for r in rules}
     tardy = any(t.kind == "weighted_tardiness" for t in objective)
+    scored = any(t.kind == "start_score" for t in objective)
     out = [
         f"You are scheduling {CONTEXT.get(subtask, 'a job shop')}. Give every operation a start minute (a whole "
         f"number, minute 0 is the start of the shift). An operation of d minutes started at minute s runs from s "
@@ -217,7 +218,7 @@ def _body(d: ShopData, subtask: str, objective: list[ObjectiveTerm], rules: list
         )
     out += ["", "**Jobs** (operations in machine order, each `id` on machine for minutes):"]
     for j in d.jobs:
-        facts = [f"priority points {j.priority}"]
+        facts = [f"priority points {j.priority}"] if scored else []
         if j.family:
             facts.insert(0, f"family {j.family}")
         if "release" in kinds:
@@ -228,7 +229,8 @@ def _body(d: ShopData, subtask: str, objective: list[ObjectiveTerm], rules: list
             f"{o.id} on {o.machine} for {_minutes(d, o)}" + (f" holding {o.tool}" if o.tool and d.tools else "")
             for o in j.ops
         ]
-        out.append(f"- {j.id} {j.name} ({'; '.join(facts)}): " + " → ".join(steps))
+        about = f" ({'; '.join(facts)})" if facts else ""
+        out.append(f"- {j.id} {j.name}{about}: " + " → ".join(steps))
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; move as few operations as you can):"]
