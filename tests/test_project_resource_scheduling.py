@@ -195,6 +195,22 @@ def test_malformed_instance_data_is_a_clear_error():
         js.ShopData.model_validate({**data, "jobs": [jobs[1], jobs[1] | {"id": "J77"}]})
 
 
+def test_tool_wear_counts_only_the_minutes_before_the_replacement():
+    d = js.ShopData(
+        machines=(js.Machine(id="M1", name="Lathe"),),
+        jobs=(
+            js.Job(id="J1", name="a", ops=(js.Op(id="J1.1", machine="M1", duration=4),)),
+            js.Job(id="J2", name="b", ops=(js.Op(id="J2.1", machine="M1", duration=3),)),
+        ),
+        horizon=20,
+    )
+    p = js.ToolWear(machine="M1", until=6, minutes=6)
+    assert js.worn(d, {"J1.1": 0, "J2.1": 4}, p) == 4 + 2  # J2.1 runs 4..7: two minutes before 6
+    assert js.CHECKS["tool_wear"](d, {"J1.1": 0, "J2.1": 4}, p)[0]
+    assert not js.CHECKS["tool_wear"](d, {"J1.1": 0, "J2.1": 3}, p)[0]
+    assert js.worn(d, {"J1.1": 6, "J2.1": 10}, p) == 0
+
+
 def test_the_checker_reads_a_minute_as_half_open():
     """An operation ending at minute t and one starting at t on the same machine do not overlap."""
     d = js.ShopData(
@@ -284,6 +300,7 @@ def test_every_rule_sentence_states_its_numbers_in_minutes():
         "operator_limit": say("operator_limit", max=1),
         "wip_limit": say("wip_limit", max=2),
         "cooldown": say("cooldown", machine=m, longer_than=5, minutes=3),
+        "tool_wear": say("tool_wear", machine=m, until=12, minutes=7),
         "overrun_buffer": say("overrun_buffer", minutes=1),
     }
     assert set(said) == set(js.RULE_PARAMS)
@@ -298,6 +315,7 @@ def test_every_rule_sentence_states_its_numbers_in_minutes():
     assert "at most 2 jobs are in progress" in said["wip_limit"]
     assert "longer than 5 minutes" in said["cooldown"] and "at least 3 minutes later" in said["cooldown"]
     assert "up to 1 minute:" in said["overrun_buffer"]
+    assert "replaced at minute 12" in said["tool_wear"] and "at most 7 minutes in total" in said["tool_wear"]
 
 
 def test_the_prompt_states_every_operation_with_its_machine_and_minutes():

@@ -237,6 +237,16 @@ class Cooldown(Params):
     minutes: PositiveInt
 
 
+class ToolWear(Params):
+    """The machine's cutting tool is replaced at minute ``until``; before then the machine runs
+    at most ``minutes`` minutes of operations (an operation running across ``until`` counts
+    its minutes before it)."""
+
+    machine: str
+    until: PositiveInt
+    minutes: NonNegativeInt
+
+
 class OverrunBuffer(Params):
     """Robustness: after every operation, the next operation of its job and every later operation
     on its machine start at least ``minutes`` after it ends (room for any single overrun)."""
@@ -266,6 +276,7 @@ RULE_PARAMS: ParamsTable = {
     "operator_limit": OperatorLimit,
     "wip_limit": WipLimit,
     "cooldown": Cooldown,
+    "tool_wear": ToolWear,
     "overrun_buffer": OverrunBuffer,
 }
 TERM_PARAMS: ParamsTable = {
@@ -445,6 +456,19 @@ def _wip_limit(d: ShopData, plan: Plan, p: WipLimit) -> Verdict:
 @check("cooldown")
 def _cooldown(d: ShopData, plan: Plan, p: Cooldown) -> Verdict:
     return machine_gaps(d, plan, [p.machine], lambda a, b: p.minutes if a.duration > p.longer_than else 0)
+
+
+def worn(d: ShopData, plan: Plan, p: ToolWear) -> int:
+    """Minutes the machine runs before minute ``p.until`` (the tool's wear)."""
+    return sum(min(end(d, plan, o), p.until) - min(plan[o.id], p.until) for o in d.on_machine[p.machine])
+
+
+@check("tool_wear")
+def _tool_wear(d: ShopData, plan: Plan, p: ToolWear) -> Verdict:
+    used = worn(d, plan, p)
+    if used > p.minutes:
+        return False, f"{p.machine} runs {used} minutes before minute {p.until} (its tool allows {p.minutes})"
+    return OK
 
 
 @check("overrun_buffer")

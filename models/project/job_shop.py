@@ -94,6 +94,9 @@ TASK = TaskSpec(
         ConstraintSpec("operator_limit", "medium", "at most so many operations run at once (operators)"),
         ConstraintSpec("wip_limit", "stateful", "work in progress: at most so many jobs started and not finished"),
         ConstraintSpec("cooldown", "stateful", "a machine rests after a long (hot) operation"),
+        ConstraintSpec(
+            "tool_wear", "stateful", "a machine's worn tool allows so many running minutes until its replacement"
+        ),
         *mechanism_pool(
             "every job step leaves room for any single operation overrunning by a stated number of minutes",
             replan="repair a schedule after a machine breakdown or a late material with the fewest moved operations",
@@ -344,6 +347,20 @@ def _wip_limit(tm: ShopModel, p: js.WipLimit, lit: cp_model.IntVar) -> None:
 @encoder("cooldown")
 def _cooldown(tm: ShopModel, p: js.Cooldown, lit: cp_model.IntVar) -> None:
     tm.gaps([p.machine], lambda a, b: p.minutes if a.duration > p.longer_than else 0, lit)
+
+
+@encoder("tool_wear")
+def _tool_wear(tm: ShopModel, p: js.ToolWear, lit: cp_model.IntVar) -> None:
+    """Each operation's minutes before ``until``: min(end, until) - min(start, until), both
+    exact min equalities; their sum is capped."""
+    parts = []
+    for o in tm.data.on_machine[p.machine]:
+        upto_end = tm.m.new_int_var(0, p.until, "")
+        tm.m.add_min_equality(upto_end, [tm.end(o), p.until])
+        upto_start = tm.m.new_int_var(0, p.until, "")
+        tm.m.add_min_equality(upto_start, [tm.s[o.id], p.until])
+        parts.append(upto_end - upto_start)
+    tm.post(sum(parts) <= p.minutes, lit)
 
 
 @encoder("overrun_buffer")
@@ -651,6 +668,20 @@ def _b_cooldown(d: ShopData, w: Witness, rng: random.Random) -> js.Cooldown | No
     return js.Cooldown(machine=mid, longer_than=longer, minutes=gap)
 
 
+def _b_tool_wear(d: ShopData, w: Witness, rng: random.Random) -> js.ToolWear | None:
+    """A replacement minute inside the witness's span on a busy machine, capped at the
+    minutes the witness runs there before it."""
+    busy = [m.id for m in d.machines if d.on_machine[m.id]]
+    if not busy:
+        return None
+    mid = rng.choice(busy)
+    span = max(w.plan[o.id] + o.duration for o in d.on_machine[mid])
+    until = rng.randint(1, max(1, span))
+    return js.ToolWear(
+        machine=mid, until=until, minutes=js.worn(d, w.plan, js.ToolWear(machine=mid, until=until, minutes=0))
+    )
+
+
 BUILDERS: dict[str, Callable[[ShopData, Witness, random.Random], Params | None]] = {
     "deadline": _b_deadline,
     "machine_downtime": _b_machine_downtime,
@@ -661,6 +692,7 @@ BUILDERS: dict[str, Callable[[ShopData, Witness, random.Random], Params | None]]
     "operator_limit": _b_operator_limit,
     "wip_limit": _b_wip_limit,
     "cooldown": _b_cooldown,
+    "tool_wear": _b_tool_wear,
 }
 STRUCTURAL = ("release", "changeover", "tool_limit")
 

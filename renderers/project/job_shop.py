@@ -144,6 +144,15 @@ def _cooldown(d: ShopData, p: js.Cooldown) -> str:
     )
 
 
+@TEXT.rule("tool_wear")
+def _tool_wear(d: ShopData, p: js.ToolWear) -> str:
+    return (
+        f"Tool wear: the worn cutting tool of {p.machine} is replaced at minute {p.until}; before minute {p.until}, "
+        f"{p.machine} runs operations for at most {_mins(p.minutes)} in total (an operation running across minute "
+        f"{p.until} counts only its minutes before it)."
+    )
+
+
 @TEXT.rule("overrun_buffer")
 def _overrun(d: ShopData, p: js.OverrunBuffer) -> str:
     return (
