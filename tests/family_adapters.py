@@ -389,7 +389,14 @@ class Routing(PerTaskFamily):
     package = "tests.routing_adapters"
 
 
-ADAPTERS: dict[str, Adapter] = {a.family: a for a in (Scheduling(), Allocation(), Workforce(), Emergency(), Routing(), Toy())}
+class Project(PerTaskFamily):
+    family = "project"
+    package = "tests.project_adapters"
+
+
+ADAPTERS: dict[str, Adapter] = {
+    a.family: a for a in (Scheduling(), Allocation(), Workforce(), Emergency(), Routing(), Project(), Toy())
+}
 
 
 def adapter(task: str) -> Adapter:
