@@ -384,7 +384,12 @@ class Emergency(PerTaskFamily):
     package = "tests.emergency_adapters"
 
 
-ADAPTERS: dict[str, Adapter] = {a.family: a for a in (Scheduling(), Allocation(), Workforce(), Emergency(), Toy())}
+class Routing(PerTaskFamily):
+    family = "routing"
+    package = "tests.routing_adapters"
+
+
+ADAPTERS: dict[str, Adapter] = {a.family: a for a in (Scheduling(), Allocation(), Workforce(), Emergency(), Routing(), Toy())}
 
 
 def adapter(task: str) -> Adapter:
