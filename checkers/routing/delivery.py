@@ -135,6 +135,12 @@ class StopDeadline(Params):
     by: NonNegativeInt
 
 
+class FirstStop(Params):
+    """``stop`` is the first stop of its vehicle's route (urgent: served on leaving the depot)."""
+
+    stop: str
+
+
 class MaxStops(Params):
     """No vehicle serves more than ``max`` stops."""
 
@@ -203,6 +209,7 @@ RULE_PARAMS: ParamsTable = {
     "shift_end": NoParams,
     "stop_deadline": StopDeadline,
     "max_stops": MaxStops,
+    "first_stop": FirstStop,
     "pickup_delivery": NoParams,
     "precedence": Precedence,
     "same_vehicle": SameVehicle,
@@ -369,6 +376,13 @@ def _max_stops(d: DeliveryData, plan: Plan, p: MaxStops) -> Verdict:
         if sim.count[v.id] > p.max:
             return False, f"{v.id} serves {sim.count[v.id]} stops (at most {p.max})"
     return OK
+
+
+@check("first_stop")
+def _first_stop(d: DeliveryData, plan: Plan, p: FirstStop) -> Verdict:
+    v = simulate(d, plan).vehicle[p.stop]
+    first = plan.routes[v][0]
+    return OK if first == p.stop else (False, f"{v} serves {first} before {p.stop}, which must come first")
 
 
 @check("pickup_delivery")

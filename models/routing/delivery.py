@@ -78,6 +78,7 @@ TASK = TaskSpec(
         ConstraintSpec("shift_end", "basic", "driver hours: every vehicle is back by the end of the shift"),
         ConstraintSpec("stop_deadline", "basic", "named stops are served by a stated minute"),
         ConstraintSpec("max_stops", "basic", "no vehicle serves more than so many stops"),
+        ConstraintSpec("first_stop", "basic", "an urgent stop is the first of its route"),
         ConstraintSpec("precedence", "medium", "named stops are served before others"),
         ConstraintSpec("same_vehicle", "medium", "named stops share a vehicle"),
         ConstraintSpec("different_vehicle", "medium", "named stops are on different vehicles"),
@@ -319,6 +320,12 @@ def _stop_deadline(tm: DeliveryModel, p: dl.StopDeadline, lit: cp_model.IntVar) 
 def _max_stops(tm: DeliveryModel, p: dl.MaxStops, lit: cp_model.IntVar) -> None:
     for v in tm.vehicles:
         tm.post(tm.count(v) <= p.max, lit)
+
+
+@encoder("first_stop")
+def _first_stop(tm: DeliveryModel, p: dl.FirstStop, lit: cp_model.IntVar) -> None:
+    k = tm.d.index[p.stop]
+    tm.post(cp_model.LinearExpr.sum([tm.x[v, 0, k] for v in tm.vehicles]) == 1, lit)
 
 
 @encoder("pickup_delivery")
@@ -678,7 +685,13 @@ def _b_load_limit(d: DeliveryData, w: Witness, rng: random.Random) -> dl.LoadLim
     return dl.LoadLimit(stop=s.id, max=sim.onboard[s.id] + rng.randint(0, 1))
 
 
+def _b_first_stop(d: DeliveryData, w: Witness, rng: random.Random) -> dl.FirstStop | None:
+    firsts = [r[0] for r in w.routes.values() if r]
+    return dl.FirstStop(stop=rng.choice(firsts))
+
+
 BUILDERS = {
+    "first_stop": _b_first_stop,
     "capacity": _b_capacity,
     "time_windows": _b_time_windows,
     "shift_end": _b_shift_end,

@@ -57,6 +57,11 @@ def _max_stops(d: DeliveryData, p: dl.MaxStops) -> str:
     return f"No vehicle serves more than {plural(p.max, 'stop')} (reloads do not count as stops)."
 
 
+@TEXT.rule("first_stop")
+def _first(d: DeliveryData, p: dl.FirstStop) -> str:
+    return f"{p.stop} is urgent: it is the first stop of the route that serves it (straight from the depot at minute 0)."
+
+
 @TEXT.rule("pickup_delivery")
 def _pickup(d: DeliveryData, p: NoParams) -> str:
     pairs = [f"{a} → {b}" for a, b in d.pairs]
