@@ -99,10 +99,10 @@ SHOPS = ("Bakery", "Pharmacy", "Florist", "Bookshop", "Deli", "Hardware store", 
 DEPOTS = ("Northgate depot", "Riverside hub", "Eastfield depot", "Canal Street hub")
 FORCED = {
     "round_trip": (),
-    "parcel_rounds": ("capacity", "shift_end"),
+    "parcel_rounds": ("capacity", "shift_end", "time_windows"),
     "grocery_home_delivery": ("capacity", "time_windows"),
     "pickup_and_delivery": ("pickup_delivery", "capacity"),
-    "multi_trip": ("capacity", "shift_end"),
+    "multi_trip": ("capacity", "shift_end", "time_windows"),
 }
 WINDOW = {"grocery_home_delivery": 8, "parcel_rounds": 40}  # half-width of a window around the witness time
 
@@ -128,7 +128,7 @@ SIZES = SizeTable[DeliverySizes](
         load=PositiveRange(lo=1, hi=5), reloads=1,
     ),
     default=DeliverySizes(
-        stops=7, vehicles=2, minutes=PositiveRange(lo=2, hi=12), service=PositiveRange(lo=2, hi=8),
+        stops=6, vehicles=2, minutes=PositiveRange(lo=2, hi=12), service=PositiveRange(lo=2, hi=8),
         load=PositiveRange(lo=1, hi=6), reloads=1,
     ),
     large=DeliverySizes(
@@ -143,7 +143,7 @@ PROBE_TIME = 2.0
 class DeliveryModel(ModelBase):
     """Arcs, visits, exact times, loads and driven minutes (see the module docstring)."""
 
-    def __init__(self, d: DeliveryData, kinds: set[str], classes: list[list[str]]) -> None:
+    def __init__(self, d: DeliveryData, kinds: set[str], classes: list[list[str]], timed: bool = True) -> None:
         super().__init__()
         m = self.m
         self.d = d
@@ -163,7 +163,7 @@ class DeliveryModel(ModelBase):
         self.reload_at: dict[tuple[str, int], cp_model.IntVar] = {}
         self.end: dict[str, cp_model.IntVar] = {}
         for k, s in enumerate(d.stops, 1):
-            m.add(self.start[k] >= s.open)
+            m.add(self.start[k] >= max(s.open, T[0][k]))  # redundant (direct drive): a tighter relaxation
         for v in self.vehicles:
             self._vehicle(v, h)
         for k in range(1, n + 1):
@@ -171,8 +171,9 @@ class DeliveryModel(ModelBase):
         self.wait = {k: m.new_bool_var(f"wait[{k}]") for k, s in enumerate(d.stops, 1) if s.open > 0}
         for k, w in self.wait.items():
             m.add(self.start[k] == d.stops[k - 1].open).only_enforce_if(w)
-        for (v, i, j), lit in self.x.items():
-            self._propagate_time(v, i, j, lit)
+        if timed:  # a bare tour (imported, length alone) needs no clock
+            for (v, i, j), lit in self.x.items():
+                self._propagate_time(v, i, j, lit)
         self.onboard: dict[int, cp_model.IntVar] = {}
         if kinds & {"capacity", "load_limit"}:
             self._loads()
@@ -472,11 +473,15 @@ def symmetry(tm: DeliveryModel, arcs: list[tuple[str, int, int]], pure_tour: boo
     return Symmetry(canonical=canonical, images=lambda values: [canonical(values)], in_model=True)
 
 
+TIMED_KINDS = {"time_windows", "shift_end", "stop_deadline", "precedence", "pickup_delivery", "delay_buffer"}
+
+
 def build(draft: Draft) -> SolverModel:
     d = DeliveryData.model_validate(draft.data)
     kinds = {r.kind for r in draft.rules}
     classes = dl.vehicle_classes(d, draft.rules, draft.objective)
-    tm = DeliveryModel(d, kinds, classes)
+    timed = bool(kinds & TIMED_KINDS) or any(t.kind != "travel" for t in draft.objective)
+    tm = DeliveryModel(d, kinds, classes, timed)
     arcs = list(tm.x)
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
