@@ -121,7 +121,13 @@ def test_malformed_instance_data_is_a_clear_error():
     with pytest.raises(ValidationError, match="travel matrix must be 4 x 4"):
         small_data(minutes=[[0, 1], [1, 0]])
     with pytest.raises(ValidationError, match="closes before it opens"):
-        small_data(stops=[{"id": "S1", "name": "x", "open": 10, "close": 5}, {"id": "S2", "name": "y"}, {"id": "S3", "name": "z"}])
+        small_data(
+            stops=[
+                {"id": "S1", "name": "x", "open": 10, "close": 5},
+                {"id": "S2", "name": "y"},
+                {"id": "S3", "name": "z"},
+            ]
+        )
 
 
 def test_interchangeable_vans_are_one_class_unless_a_rule_names_one():
@@ -192,7 +198,7 @@ GOOD = _tsp("LOWER_DIAG_ROW", [[0, 3, 4], [3, 0, 5], [4, 5, 0]])
     ],
 )
 def test_a_malformed_file_is_refused_naming_the_file_and_the_line(text, needle):
-    with pytest.raises(SourceError, match="bad.tsp") as err:
+    with pytest.raises(SourceError, match=r"bad\.tsp") as err:
         model.read_source(SourceFile(name="bad.tsp", text=text))
     assert needle in str(err.value)
 

@@ -458,7 +458,10 @@ def _delay_buffer(d: DeliveryData, plan: Plan, p: DelayBuffer) -> Verdict:
     sim = simulate(d, plan)
     for s in d.stops:
         if s.close is not None and sim.start[s.id] > s.close - p.minutes:
-            return False, f"service at {s.id} starts at minute {sim.start[s.id]}, less than {p.minutes} before {s.close}"
+            return (
+                False,
+                f"service at {s.id} starts at minute {sim.start[s.id]}, less than {p.minutes} before {s.close}",
+            )
     for v in d.vehicles:
         if d.shift is not None and sim.count[v.id] and sim.back[v.id] > d.shift - p.minutes:
             return False, f"{v.id} is back at minute {sim.back[v.id]}, less than {p.minutes} before the shift ends"
@@ -498,7 +501,7 @@ def neighbours(d: DeliveryData, plan: Plan) -> Iterator[Plan]:
             for w in targets:
                 base = rest if w == v else plan.routes[w]
                 for pos in range(len(base) + 1):
-                    new = base[:pos] + (x,) + base[pos:]
+                    new = (*base[:pos], x, *base[pos:])
                     if w == v and new == route:
                         continue
                     routes = {**plan.routes, w: new} if w != v else {**plan.routes, v: new}
@@ -539,7 +542,9 @@ class Delivery(PlanChecker):
     def lookups(self, d: DeliveryData) -> dict[str, Any]:
         return {"stop": lookup([s.id for s in d.stops]), "vehicle": lookup([v.id for v in d.vehicles])}
 
-    def read_plan(self, d: DeliveryData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
+    def read_plan(
+        self, d: DeliveryData, section: dict[str, Any], lk: Any, rules: list[Rule]
+    ) -> tuple[Plan | None, str]:
         rows = section.get("routes") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'routes' is missing or not a list"
@@ -626,7 +631,8 @@ class Delivery(PlanChecker):
         routes: dict[str, tuple[str, ...]] = {v.id: () for v in d.vehicles}
         share = -(-len(left) // len(d.vehicles))
         for v in d.vehicles:
-            at, load, route = 0, 0, []
+            at, load = 0, 0
+            route: list[str] = []
             while left and len(route) < share:
                 fits = [s for s in left if v.capacity is None or d.pickups or load + d.stop_by_id[s].load <= v.capacity]
                 if not fits:

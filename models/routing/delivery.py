@@ -21,6 +21,7 @@ are one answer: the Symmetry hook lists both, so plan counts count tours.
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -53,7 +54,7 @@ from pbsolve.model_kit import (
     with_conflict_rule,
 )
 from pbsolve.network_kit import SHAPES, sample_network
-from pbsolve.params import NoParams, Params, make_rule, make_term
+from pbsolve.params import NoParams, make_rule, make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule, Tier
 from pbsolve.sources import Imported, SourceError, SourceFile
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec, mechanism_pool
@@ -64,12 +65,18 @@ TASK = TaskSpec(
     family="routing",
     summary="multi-stop delivery routes from a depot under vehicle capacity, customer windows and driver hours",
     subtasks=(
-        SubtaskSpec("round_trip", "Single-vehicle round trip", "one vehicle visits every stop and returns (TSPLIB tours)"),
+        SubtaskSpec(
+            "round_trip", "Single-vehicle round trip", "one vehicle visits every stop and returns (TSPLIB tours)"
+        ),
         SubtaskSpec("parcel_rounds", "Parcel rounds", "identical vans with a capacity and a shift end, wide windows"),
         SubtaskSpec(
-            "grocery_home_delivery", "Grocery home delivery", "a mixed fleet (van, cargo bikes) and tight delivery slots"
+            "grocery_home_delivery",
+            "Grocery home delivery",
+            "a mixed fleet (van, cargo bikes) and tight delivery slots",
         ),
-        SubtaskSpec("pickup_and_delivery", "Pickup and delivery", "goods picked up at shops and delivered to customers"),
+        SubtaskSpec(
+            "pickup_and_delivery", "Pickup and delivery", "goods picked up at shops and delivered to customers"
+        ),
         SubtaskSpec("multi_trip", "Multi-trip with reloads", "vans return to the depot to reload between trips"),
     ),
     pool=(
@@ -181,7 +188,7 @@ class DeliveryModel(ModelBase):
         if "battery_range" in kinds:
             for k in range(1, n + 1):
                 self.driven[k] = m.new_int_var(0, (n + 1) * top_t, f"driven[{k}]")
-            for (v, i, j), lit in self.x.items():
+            for (_v, i, j), lit in self.x.items():
                 if 1 <= j <= n:
                     before = self.driven[i] if 1 <= i <= n else 0
                     m.add(self.driven[j] == before + T[self.place(i)][j]).only_enforce_if(lit)
@@ -196,7 +203,7 @@ class DeliveryModel(ModelBase):
 
     def _vehicle(self, v: str, h: int) -> None:
         m, n = self.m, self.n
-        arcs: list[tuple[int, int, cp_model.IntVar]] = []
+        arcs: list[tuple[int, int, cp_model.LiteralT]] = []
         self.unused[v] = stay = m.new_bool_var(f"unused[{v}]")
         arcs.append((0, 0, stay))
         for i in self.nodes:
@@ -250,7 +257,7 @@ class DeliveryModel(ModelBase):
         lo = -total if d.pickups else 0
         for k in range(1, n + 1):
             self.onboard[k] = m.new_int_var(lo, total, f"onboard[{k}]")
-        for (v, i, j), lit in self.x.items():
+        for (_v, i, j), lit in self.x.items():
             if d.pickups:
                 if 1 <= j <= n:
                     before = self.onboard[i] + d.stops[i - 1].load if 1 <= i <= n else 0
@@ -270,13 +277,13 @@ class DeliveryModel(ModelBase):
                 key = self.m.new_int_var(1, n + 1, f"first[{v}]")
                 self.m.add_min_equality(key, [n + 1 - (n + 1 - k) * self.visit[v, k] for k in range(1, n + 1)])
                 keys.append(key)
-            for a, b in zip(keys, keys[1:]):
+            for a, b in itertools.pairwise(keys):
                 self.m.add(a <= b)
 
     def count(self, v: str) -> cp_model.LinearExpr:
         return cp_model.LinearExpr.sum([self.visit[v, k] for k in range(1, self.n + 1)])
 
-    def post_all(self, ct: Any, lits: list[cp_model.IntVar]) -> None:
+    def post_all(self, ct: Any, lits: list[cp_model.LiteralT]) -> None:
         """``ct`` enforced by the conjunction of ``lits``."""
         self.m.add(ct).only_enforce_if(lits)
 
@@ -375,7 +382,7 @@ def _route_balance(tm: DeliveryModel, p: dl.RouteBalance, lit: cp_model.IntVar) 
 @encoder("battery_range")
 def _battery_range(tm: DeliveryModel, p: dl.BatteryRange, lit: cp_model.IntVar) -> None:
     T = tm.d.minutes
-    for (v, i, j), arc in tm.x.items():
+    for (_v, i, j), arc in tm.x.items():
         if 1 <= i <= tm.n and tm.is_depot(j):
             tm.post_all(tm.driven[i] + T[i][0] <= p.max, [lit, arc])
 
@@ -513,7 +520,10 @@ def _fleet(spec: GenerationSpec, s: DeliverySizes, rng: random.Random) -> list[V
         return [Vehicle(id=f"Van {k}", kind="van") for k in range(1, count + 1)]
     if spec.subtask == "grocery_home_delivery":
         bikes = max(1, s.vehicles - 1)
-        return [Vehicle(id="Van", kind="van"), *(Vehicle(id=f"Bike {k}", kind="cargo bike") for k in range(1, bikes + 1))]
+        return [
+            Vehicle(id="Van", kind="van"),
+            *(Vehicle(id=f"Bike {k}", kind="cargo bike") for k in range(1, bikes + 1)),
+        ]
     return [Vehicle(id=f"Van {k}", kind="van") for k in range(1, s.vehicles + 1)]
 
 
@@ -535,7 +545,11 @@ def _stops(spec: GenerationSpec, s: DeliverySizes, rng: random.Random) -> list[S
                 delivery=f"D{k + 1}",
             )
         )  # fmt: skip
-        out.append(Stop(id=f"D{k + 1}", name=f"{rng.randint(1, 99)} {streets[2 * k + 1]}", load=-q, service=s.service.draw(rng)))
+        out.append(
+            Stop(
+                id=f"D{k + 1}", name=f"{rng.randint(1, 99)} {streets[2 * k + 1]}", load=-q, service=s.service.draw(rng)
+            )
+        )
     return out
 
 
@@ -720,7 +734,9 @@ def objective_terms(subtask: str, imported: bool = False) -> list[ObjectiveTerm]
     return [make_term("travel", "travel"), make_term("arrival_sum", "arrival_sum")]
 
 
-def _rules(spec: GenerationSpec, d: DeliveryData, witness: Witness, rng: random.Random) -> tuple[DeliveryData, list[Rule]]:
+def _rules(
+    spec: GenerationSpec, d: DeliveryData, witness: Witness, rng: random.Random
+) -> tuple[DeliveryData, list[Rule]]:
     sampled = [k for k in FORCED[spec.subtask]]
     sampled += [k for k in sampled_kinds(spec, TASK.base_rules) if k not in sampled]
     if "time_windows" in sampled:
@@ -740,7 +756,9 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
 
 
 # -- published data (TSPLIB) -----------------------------------------------------------
-SOURCE_FORMAT = "TSPLIB TSP with EDGE_WEIGHT_TYPE EXPLICIT (FULL_MATRIX, LOWER_DIAG_ROW, UPPER_ROW, LOWER_ROW, UPPER_DIAG_ROW)"
+SOURCE_FORMAT = (
+    "TSPLIB TSP with EDGE_WEIGHT_TYPE EXPLICIT (FULL_MATRIX, LOWER_DIAG_ROW, UPPER_ROW, LOWER_ROW, UPPER_DIAG_ROW)"
+)
 MATRIX_FORMATS = ("FULL_MATRIX", "LOWER_DIAG_ROW", "UPPER_DIAG_ROW", "LOWER_ROW", "UPPER_ROW")
 MAX_IMPORT_NODES = 60  # one vehicle's circuit over more nodes is beyond a quick certificate
 
@@ -797,7 +815,9 @@ def read_source(source: SourceFile) -> Imported:
         raise SourceError(f"{name} line {ln}: EDGE_WEIGHT_TYPE {ewt} is not read (only EXPLICIT matrices)")
     ln, fmt = header.get("EDGE_WEIGHT_FORMAT", (0, ""))
     if fmt.upper() not in MATRIX_FORMATS:
-        raise SourceError(f"{name} line {ln}: EDGE_WEIGHT_FORMAT {fmt or '(missing)'} is not one of {', '.join(MATRIX_FORMATS)}")
+        raise SourceError(
+            f"{name} line {ln}: EDGE_WEIGHT_FORMAT {fmt or '(missing)'} is not one of {', '.join(MATRIX_FORMATS)}"
+        )
     ln, dim = header["DIMENSION"]
     if not dim.isdigit() or not 3 <= int(dim) <= MAX_IMPORT_NODES:
         raise SourceError(f"{name} line {ln}: DIMENSION {dim!r} is not a whole number from 3 to {MAX_IMPORT_NODES}")
@@ -807,7 +827,9 @@ def read_source(source: SourceFile) -> Imported:
     cells = _cells(fmt.upper(), n)
     if len(numbers) != len(cells):
         last = numbers[-1][0] if numbers else len(lines)
-        raise SourceError(f"{name} line {last}: the {fmt} section of a {n}-node file has {len(cells)} numbers, found {len(numbers)}")
+        raise SourceError(
+            f"{name} line {last}: the {fmt} section of a {n}-node file has {len(cells)} numbers, found {len(numbers)}"
+        )
     matrix = [[0] * n for _ in range(n)]
     for (i, j), (ln, word) in zip(cells, numbers, strict=True):
         if not word.isdigit():
@@ -916,7 +938,8 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     """Service minutes (worst: long) and, without pickups, delivered units (worst: many)."""
     d = DeliveryData.model_validate(draft_.data)
     service = [
-        Uncertain(id="", kind="service", target=s.id, low=s.service, high=s.service + rng.randint(1, 4)) for s in d.stops
+        Uncertain(id="", kind="service", target=s.id, low=s.service, high=s.service + rng.randint(1, 4))
+        for s in d.stops
     ]
     load = [] if d.pickups else [
         Uncertain(id="", kind="load", target=s.id, low=s.load, high=s.load + rng.randint(1, 2)) for s in d.stops

@@ -32,8 +32,7 @@ def _capacity(d: DeliveryData, p: NoParams) -> str:
         return "A vehicle never carries more units than its capacity (it leaves the depot empty)."
     trip = " on each trip (it is reloaded at every depot visit)" if d.reloads else ""
     return (
-        "A vehicle leaves the depot with all the units it delivers"
-        f"{trip}, and that load may not exceed its capacity."
+        f"A vehicle leaves the depot with all the units it delivers{trip}, and that load may not exceed its capacity."
     )
 
 
@@ -59,7 +58,9 @@ def _max_stops(d: DeliveryData, p: dl.MaxStops) -> str:
 
 @TEXT.rule("first_stop")
 def _first(d: DeliveryData, p: dl.FirstStop) -> str:
-    return f"{p.stop} is urgent: it is the first stop of the route that serves it (straight from the depot at minute 0)."
+    return (
+        f"{p.stop} is urgent: it is the first stop of the route that serves it (straight from the depot at minute 0)."
+    )
 
 
 @TEXT.rule("pickup_delivery")
@@ -119,7 +120,9 @@ def _vehicle_off(d: DeliveryData, p: dl.VehicleOff) -> str:
 def _buffer(d: DeliveryData, p: dl.DelayBuffer) -> str:
     parts = []
     if any(s.close is not None for s in d.stops):
-        parts.append(f"service at every stop with a window starts at least {plural(p.minutes, 'minute')} before it closes")
+        parts.append(
+            f"service at every stop with a window starts at least {plural(p.minutes, 'minute')} before it closes"
+        )
     if d.shift is not None:
         parts.append(f"every vehicle used is back at least {plural(p.minutes, 'minute')} before the shift ends")
     return f"Delay buffer, so a {p.minutes}-minute delay on any one leg breaks no promise: {' and '.join(parts)}."
@@ -177,7 +180,9 @@ def _body(d: DeliveryData, subtask: str, objective: list[ObjectiveTerm], rules: 
             f"{plural(d.reloads, 'reload')} per vehicle); a reload takes {plural(d.reload_minutes, 'minute')} at the depot."
         )
     if imported and len(d.vehicles) == 1 and d.symmetric:
-        out.append("The distances are symmetric: a tour and its reverse are the same tour, and either direction is accepted.")
+        out.append(
+            "The distances are symmetric: a tour and its reverse are the same tour, and either direction is accepted."
+        )
     out += ["", "**Fleet:**"]
     for v in d.vehicles:
         cap = f", capacity {plural(v.capacity, 'unit')}" if v.capacity is not None else ""
