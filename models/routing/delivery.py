@@ -39,6 +39,7 @@ from pbsolve.kit import (
     SizeTable,
     Uncertain,
     insert_position,
+    parsed,
     sampled_kinds,
     witness_rules,
 )
@@ -111,7 +112,7 @@ FORCED = {
     "pickup_and_delivery": ("pickup_delivery", "capacity"),
     "multi_trip": ("capacity", "shift_end", "time_windows"),
 }
-WINDOW = {"grocery_home_delivery": 8, "parcel_rounds": 40}  # half-width of a window around the witness time
+WINDOW = {"grocery_home_delivery": 8, "parcel_rounds": 25}  # half-width of a window around the witness time
 
 
 class DeliverySizes(Settings):
@@ -144,6 +145,7 @@ SIZES = SizeTable[DeliverySizes](
     ),
 )  # fmt: skip
 PROBE_TIME = 2.0
+UNIQUENESS_PARAMETERS: dict[str, object] = {"cp_model_presolve": False}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -306,9 +308,17 @@ def _capacity(tm: DeliveryModel, p: NoParams, lit: cp_model.IntVar) -> None:
 
 @encoder("time_windows")
 def _time_windows(tm: DeliveryModel, p: NoParams, lit: cp_model.IntVar) -> None:
-    for k, s in enumerate(tm.d.stops, 1):
+    """Each window's close bounds its start; redundantly, an arc i -> j that cannot reach
+    j before its window closes even from i's earliest start is off (a tighter search)."""
+    d, T = tm.d, tm.d.minutes
+    for k, s in enumerate(d.stops, 1):
         if s.close is not None:
             tm.post(tm.start[k] <= s.close, lit)
+    for (_v, i, j), arc in tm.x.items():
+        if 1 <= i <= tm.n and 1 <= j <= tm.n:
+            a, b = d.stops[i - 1], d.stops[j - 1]
+            if b.close is not None and max(a.open, T[0][i]) + a.service + T[i][j] > b.close:
+                tm.m.add_implication(lit, ~arc)
 
 
 @encoder("shift_end")
@@ -484,7 +494,7 @@ TIMED_KINDS = {"time_windows", "shift_end", "stop_deadline", "precedence", "pick
 
 
 def build(draft: Draft) -> SolverModel:
-    d = DeliveryData.model_validate(draft.data)
+    d = parsed(DeliveryData, draft.data)
     kinds = {r.kind for r in draft.rules}
     classes = dl.vehicle_classes(d, draft.rules, draft.objective)
     timed = bool(kinds & TIMED_KINDS) or any(t.kind != "travel" for t in draft.objective)
@@ -506,7 +516,9 @@ def build(draft: Draft) -> SolverModel:
         return {"routes": rows}
 
     answer = [tm.x[a] for a in arcs]
-    sm = solver_model(tm, draft, ENCODERS, dl.RULE_PARAMS, _objective, decode, answer, [])
+    sm = solver_model(
+        tm, draft, ENCODERS, dl.RULE_PARAMS, _objective, decode, answer, [], uniqueness_parameters=UNIQUENESS_PARAMETERS
+    )
     sm.symmetry = symmetry(tm, arcs, _pure_tour(d, draft))
     return sm
 
@@ -603,7 +615,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[DeliveryData, W
 def _with_windows(spec: GenerationSpec, d: DeliveryData, w: Witness, rng: random.Random) -> DeliveryData:
     """Windows around the witness's service times (which never wait: each opens by then)."""
     sim = dl.simulate(d, w)
-    half = WINDOW.get(spec.subtask, 20)
+    half = WINDOW.get(spec.subtask, 15)
     stops = []
     for x in d.stops:
         t = sim.start[x.id]
@@ -858,7 +870,7 @@ FIRST_PLAN_TIME = 2.0
 def draft_from(spec: GenerationSpec, data: dict[str, Any], rng: random.Random) -> Draft:
     """The file's tour under its length; sampled rules (if any) are drawn from a first
     feasible tour (the first CP-SAT solution), so they are satisfiable."""
-    d = DeliveryData.model_validate(data)
+    d = parsed(DeliveryData, data)
     base = Draft(spec=spec, data=d.model_dump(mode="json"), rules=[], objective=objective_terms("round_trip", True))
     if not sampled_kinds(spec, TASK.base_rules):
         return base
@@ -879,19 +891,36 @@ def _plan(d: DeliveryData, plan: dict[str, Any]) -> dl.Plan:
 
 
 def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> Draft | None:
-    """A deadline on one stop just before the earliest service the other rules allow: the
-    loosest infeasible deadline by bisection, from the stop's window opening or direct
-    drive (a deadline the stop alone could always meet, so the conflict runs through the
-    instance's rules) up to the shift."""
-    d = DeliveryData.model_validate(draft_.data)
+    """The loosest infeasible rule of a kind feasible rounds carry, by bisection over
+    values each of which the rule alone could meet, so the conflict runs through the
+    instance's rules: with a fleet, a cap on stops per vehicle from N down to the even
+    share ceil(N/K) (capacity, windows and shifts then cannot absorb it); else (or when
+    no cap conflicts) a deadline on one stop from the shift down to the earliest minute
+    it could be reached straight from the depot."""
+    d = parsed(DeliveryData, draft_.data)
     position = insert_position(draft_.rules, TASK.base_rules, rng)
     probe = SolverLimits(deterministic_time=min(limits.deterministic_time, PROBE_TIME))
     feasible = lambda t: is_feasible(build(t), probe)  # noqa: E731
+
+    def checked(found: Draft | None) -> Draft | None:
+        if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
+            return found
+        return None
+
+    n, k = len(d.stops), len(d.vehicles)
+    if k > 1 and not any(r.kind == "max_stops" for r in draft_.rules):
+        caps = list(range(n, -(-n // k) - 1, -1))
+
+        def cap(m: int) -> Draft:
+            return with_conflict_rule(draft_, "max_stops", dl.MaxStops(max=m), position)
+
+        found = checked(first_infeasible(caps, cap, feasible))
+        if found is not None:
+            return found
     stops = list(d.stops)
     rng.shuffle(stops)
-    for s in stops[:3]:
-        k = d.index[s.id]
-        lo = max(s.open, d.minutes[0][k])
+    for s in stops[:2]:
+        lo = max(s.open, d.minutes[0][d.index[s.id]])
         hi = s.close if s.close is not None else (d.shift or lo + sum(max(r) for r in d.minutes))
         values = list(range(hi, lo - 1, -1))
         if not values:
@@ -900,15 +929,15 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
         def trial(by: int, sid: str = s.id) -> Draft:
             return with_conflict_rule(draft_, "stop_deadline", dl.StopDeadline(stops=[sid], by=by), position)
 
-        found = first_infeasible(values, trial, feasible)
-        if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
+        found = checked(first_infeasible(values, trial, feasible))
+        if found is not None:
             return found
     return None
 
 
 def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list[Rule]:
     """A stop that must now be served earlier than planned, or a used vehicle breaking down."""
-    d = DeliveryData.model_validate(draft_.data)
+    d = parsed(DeliveryData, draft_.data)
     p = _plan(d, plan)
     sim = dl.simulate(d, p)
     out = []
@@ -923,12 +952,12 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
 
 
 def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, list[str]]:
-    d = DeliveryData.model_validate(draft_.data)
+    d = parsed(DeliveryData, draft_.data)
     return dl.TASK.existing(d, _plan(d, plan))
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    d = DeliveryData.model_validate(draft_.data)
+    d = parsed(DeliveryData, draft_.data)
     if d.shift is None and all(s.close is None for s in d.stops):
         return None
     return make_rule("delay_buffer", "hard", dl.DelayBuffer(minutes=rng.randint(2, 6))), []
@@ -936,7 +965,7 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     """Service minutes (worst: long) and, without pickups, delivered units (worst: many)."""
-    d = DeliveryData.model_validate(draft_.data)
+    d = parsed(DeliveryData, draft_.data)
     service = [
         Uncertain(id="", kind="service", target=s.id, low=s.service, high=s.service + rng.randint(1, 4))
         for s in d.stops
@@ -950,7 +979,7 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
 
 
 def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]:
-    d = DeliveryData.model_validate(data)
+    d = parsed(DeliveryData, data)
     stops = tuple(s.model_copy(update={u.kind: value}) if s.id == u.target else s for s in d.stops)
     return {**data, "stops": [s.model_dump(mode="json") for s in stops]}
 
@@ -962,7 +991,7 @@ def worst_is_low(u: Uncertain) -> bool:
 def report(draft_: Draft, plan: dict[str, Any]) -> dict[str, dict[str, int]]:
     """Travel minutes and return minute per vehicle, walked along the decoded routes here
     (not through the checker's simulation)."""
-    d = DeliveryData.model_validate(draft_.data)
+    d = parsed(DeliveryData, draft_.data)
     idx, T = d.index, d.minutes
     routes = {r["vehicle"]: r["stops"] for r in plan["routes"]}
     travel: dict[str, int] = {}
