@@ -569,8 +569,8 @@ Witness = dl.Plan
 
 
 def _witness(spec: GenerationSpec, d: DeliveryData, rng: random.Random) -> Witness:
-    """Random routes: stops shared among the vehicles in random order (a pickup before its
-    delivery on one vehicle); multi-trip routes get reloads in random gaps."""
+    """Random routes: stops shared round robin among the vehicles in random order (a pickup
+    before its delivery on one vehicle); multi-trip routes get reloads in random gaps."""
     vehicles = [v.id for v in d.vehicles]
     routes: dict[str, list[str]] = {v: [] for v in vehicles}
     if d.pickups:
@@ -582,10 +582,8 @@ def _witness(spec: GenerationSpec, d: DeliveryData, rng: random.Random) -> Witne
     else:
         ids = [s.id for s in d.stops]
         rng.shuffle(ids)
-        for k, sid in enumerate(ids):
-            routes[vehicles[k] if k < len(vehicles) else rng.choice(vehicles)].append(sid)
-        for v in vehicles:
-            rng.shuffle(routes[v])
+        for k, sid in enumerate(ids):  # round robin: the vehicles' stop counts differ by at most one
+            routes[vehicles[k % len(vehicles)]].append(sid)
     if d.reloads:
         for v in vehicles:
             gaps = list(range(1, len(routes[v])))
@@ -936,7 +934,8 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 
 
 def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list[Rule]:
-    """A stop that must now be served earlier than planned, or a used vehicle breaking down."""
+    """A stop that must now be served earlier than planned, or a used vehicle (one without
+    an interchangeable twin) breaking down."""
     d = parsed(DeliveryData, draft_.data)
     p = _plan(d, plan)
     sim = dl.simulate(d, p)
@@ -945,8 +944,15 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
         by = sim.start[s.id] - 1
         if by >= max(s.open, d.minutes[0][d.index[s.id]]):
             out.append(make_rule("stop_deadline", "hard", dl.StopDeadline(stops=[s.id], by=by)))
+    # an interchangeable vehicle never breaks down: a recovery counts changes from the
+    # answer's own plan, which may have swapped it with its twin (another answer to the same problem)
+    twins = {v for members in dl.vehicle_classes(d, draft_.rules, draft_.objective) for v in members}
     if len(d.vehicles) > 1:
-        out += [make_rule("vehicle_off", "hard", dl.VehicleOff(vehicle=v)) for v, n in sim.count.items() if n]
+        out += [
+            make_rule("vehicle_off", "hard", dl.VehicleOff(vehicle=v))
+            for v, n in sim.count.items()
+            if n and v not in twins
+        ]
     rng.shuffle(out)
     return out
 

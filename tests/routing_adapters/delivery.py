@@ -65,15 +65,20 @@ class DeliveryAdapter(TaskAdapter):
         vehicles = [v.id for v in d.vehicles]
         ids = [s.id for s in d.stops]
         seen: set[str] = set()
+        objective = inst.objective
+        rec = inst.recovery
+        if rec is not None and {r.id for r in rec.scenario} & {r.id for r in rules}:
+            objective = rec.objective  # the recovery model counts changes: no vehicle is interchangeable
         for owner in itertools.product(vehicles, repeat=len(ids)):
             groups = {v: [s for s, o in zip(ids, owner) if o == v] for v in vehicles}
             for orders in itertools.product(*(list(itertools.permutations(groups[v])) for v in vehicles)):
                 for routes in itertools.product(*(_with_reloads(o, d.reloads) for o in orders)):
                     plan = Plan(dict(zip(vehicles, routes)))
-                    key = repr(sorted(arcs(d, canonical(d, plan, rules, inst.objective)).items()))
+                    plan = canonical(d, plan, rules, objective)
+                    key = repr(sorted(arcs(d, plan).items()))
                     if key not in seen:
                         seen.add(key)
-                        yield canonical(d, plan, rules, inst.objective)
+                        yield plan
 
     def existing_rows(self, inst: Instance, existing: Any) -> Any:
         plan = self.existing_plan(inst, existing)
