@@ -89,6 +89,10 @@ class DeliveryData(_Frozen):
                 raise ValueError(f"stop {s.id}'s window closes before it opens")
             if s.delivery is not None and s.delivery not in ids:
                 raise ValueError(f"pickup {s.id} names an unknown delivery stop {s.delivery}")
+        if self.pickups:  # the pickup-before-delivery encoding reads the direct drive as the shortest
+            for i, j, k in itertools.permutations(range(n), 3):
+                if self.minutes[i][k] > self.minutes[i][j] + self.minutes[j][k]:
+                    raise ValueError("with pickups the travel minutes must obey the triangle inequality")
         if self.network is not None:
             names = [self.depot, *(s.name for s in self.stops)]
             table = self.network.minutes

@@ -157,7 +157,7 @@ def _stop_line(d: DeliveryData, k: int) -> str:
     if s.load:
         units = ranged(d, "load", s.id, abs(s.load))
         what = "pick up" if s.load > 0 and d.pickups else "deliver"
-        parts.append(f"{what} {units} units")
+        parts.append(f"{what} {plural(abs(s.load), 'unit') if units == str(abs(s.load)) else units + ' units'}")
     parts.append(f"service {ranged(d, 'service', s.id, s.service)} min")
     if s.open or s.close is not None:
         close = "" if s.close is None else f" to {s.close}"
@@ -179,7 +179,8 @@ def _body(d: DeliveryData, subtask: str, objective: list[ObjectiveTerm], rules: 
             f"A vehicle may return to the depot to reload between two stops (write `{RELOAD}` in its stop list; at most "
             f"{plural(d.reloads, 'reload')} per vehicle); a reload takes {plural(d.reload_minutes, 'minute')} at the depot."
         )
-    if imported and len(d.vehicles) == 1 and d.symmetric:
+    pure = not rules and [t.kind for t in objective] == ["travel"]
+    if imported and pure and len(d.vehicles) == 1 and d.symmetric:
         out.append(
             "The distances are symmetric: a tour and its reverse are the same tour, and either direction is accepted."
         )
@@ -191,7 +192,7 @@ def _body(d: DeliveryData, subtask: str, objective: list[ObjectiveTerm], rules: 
         out.append("(Vehicles of the same type and capacity are interchangeable.)")
     out += ["", "**Stops:**"]
     out += [_stop_line(d, k) for k in range(1, len(d.stops) + 1)]
-    label = "Distances" if imported else "Travel minutes"
+    label = "Distances (read as travel minutes)" if imported else "Travel minutes"
     source = "" if imported else " (shortest driving times over the street network)"
     out += ["", f"**{label}** from the row's place to the column's place{source}:"]
     heads = ["", d.depot if not imported else "1", *(s.id for s in d.stops)]
