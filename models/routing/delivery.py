@@ -970,11 +970,18 @@ def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
-    """Service minutes (worst: long) and, without pickups, delivered units (worst: many)."""
+    """Service minutes (worst: long) and, without pickups, delivered units (worst: many).
+
+    Longer service only delays later services, which no rule but an order between two
+    stops can welcome (a shorter one may bring the later stop forward past the earlier):
+    with an order rule, service minutes are never uncertain, so the data's values stay
+    the worst case for every rule."""
     d = parsed(DeliveryData, draft_.data)
+    ordered = any(r.kind == "precedence" for r in draft_.rules)
     service = [
         Uncertain(id="", kind="service", target=s.id, low=s.service, high=s.service + rng.randint(1, 4))
         for s in d.stops
+        if not ordered
     ]
     load = [] if d.pickups else [
         Uncertain(id="", kind="load", target=s.id, low=s.load, high=s.load + rng.randint(1, 2)) for s in d.stops
