@@ -666,7 +666,8 @@ def _b_stop_deadline(d: DeliveryData, w: Witness, rng: random.Random) -> dl.Stop
 def _b_max_stops(d: DeliveryData, w: Witness, rng: random.Random) -> dl.MaxStops | None:
     if len(d.vehicles) < 2:
         return None
-    return dl.MaxStops(max=max(1, max(dl.simulate(d, w).count.values())))
+    most = max(dl.simulate(d, w).count.values())
+    return dl.MaxStops(max=most) if most < len(d.stops) else None  # a cap of every stop caps nothing
 
 
 def _b_precedence(d: DeliveryData, w: Witness, rng: random.Random) -> dl.Precedence | None:

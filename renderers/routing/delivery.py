@@ -53,7 +53,8 @@ def _deadline(d: DeliveryData, p: dl.StopDeadline) -> str:
 
 @TEXT.rule("max_stops")
 def _max_stops(d: DeliveryData, p: dl.MaxStops) -> str:
-    return f"No vehicle serves more than {plural(p.max, 'stop')} (reloads do not count as stops)."
+    reloads = " (reloads do not count as stops)" if d.reloads else ""
+    return f"No vehicle serves more than {plural(p.max, 'stop')}{reloads}."
 
 
 @TEXT.rule("first_stop")
@@ -158,7 +159,8 @@ def _stop_line(d: DeliveryData, k: int) -> str:
         units = ranged(d, "load", s.id, abs(s.load))
         what = "pick up" if s.load > 0 and d.pickups else "deliver"
         parts.append(f"{what} {plural(abs(s.load), 'unit') if units == str(abs(s.load)) else units + ' units'}")
-    parts.append(f"service {ranged(d, 'service', s.id, s.service)} min")
+    if s.service or any(u.target == s.id and u.kind == "service" for u in d.uncertain):
+        parts.append(f"service {ranged(d, 'service', s.id, s.service)} min")
     if s.open or s.close is not None:
         close = "" if s.close is None else f" to {s.close}"
         parts.append(f"window from minute {s.open}{close}")
@@ -171,7 +173,8 @@ def _body(d: DeliveryData, subtask: str, objective: list[ObjectiveTerm], rules: 
     out = [
         f"You are planning {CONTEXT.get(subtask, 'delivery routes')}. Every vehicle that is used leaves the depot "
         f"({d.depot}) at minute 0, serves its stops in the order you give and returns to the depot. Every stop is "
-        "served exactly once, by one vehicle, in one visit. Times are minutes after departure. A vehicle reaching a "
+        "served exactly once, by one vehicle, in one visit; a route lists its stops in order, without the depot at "
+        "its start or end. Times are minutes after departure. A vehicle reaching a "
         "stop before its window opens waits there until it opens; service then takes the stop's service minutes.",
     ]
     if d.reloads:
