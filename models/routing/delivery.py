@@ -239,17 +239,29 @@ class DeliveryModel(ModelBase):
         return self.start[i] + self.d.stops[i - 1].service
 
     def _propagate_time(self, v: str, i: int, j: int, lit: cp_model.IntVar) -> None:
-        m, T = self.m, self.d.minutes
-        arrive = self.departure(v, i) + T[self.place(i)][self.place(j)]
-        if j == 0:
-            m.add(self.end[v] == arrive).only_enforce_if(lit)
-        elif j > self.n:
-            m.add(self.reload_at[v, j] == arrive).only_enforce_if(lit)
-        elif j in self.wait:
-            m.add(self.start[j] >= arrive).only_enforce_if(lit)
-            m.add(self.start[j] <= arrive).only_enforce_if([lit, ~self.wait[j]])
+        """On arc i -> j: j's time = i's departure + the drive (a start may wait for its
+        window: then it is the later of that and the opening). Written as weighted sums of
+        two variables (building expressions by operators dominated model building)."""
+        m, d = self.m, self.d
+        drive = d.minutes[self.place(i)][self.place(j)]
+        if i == 0:
+            dep: cp_model.IntVar | None = None
+        elif i > self.n:
+            dep, drive = self.reload_at[v, i], drive + d.reload_minutes
         else:
-            m.add(self.start[j] == arrive).only_enforce_if(lit)
+            dep, drive = self.start[i], drive + d.stops[i - 1].service
+        if j == 0:
+            target = self.end[v]
+        elif j > self.n:
+            target = self.reload_at[v, j]
+        else:
+            target = self.start[j]
+        gap = target if dep is None else cp_model.LinearExpr.weighted_sum([target, dep], [1, -1])
+        if j in self.wait:
+            m.add_linear_constraint(gap, drive, cp_model.INT_MAX).only_enforce_if(lit)
+            m.add_linear_constraint(gap, cp_model.INT_MIN, drive).only_enforce_if([lit, ~self.wait[j]])
+        else:
+            m.add_linear_constraint(gap, drive, drive).only_enforce_if(lit)
 
     def _loads(self) -> None:
         """Without pickups: on board on arrival = this stop's load and the rest of the trip's
