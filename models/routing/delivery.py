@@ -136,7 +136,7 @@ SIZES = SizeTable[DeliverySizes](
         load=PositiveRange(lo=1, hi=5), reloads=1,
     ),
     default=DeliverySizes(
-        stops=6, vehicles=2, minutes=PositiveRange(lo=2, hi=12), service=PositiveRange(lo=2, hi=8),
+        stops=5, vehicles=2, minutes=PositiveRange(lo=2, hi=12), service=PositiveRange(lo=2, hi=8),
         load=PositiveRange(lo=1, hi=6), reloads=1,
     ),
     large=DeliverySizes(
@@ -540,7 +540,7 @@ def _fleet(spec: GenerationSpec, s: DeliverySizes, rng: random.Random) -> list[V
     if spec.subtask == "round_trip":
         return [Vehicle(id="Van", kind="van")]
     if spec.subtask == "multi_trip":
-        count = 1 if s.stops <= 5 else s.vehicles
+        count = 1 if s.stops <= 3 else s.vehicles
         return [Vehicle(id=f"Van {k}", kind="van") for k in range(1, count + 1)]
     if spec.subtask == "grocery_home_delivery":
         bikes = max(1, s.vehicles - 1)
