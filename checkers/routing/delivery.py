@@ -89,6 +89,8 @@ class DeliveryData(_Frozen):
                 raise ValueError(f"stop {s.id}'s window closes before it opens")
             if s.delivery is not None and s.delivery not in ids:
                 raise ValueError(f"pickup {s.id} names an unknown delivery stop {s.delivery}")
+        if self.pickups and any(s.service < 1 for s in self.stops):
+            raise ValueError("with pickups every stop takes at least one minute of service")
         if self.pickups:  # the pickup-before-delivery encoding reads the direct drive as the shortest
             for i, j, k in itertools.permutations(range(n), 3):
                 if self.minutes[i][k] > self.minutes[i][j] + self.minutes[j][k]:
