@@ -141,6 +141,7 @@ SIZES = SizeTable[CommuteSizes](
     large=CommuteSizes(stops=11, lines=8, departures=PositiveRange(lo=3, hi=4), commuters=6, max_legs=4),
 )
 PROBE_TIME = 2.0
+WALK_MINUTES = (6, 15)  # one walk link; rides are about four times faster than walking
 
 
 # -- trips (the model's own enumeration; the checker replays answers independently) ----
@@ -519,8 +520,8 @@ def _lines(spec: GenerationSpec, s: CommuteSizes, d_minutes: dict[str, dict[str,
     out = []
     for (a, b), n in zip(pairs, numbers):
         mode = rng.choice(MODES[spec.subtask])
-        first = start + rng.randint(2, 20)
-        gap = (30, 45) if sparse else (8, 20)
+        first = start + rng.randint(0, 12)
+        gap = (25, 40) if sparse else (6, 15)
         count = 1 + (s.departures.draw(rng) - 1) // (2 if sparse else 1)
         deps = [first]
         for _ in range(count - 1):
@@ -528,7 +529,7 @@ def _lines(spec: GenerationSpec, s: CommuteSizes, d_minutes: dict[str, dict[str,
         name = {"bus": f"Bus {n}", "tram": f"Tram {n % 9 + 1}", "train": f"Train S{n % 9 + 1}"}[mode]
         if any(x.id == name for x in out):
             name = f"{name}{'abc'[len(out) % 3]}"
-        ride = max(2, d_minutes[a][b] // (4 if mode == "train" else 3) + rng.randint(0, 2))
+        ride = max(2, d_minutes[a][b] // (5 if mode == "train" else 4) + rng.randint(0, 2))
         price = rng.randint(3, 5) if mode == "train" else rng.randint(1, 3)
         out.append(Line(id=name, mode=mode, origin=a, dest=b, minutes=ride, fare=price, seats=9,
                         departures=tuple(deps)))  # fmt: skip
@@ -538,7 +539,7 @@ def _lines(spec: GenerationSpec, s: CommuteSizes, d_minutes: dict[str, dict[str,
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[CommuteData, Witness]:
     s = SIZES.of(spec.size)
     stops = tuple(rng.sample(STOPS, s.stops))
-    network = sample_network(rng, stops, rng.choice(SHAPES), (4, 12))
+    network = sample_network(rng, stops, rng.choice(SHAPES), WALK_MINUTES)
     walk = network.minutes
     import networkx as nx
 
@@ -574,7 +575,8 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[CommuteData, Wi
     options = trips(base)
     witness: Witness = {}
     for c in base.commuters:
-        best = sorted(options[c.id], key=lambda o: (o.arrival, fare(base, o), o.walking))[:3]
+        riding = [o for o in options[c.id] if o.rides] or options[c.id]
+        best = sorted(riding, key=lambda o: (o.arrival, fare(base, o), o.walking))[:3]
         if not best:
             raise NoDraft("witness")
         witness[c.id] = rng.choice(best)
@@ -844,17 +846,16 @@ UNCERTAIN_EACH = 3
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
-    """Ride minutes (worst: high) and spare places (worst: low) of lines. Ride minutes
-    only where no rule rewards a later arrival (an arrival order or a fairness gap could
-    be broken by a ride that turns out shorter)."""
+    """Spare places (worst: low) and ride minutes (worst: high) of lines, each range with
+    the data's value at its worst end, so the worst case is the instance as drawn. Ride
+    minutes only where no rule rewards a later arrival (an arrival order or a fairness
+    gap could be broken by a ride that turns out shorter)."""
     d = parsed(CommuteData, draft_.data)
-    seats = [
-        Uncertain(id="", kind="seats", target=x.id, low=x.seats - 1, high=x.seats) for x in d.lines if x.seats > 1
-    ]
+    seats = [Uncertain(id="", kind="seats", target=x.id, low=x.seats, high=x.seats + rng.randint(1, 2)) for x in d.lines]
     out = rng.sample(seats, min(UNCERTAIN_EACH, len(seats)))
     if not any(r.kind in ("arrival_order", "travel_balance") for r in draft_.rules):
         rides = [
-            Uncertain(id="", kind="ride", target=x.id, low=x.minutes, high=x.minutes + rng.randint(1, 4))
+            Uncertain(id="", kind="ride", target=x.id, low=max(1, x.minutes - rng.randint(1, 3)), high=x.minutes)
             for x in d.lines
         ]
         out += rng.sample(rides, min(UNCERTAIN_EACH, len(rides)))
