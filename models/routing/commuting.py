@@ -141,13 +141,16 @@ SIZES = SizeTable[CommuteSizes](
     large=CommuteSizes(stops=11, lines=8, departures=PositiveRange(lo=3, hi=4), commuters=6, max_legs=4),
 )
 PROBE_TIME = 2.0
+# the models are small: presolving the uniqueness re-solve costs more than it saves
+UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 WALK_MINUTES = (6, 15)  # one walk link; rides are about four times faster than walking
 
 
 # -- trips (the model's own enumeration; the checker replays answers independently) ----
 @dataclass(frozen=True)
 class Option:
-    """One trip a commuter can take, with every figure the rules and objective read."""
+    """One trip a commuter can take, with every figure the rules and objective read
+    (computed once, when the trip is enumerated)."""
 
     legs: tuple[cm.Leg, ...]
     stops: tuple[str, ...]
@@ -156,24 +159,45 @@ class Option:
     walking: int
     ride_fares: int
     fee: int
-
-    @property
-    def arrival(self) -> int:
-        return self.ends[-1]
-
-    @property
-    def rides(self) -> tuple[tuple[str, int], ...]:
-        return tuple((leg[1], int(leg[2])) for leg in self.legs if leg[0] == "ride")
-
-    @property
-    def key(self) -> str:
-        return cm.trip_key(self.legs)
+    arrival: int = 0
+    rides: tuple[tuple[str, int], ...] = ()
+    key: str = ""
+    score: int = 0
 
 
-def _reach(d: CommuteData, dest: str) -> list[set[str]]:
+def _option(d: CommuteData, legs: tuple[cm.Leg, ...], stops: tuple[str, ...], starts: tuple[int, ...],
+            ends: tuple[int, ...], walking: int, fares: int, fee: int) -> Option:  # fmt: skip
+    rides = tuple((leg[1], int(leg[2])) for leg in legs if leg[0] == "ride")
+    return Option(legs, stops, starts, ends, walking, fares, fee, ends[-1], rides, cm.trip_key(legs), _score(d, legs))
+
+
+def _score(d: CommuteData, legs: tuple[cm.Leg, ...]) -> int:
+    """The route score of a trip (see the objective's sentence)."""
+    total = 0
+    for leg in legs:
+        if leg[0] == "ride":
+            line = d.line_by_id[leg[1]]
+            total += cm.LINE_WEIGHT * d.line_number[line.id] + line.departures.index(int(leg[2])) + 1
+        else:
+            total += d.stop_number[leg[1]]
+    return total
+
+
+Adjacency = dict[str, list[tuple[str, int]]]  # stop -> (neighbouring stop, walk minutes), in stop order
+
+
+def _adjacency(d: CommuteData) -> Adjacency:
+    out: Adjacency = {s: [] for s in d.network.places}
+    for r in d.network.roads:
+        out[r.a].append((r.b, r.minutes))
+        out[r.b].append((r.a, r.minutes))
+    return {s: sorted(v) for s, v in out.items()}
+
+
+def _reach(d: CommuteData, walks: Adjacency, dest: str) -> list[set[str]]:
     """reach[k]: the stops from which ``dest`` can be reached in at most k legs (walk
     links and lines, times ignored): a branch that cannot get there is cut."""
-    nbrs: dict[str, set[str]] = {s: set(d.network.graph.neighbors(s)) for s in d.network.places}
+    nbrs: dict[str, set[str]] = {s: {t for t, _ in walks[s]} for s in d.network.places}
     for x in d.lines:
         nbrs[x.origin].add(x.dest)
     reach = [{dest}]
@@ -183,9 +207,10 @@ def _reach(d: CommuteData, dest: str) -> list[set[str]]:
     return reach
 
 
-def enumerate_trips(d: CommuteData, c: Commuter) -> list[Option]:
+def enumerate_trips(d: CommuteData, c: Commuter, walks: Adjacency | None = None) -> list[Option]:
     """Every trip of ``c`` (see the module docstring), in a fixed order."""
-    reach = _reach(d, c.dest)
+    walks = _adjacency(d) if walks is None else walks
+    reach = _reach(d, walks, c.dest)
     out: list[Option] = []
     from_stop: dict[str, list[Line]] = {}
     for x in d.lines:
@@ -195,23 +220,23 @@ def enumerate_trips(d: CommuteData, c: Commuter) -> list[Option]:
     def grow(at: str, now: int, legs: list[cm.Leg], stops: list[str], starts: list[int], ends: list[int],
              walking: int, fares: int, fee: int) -> None:  # fmt: skip
         if at == c.dest:
-            out.append(Option(tuple(legs), tuple(stops), tuple(starts), tuple(ends), walking, fares, fee))
+            out.append(_option(d, tuple(legs), tuple(stops), tuple(starts), tuple(ends), walking, fares, fee))
             return
         left = d.max_legs - len(legs)
         if left == 0:
             return
+        ahead = reach[left - 1]
         steps: list[tuple[cm.Leg, str, int, int, int, int, int]] = []  # leg, stop, start, end, +walk, +fare, +fee
         if not legs:
             steps += [(("drive", dr.stop), dr.stop, now, now + dr.minutes, 0, 0, fee_at[dr.stop]) for dr in c.drives]
-        for s in sorted(d.network.graph.neighbors(at)):
-            m = d.network.road(at, s).minutes  # type: ignore[union-attr]
+        for s, m in walks[at]:
             steps.append((("walk", s), s, now, now + m, m, 0, 0))
         for x in from_stop.get(at, []):
             for dep in x.departures:
                 if dep >= now:
                     steps.append((("ride", x.id, str(dep)), x.dest, dep, dep + x.minutes, 0, x.fare, 0))
         for leg, s, start, end, w, f, e in steps:
-            if s in stops or s not in reach[left - 1]:
+            if s in stops or s not in ahead:
                 continue
             grow(s, end, [*legs, leg], [*stops, s], [*starts, start], [*ends, end], walking + w, fares + f, fee + e)
 
@@ -219,21 +244,38 @@ def enumerate_trips(d: CommuteData, c: Commuter) -> list[Option]:
     return out
 
 
-_TRIPS: OrderedDict[int, tuple[CommuteData, dict[str, list[Option]]]] = OrderedDict()
+_TRIPS: OrderedDict[Any, dict[str, list[Option]]] = OrderedDict()
 _TRIPS_LOCK = threading.Lock()
+TRIPS_KEPT = 256
+
+
+def _content(d: CommuteData) -> Any:
+    """What the trips depend on (not deadlines, seats, spaces, the transfer time or the
+    day pass, which only rules and figures read): the cache key of :func:`trips`."""
+    return (
+        d.network.places,
+        tuple((r.a, r.b, r.minutes) for r in d.network.roads),
+        tuple((x.id, x.origin, x.dest, x.minutes, x.fare, x.departures) for x in d.lines),
+        tuple((c.id, c.origin, c.dest, c.ready, c.drives) for c in d.commuters),
+        tuple((p.stop, p.fee) for p in d.parkings),
+        d.max_legs,
+    )
 
 
 def trips(d: CommuteData) -> dict[str, list[Option]]:
-    """Commuter -> their trips, once per data object (the kit's ``parsed`` hands the same
-    object to every build of one instance's data)."""
+    """Commuter -> their trips, enumerated once per distinct content (one instance's
+    builds, probes and hard-tier variants share them)."""
+    key = _content(d)
     with _TRIPS_LOCK:
-        hit = _TRIPS.get(id(d))
-        if hit is not None and hit[0] is d:
-            return hit[1]
-    made = {c.id: enumerate_trips(d, c) for c in d.commuters}
+        hit = _TRIPS.get(key)
+        if hit is not None:
+            _TRIPS.move_to_end(key)
+            return hit
+    walks = _adjacency(d)
+    made = {c.id: enumerate_trips(d, c, walks) for c in d.commuters}
     with _TRIPS_LOCK:
-        _TRIPS[id(d)] = (d, made)
-        if len(_TRIPS) > 64:
+        _TRIPS[key] = made
+        if len(_TRIPS) > TRIPS_KEPT:
             _TRIPS.popitem(last=False)
     return made
 
@@ -276,17 +318,6 @@ def walk_tired(o: Option, after: int, longest: int) -> bool:
                 return True
             walked += m
     return False
-
-
-def route_score(d: CommuteData, o: Option) -> int:
-    total = 0
-    for leg in o.legs:
-        if leg[0] == "ride":
-            line = d.line_by_id[leg[1]]
-            total += cm.LINE_WEIGHT * d.line_number[line.id] + line.departures.index(int(leg[2])) + 1
-        else:
-            total += d.stop_number[leg[1]]
-    return total
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -454,7 +485,7 @@ def _objective(tm: CommuteModel, term: ObjectiveTerm) -> tuple[cp_model.LinearEx
         "travel_minutes": lambda c, o: o.arrival - c.ready,
         "fares": lambda c, o: fare(d, o),
         "walking": lambda c, o: o.walking,
-        "route_score": lambda c, o: route_score(d, o),
+        "route_score": lambda c, o: o.score,
     }
     if term.kind in figure:
         f = figure[term.kind]
@@ -498,7 +529,9 @@ def build(draft: Draft) -> SolverModel:
         return {"trips": _rows(data, chosen)}
 
     answer = [v for c in data.commuters for v in tm.y[c.id]]
-    return solver_model(tm, draft, ENCODERS, cm.RULE_PARAMS, _objective, decode, answer, [])
+    return solver_model(
+        tm, draft, ENCODERS, cm.RULE_PARAMS, _objective, decode, answer, [], uniqueness_parameters=UNIQUENESS_PARAMETERS
+    )
 
 
 # -- sampling --------------------------------------------------------------------------
@@ -764,6 +797,7 @@ BUILDERS: dict[str, Callable[[Any, Any, random.Random], Params | None]] = {
     "walk_fatigue": _b_walk_fatigue,
 }
 STRUCTURAL = ("transfer_time",)
+ONLY_IN = {"parking_spaces": ("park_and_ride",), "escort": ("school_run",)}  # kinds only these subtasks' data admit
 
 
 def objective_terms(subtask: str) -> list[ObjectiveTerm]:
@@ -771,8 +805,11 @@ def objective_terms(subtask: str) -> list[ObjectiveTerm]:
 
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
-    data, witness = _entities(spec, rng)
     sampled = sampled_kinds(spec, TASK.base_rules)
+    for kind in sampled:
+        if spec.subtask not in ONLY_IN.get(kind, (spec.subtask,)):
+            raise NoDraft(kind)  # before any entity is drawn: such a spec never has a draft
+    data, witness = _entities(spec, rng)
     for kind in FORCED[spec.subtask]:
         if kind not in sampled:
             sampled.append(kind)
