@@ -285,8 +285,9 @@ def leg_words(leg: Leg) -> list[str]:
 
 
 def trip_key(legs: tuple[Leg, ...]) -> str:
-    """A trip as one string (the solver names its trip variables by it)."""
-    return ";".join(" ".join(leg_words(leg)) for leg in legs)
+    """A trip as one string (the solver names its trip variables by it; ride departures
+    in minutes after midnight)."""
+    return ";".join(" ".join(leg) for leg in legs)
 
 
 @dataclass(frozen=True)

@@ -569,7 +569,9 @@ def _lines(spec: GenerationSpec, s: CommuteSizes, d_minutes: dict[str, dict[str,
     return out
 
 
-def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[CommuteData, Witness]:
+def _entities(spec: GenerationSpec, rng: random.Random, parking: bool) -> tuple[CommuteData, Witness]:
+    """The network, lines and commuters (car parks and car owners when ``parking``), and a
+    witness trip per commuter, with deadlines, places and spaces fitted to it."""
     s = SIZES.of(spec.size)
     stops = tuple(rng.sample(STOPS, s.stops))
     network = sample_network(rng, stops, rng.choice(SHAPES), WALK_MINUTES)
@@ -580,7 +582,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[CommuteData, Wi
     lines = _lines(spec, s, walk, stops, hops, rng)
     start = START[spec.subtask]
     parkings: tuple[ParkRide, ...] = ()
-    if spec.subtask == "park_and_ride":
+    if parking:
         at = sorted({x.origin for x in lines}, key=stops.index)
         chosen = rng.sample(at, min(len(at), 2 if s.stops > 5 else 1))
         parkings = tuple(ParkRide(stop=p, spaces=9, fee=rng.randint(2, 6)) for p in sorted(chosen, key=stops.index))
@@ -615,7 +617,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[CommuteData, Wi
         witness[c.id] = rng.choice(best)
     if spec.subtask == "school_run":
         kids = rng.sample(CHILDREN, s.commuters - n_adults)
-        adults = [c for c in base.commuters if any(leg[0] == "ride" for leg in witness[c.id].legs)]
+        adults = [c for c in base.commuters if witness[c.id].rides and witness[c.id].legs[0][0] != "drive"]
         if len(adults) < len(kids):
             raise NoDraft("escorts")
         for kid, adult in zip(kids, rng.sample(adults, len(kids))):
@@ -628,7 +630,11 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[CommuteData, Wi
         base = cm_replace(base, commuters=tuple(commuters))
         options = trips(base)
         for c in base.commuters[n_adults:]:
-            adult = next(a for a in base.commuters[:n_adults] if a.origin == c.origin and c.dest in witness[a.id].stops)
+            adult = next(
+                a
+                for a in base.commuters[:n_adults]
+                if a.origin == c.origin and c.dest in witness[a.id].stops and witness[a.id].legs[0][0] != "drive"
+            )
             w = witness[adult.id]
             k = w.stops.index(c.dest)
             prefix = w.legs[:k]
@@ -797,7 +803,7 @@ BUILDERS: dict[str, Callable[[Any, Any, random.Random], Params | None]] = {
     "walk_fatigue": _b_walk_fatigue,
 }
 STRUCTURAL = ("transfer_time",)
-ONLY_IN = {"parking_spaces": ("park_and_ride",), "escort": ("school_run",)}  # kinds only these subtasks' data admit
+ONLY_IN = {"escort": ("school_run",)}  # kinds only these subtasks' data admit (children)
 
 
 def objective_terms(subtask: str) -> list[ObjectiveTerm]:
@@ -809,7 +815,7 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     for kind in sampled:
         if spec.subtask not in ONLY_IN.get(kind, (spec.subtask,)):
             raise NoDraft(kind)  # before any entity is drawn: such a spec never has a draft
-    data, witness = _entities(spec, rng)
+    data, witness = _entities(spec, rng, spec.subtask == "park_and_ride" or "parking_spaces" in sampled)
     for kind in FORCED[spec.subtask]:
         if kind not in sampled:
             sampled.append(kind)
