@@ -12,7 +12,7 @@ import pytest
 from ortools.sat.python import cp_model
 
 from pbsolve.checkers.routing import commuting as cm
-from pbsolve.checkers.routing.commuting import CHECKS, Commuter, CommuteData, Drive, Line, ParkRide, Plan, Trip
+from pbsolve.checkers.routing.commuting import CHECKS, CommuteData, Commuter, Drive, Line, ParkRide, Plan, Trip
 from pbsolve.family import Draft, checker
 from pbsolve.generate import GenerateOptions, build_instance
 from pbsolve.grading import grade
@@ -24,22 +24,26 @@ from tests.instances import subtask_instances
 
 T = cm.TASK_ID
 SPEC = GenerationSpec(family="routing", task=T, subtask="morning_commute", seed=0, size="tiny")
-M, S, E, O = "Mill Road", "Station Square", "Elm Street", "Old Town"
+M, S, E, OT = "Mill Road", "Station Square", "Elm Street", "Old Town"
 
 # Four stops; Bus 1 runs Mill Road -> Elm Street, Tram 2 Elm Street -> Old Town, one spare place each.
 DATA = CommuteData(
     network=RoadNetwork(
-        places=(M, S, E, O),
-        roads=(Road(a=M, b=S, minutes=10), Road(a=M, b=E, minutes=25), Road(a=S, b=E, minutes=8),
-               Road(a=E, b=O, minutes=6)),
-    ),  # fmt: skip
+        places=(M, S, E, OT),
+        roads=(
+            Road(a=M, b=S, minutes=10),
+            Road(a=M, b=E, minutes=25),
+            Road(a=S, b=E, minutes=8),
+            Road(a=E, b=OT, minutes=6),
+        ),
+    ),
     lines=(
         Line(id="Bus 1", mode="bus", origin=M, dest=E, minutes=5, fare=2, seats=1, departures=(425, 435)),
-        Line(id="Tram 2", mode="tram", origin=E, dest=O, minutes=3, fare=1, seats=1, departures=(432, 445)),
+        Line(id="Tram 2", mode="tram", origin=E, dest=OT, minutes=3, fare=1, seats=1, departures=(432, 445)),
     ),
     commuters=(
-        Commuter(id="Ana", origin=M, dest=O, ready=420, deadline=450),
-        Commuter(id="Ben", origin=S, dest=O, ready=420, deadline=460),
+        Commuter(id="Ana", origin=M, dest=OT, ready=420, deadline=450),
+        Commuter(id="Ben", origin=S, dest=OT, ready=420, deadline=460),
     ),
     transfer=2,
     max_legs=3,
@@ -53,10 +57,10 @@ def trip(cid: str, *legs: tuple[str, ...], data: CommuteData = DATA) -> Trip:
 
 
 BUS_TRAM = trip("Ana", ("ride", "Bus 1", "425"), ("ride", "Tram 2", "432"))  # arrives 07:15
-BUS_WALK = trip("Ana", ("ride", "Bus 1", "425"), ("walk", O))  # arrives 07:16
-ANA_WALKS = trip("Ana", ("walk", S), ("walk", E), ("walk", O))  # 24 minutes walking
-ANA_LATE = trip("Ana", ("walk", E), ("walk", O))  # arrives 07:31
-BEN_WALKS = trip("Ben", ("walk", E), ("walk", O))  # arrives 07:14
+BUS_WALK = trip("Ana", ("ride", "Bus 1", "425"), ("walk", OT))  # arrives 07:16
+ANA_WALKS = trip("Ana", ("walk", S), ("walk", E), ("walk", OT))  # 24 minutes walking
+ANA_LATE = trip("Ana", ("walk", E), ("walk", OT))  # arrives 07:31
+BEN_WALKS = trip("Ben", ("walk", E), ("walk", OT))  # arrives 07:14
 BEN_EARLY_TRAM = trip("Ben", ("walk", E), ("ride", "Tram 2", "432"))
 BEN_LATE_TRAM = trip("Ben", ("walk", E), ("ride", "Tram 2", "445"))  # arrives 07:28
 GOOD = Plan({"Ana": BUS_TRAM, "Ben": BEN_WALKS})
@@ -75,7 +79,7 @@ PARKED = model.cm_replace(
     parkings=(ParkRide(stop=E, spaces=1, fee=3),),
     commuters=tuple(c.model_copy(update={"drives": (Drive(stop=E, minutes=5),)}) for c in DATA.commuters),
 )
-BOTH_PARK = Plan({c.id: trip(c.id, ("drive", E), ("walk", O), data=PARKED) for c in PARKED.commuters})
+BOTH_PARK = Plan({c.id: trip(c.id, ("drive", E), ("walk", OT), data=PARKED) for c in PARKED.commuters})
 SLOW_CHANGE = model.cm_replace(DATA, transfer=3)
 
 # (kind, params, data, a plan that keeps it, a plan that breaks it, words of the reason)
@@ -121,7 +125,7 @@ def test_every_rule_kind_the_checker_knows_has_a_hand_built_case():
 
 
 def test_a_trip_is_replayed_leg_by_leg_walks_at_once_rides_at_their_departure():
-    assert BUS_TRAM.stops == (M, E, O) and BUS_TRAM.ends == (430, 435) and BUS_TRAM.arrival == 435
+    assert BUS_TRAM.stops == (M, E, OT) and BUS_TRAM.ends == (430, 435) and BUS_TRAM.arrival == 435
     assert BEN_LATE_TRAM.starts == (420, 445) and BEN_LATE_TRAM.arrival == 448 and BEN_LATE_TRAM.walking == 8
     assert cm.transfers(BUS_TRAM) == [(430, 432)]
 
@@ -129,14 +133,14 @@ def test_a_trip_is_replayed_leg_by_leg_walks_at_once_rides_at_their_departure():
 @pytest.mark.parametrize(
     ("legs", "why"),
     [
-        ((("walk", O),), "no walk link from Mill Road to Old Town"),
+        ((("walk", OT),), "no walk link from Mill Road to Old Town"),
         ((("ride", "Tram 2", "432"),), "leaves from Elm Street, not from Mill Road"),
-        ((("ride", "Bus 1", "426"), ("walk", O)), "no departure at 07:06"),
+        ((("ride", "Bus 1", "426"), ("walk", OT)), "no departure at 07:06"),
         ((("walk", S), ("walk", E), ("ride", "Tram 2", "432")), "has left when Ana is there at 07:18"),
         ((("walk", S), ("walk", M)), "reaches Mill Road twice"),
         ((("ride", "Bus 1", "425"),), "ends at Elm Street, not at Old Town"),
         ((("walk", S), ("walk", E), ("walk", S), ("walk", E)), "4 legs (at most 3)"),
-        ((("drive", E), ("walk", O)), "cannot drive to Elm Street"),
+        ((("drive", E), ("walk", OT)), "cannot drive to Elm Street"),
     ],
 )
 def test_legs_that_make_no_trip_are_refused_with_the_reason(legs, why):
@@ -328,7 +332,10 @@ def _with(inst: Instance, edit) -> str:  # type: ignore[no-untyped-def]
     [
         (lambda rows: rows[0].update(commuter="Zed"), "names unknown commuter 'Zed'"),
         (lambda rows: rows[0]["legs"].__setitem__(0, {"mode": "walk", "to": "Atlantis"}), "no listed stop"),
-        (lambda rows: rows[0]["legs"].__setitem__(0, {"mode": "ride", "line": "Ferry 9", "departs": "07:00"}), "no listed line"),
+        (
+            lambda rows: rows[0]["legs"].__setitem__(0, {"mode": "ride", "line": "Ferry 9", "departs": "07:00"}),
+            "no listed line",
+        ),
         (lambda rows: rows[0]["legs"].__setitem__(0, {"mode": "ride", "line": "x", "departs": 7}), "no listed line"),
         (lambda rows: rows[0]["legs"].__setitem__(0, {"mode": "fly", "to": "x"}), "unknown mode"),
         (lambda rows: rows[0].update(arrival="23:59"), "is not the"),

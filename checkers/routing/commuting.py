@@ -339,7 +339,10 @@ def trip_of(d: CommuteData, c: Commuter, legs: tuple[Leg, ...]) -> tuple[Trip | 
             if dep not in line.departures:
                 return None, f"{c.id}'s leg {k + 1}: {line.id} has no departure at {clock(dep)}"
             if dep < now:
-                return None, f"{c.id}'s leg {k + 1}: {line.id} at {clock(dep)} has left when {c.id} is there at {clock(now)}"
+                return (
+                    None,
+                    f"{c.id}'s leg {k + 1}: {line.id} at {clock(dep)} has left when {c.id} is there at {clock(now)}",
+                )
             start, at = dep, line.dest
             now = dep + line.minutes
             fares += line.fare
@@ -388,12 +391,18 @@ def survives_delay(d: CommuteData, c: Commuter, t: Trip, delay: int) -> tuple[bo
             if t.legs[j][0] == "ride":
                 need = d.transfer if j == i + 1 else 0
                 if now + need > t.starts[j]:
-                    return False, f"{c.id} would miss {t.legs[j][1]} at {clock(t.starts[j])} if {leg[1]} ran {delay} minutes late"
+                    return (
+                        False,
+                        f"{c.id} would miss {t.legs[j][1]} at {clock(t.starts[j])} if {leg[1]} ran {delay} minutes late",
+                    )
                 break
             now += t.ends[j] - t.starts[j]
         else:
             if now > c.deadline:
-                return False, f"{c.id} would arrive at {clock(now)}, after the deadline, if {leg[1]} ran {delay} minutes late"
+                return (
+                    False,
+                    f"{c.id} would arrive at {clock(now)}, after the deadline, if {leg[1]} ran {delay} minutes late",
+                )
     return True, "holds"
 
 
@@ -443,7 +452,10 @@ def _transfer_time(d: CommuteData, plan: Plan, p: NoParams) -> Verdict:
     for cid, t in plan.trips.items():
         for arrive, leave in transfers(t):
             if leave - arrive < d.transfer:
-                return False, f"{cid} changes rides in {leave - arrive} minutes at {clock(arrive)} (at least {d.transfer})"
+                return (
+                    False,
+                    f"{cid} changes rides in {leave - arrive} minutes at {clock(arrive)} (at least {d.transfer})",
+                )
     return OK
 
 
@@ -594,9 +606,7 @@ def objective_value(d: CommuteData, plan: Plan, term: ObjectiveTerm, tp: Params)
         return sum(route_score(d, plan.trips[c.id]) for c in d.commuters)
     if kind == "changes":
         old = as_model(tp, CurrentTrips).existing
-        return sum(
-            1 for c in d.commuters if [leg_words(leg) for leg in plan.trips[c.id].legs] != old.get(c.id)
-        )
+        return sum(1 for c in d.commuters if [leg_words(leg) for leg in plan.trips[c.id].legs] != old.get(c.id))
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
@@ -711,7 +721,10 @@ class Commuting(PlanChecker):
                 return None, why
             stated = row.get("arrival")
             if not isinstance(stated, str) or read_clock(stated) != trip.arrival:
-                return None, f"{cid}'s stated arrival {str(stated)[:20]!r} is not the {clock(trip.arrival)} its legs give"
+                return (
+                    None,
+                    f"{cid}'s stated arrival {str(stated)[:20]!r} is not the {clock(trip.arrival)} its legs give",
+                )
             trips[cid] = trip
         missing = [c.id for c in d.commuters if c.id not in trips]
         if missing:

@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ortools.sat.python import cp_model
 from pydantic import Field, PositiveInt
@@ -67,7 +67,9 @@ TASK = TaskSpec(
     family="routing",
     summary="door-to-door trips of several commuters over walk links and timetabled lines under deadlines, seats and fares",
     subtasks=(
-        SubtaskSpec("morning_commute", "Morning commute", "office workers to fixed start times; seats on shared departures"),
+        SubtaskSpec(
+            "morning_commute", "Morning commute", "office workers to fixed start times; seats on shared departures"
+        ),
         SubtaskSpec("evening_return", "Evening return", "home after work with a pick-up stop on the way"),
         SubtaskSpec("park_and_ride", "Park and ride", "car owners may drive to a car park with few spaces, then ride"),
         SubtaskSpec("school_run", "School run", "children ride only with their escorting adult"),
@@ -99,7 +101,7 @@ STOPS = (
 )  # fmt: skip
 PEOPLE = ("Ana", "Ben", "Chen", "Dara", "Eli", "Farah", "Gus", "Hana", "Ivo", "Jun", "Kemi", "Lars")
 CHILDREN = ("Mia", "Noah", "Ola", "Pip", "Rafa", "Sol")
-MODES = {
+MODES: dict[str, tuple[Literal["bus", "tram", "train"], ...]] = {
     "morning_commute": ("bus", "tram", "train"),
     "evening_return": ("bus", "tram", "train"),
     "park_and_ride": ("train", "tram"),
@@ -359,7 +361,8 @@ encoder = ENCODERS.register
 @encoder("deadline")
 def _deadline(tm: CommuteModel, p: NoParams, lit: cp_model.IntVar) -> None:
     for c in tm.data.commuters:
-        tm.forbid(c.id, lambda o, c=c: o.arrival > c.deadline, lit)
+        deadline = c.deadline
+        tm.forbid(c.id, lambda o: o.arrival > deadline, lit)  # noqa: B023 - called at once
 
 
 @encoder("seat_capacity")
@@ -419,7 +422,7 @@ def _arrival_order(tm: CommuteModel, p: cm.ArrivalOrder, lit: cp_model.IntVar) -
 @encoder("travel_balance")
 def _travel_balance(tm: CommuteModel, p: cm.Balance, lit: cp_model.IntVar) -> None:
     d = tm.data
-    times = {c.id: tm.pick(c.id, lambda o, c=c: o.arrival - c.ready) for c in d.commuters}
+    times = {c.id: tm.pick(c.id, _since(c.ready)) for c in d.commuters}
     for a in d.commuters:
         for b in d.commuters:
             if a.id != b.id:
@@ -460,7 +463,7 @@ def _walk_fatigue(tm: CommuteModel, p: cm.WalkFatigue, lit: cp_model.IntVar) -> 
 @encoder("delay_robust")
 def _delay_robust(tm: CommuteModel, p: cm.Delay, lit: cp_model.IntVar) -> None:
     for c in tm.data.commuters:
-        tm.forbid(c.id, lambda o, c=c: not late_ok(tm.data, c, o, p.minutes), lit)
+        tm.forbid(c.id, lambda o: not late_ok(tm.data, c, o, p.minutes), lit)  # noqa: B023 - called at once
 
 
 @encoder("cancelled")
@@ -473,6 +476,15 @@ def _cancelled(tm: CommuteModel, p: cm.Cancelled, lit: cp_model.IntVar) -> None:
 def _closed_stop(tm: CommuteModel, p: cm.ClosedStop, lit: cp_model.IntVar) -> None:
     for c in tm.data.commuters:
         tm.forbid(c.id, lambda o: p.stop in o.stops, lit)
+
+
+def _since(ready: int) -> Callable[[Option], int]:
+    """A trip's travel minutes from ``ready``."""
+    return lambda o: o.arrival - ready
+
+
+def _for(f: Callable[[Commuter, Option], int], c: Commuter) -> Callable[[Option], int]:
+    return lambda o: f(c, o)
 
 
 def _leg_words(leg: cm.Leg) -> list[str]:
@@ -489,7 +501,7 @@ def _objective(tm: CommuteModel, term: ObjectiveTerm) -> tuple[cp_model.LinearEx
     }
     if term.kind in figure:
         f = figure[term.kind]
-        expr = cp_model.LinearExpr.sum([tm.pick(c.id, lambda o, c=c: f(c, o)) for c in d.commuters])
+        expr = cp_model.LinearExpr.sum([tm.pick(c.id, _for(f, c)) for c in d.commuters])
         ub = sum(max((f(c, o) for o in tm.trips[c.id]), default=0) for c in d.commuters)
         return expr, ub
     if term.kind == "changes":
@@ -523,9 +535,7 @@ def build(draft: Draft) -> SolverModel:
     tm = CommuteModel(data)
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
-        chosen = {
-            c.id: next(o for o, v in zip(tm.trips[c.id], tm.y[c.id]) if solver.value(v)) for c in data.commuters
-        }
+        chosen = {c.id: next(o for o, v in zip(tm.trips[c.id], tm.y[c.id]) if solver.value(v)) for c in data.commuters}
         return {"trips": _rows(data, chosen)}
 
     answer = [v for c in data.commuters for v in tm.y[c.id]]
@@ -550,7 +560,7 @@ def _lines(spec: GenerationSpec, s: CommuteSizes, d_minutes: dict[str, dict[str,
     start = START[spec.subtask]
     sparse = spec.subtask == "night_shift"
     numbers = rng.sample(range(1, 40), s.lines)
-    out = []
+    out: list[Line] = []
     for (a, b), n in zip(pairs, numbers):
         mode = rng.choice(MODES[spec.subtask])
         first = start + rng.randint(0, 12)
@@ -725,7 +735,9 @@ def _b_buffer(d: CommuteData, w: Witness, rng: random.Random) -> cm.Buffer | Non
 
 
 def _b_arrival_order(d: CommuteData, w: Witness, rng: random.Random) -> cm.ArrivalOrder | None:
-    pairs = [(a.id, b.id) for a in d.commuters for b in d.commuters if a.id != b.id and w[a.id].arrival <= w[b.id].arrival]
+    pairs = [
+        (a.id, b.id) for a in d.commuters for b in d.commuters if a.id != b.id and w[a.id].arrival <= w[b.id].arrival
+    ]
     if not pairs:
         return None
     a, b = rng.choice(pairs)
@@ -894,7 +906,9 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     minutes only where no rule rewards a later arrival (an arrival order or a fairness
     gap could be broken by a ride that turns out shorter)."""
     d = parsed(CommuteData, draft_.data)
-    seats = [Uncertain(id="", kind="seats", target=x.id, low=x.seats, high=x.seats + rng.randint(1, 2)) for x in d.lines]
+    seats = [
+        Uncertain(id="", kind="seats", target=x.id, low=x.seats, high=x.seats + rng.randint(1, 2)) for x in d.lines
+    ]
     out = rng.sample(seats, min(UNCERTAIN_EACH, len(seats)))
     if not any(r.kind in ("arrival_order", "travel_balance") for r in draft_.rules):
         rides = [

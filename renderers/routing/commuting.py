@@ -96,10 +96,7 @@ def _order(d: CommuteData, p: cm.ArrivalOrder) -> str:
 @TEXT.rule("travel_balance")
 def _balance(d: CommuteData, p: cm.Balance) -> str:
     spread = f"differ by at most {plural(p.max, 'minute')}" if p.max else "are all equal"
-    return (
-        "Fairness: the travel times of any two commuters (minutes from leaving their origin to arriving) "
-        f"{spread}."
-    )
+    return f"Fairness: the travel times of any two commuters (minutes from leaving their origin to arriving) {spread}."
 
 
 @TEXT.rule("shared_ride")
@@ -225,7 +222,9 @@ def _body(d: CommuteData, subtask: str, objective: list[ObjectiveTerm], rules: l
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few trips as you can):"]
-        out += [f"- {cid}: {'; '.join(_leg_text(leg) for leg in legs)}" for cid, legs in cm.current_plan(changes).items()]
+        out += [
+            f"- {cid}: {'; '.join(_leg_text(leg) for leg in legs)}" for cid, legs in cm.current_plan(changes).items()
+        ]
     return out
 
 

@@ -67,7 +67,9 @@ class CommutingAdapter(TaskAdapter):
         rows = []
         for cid, legs in existing.items():
             out = [
-                {"mode": "ride", "line": leg[1], "departs": leg[2]} if leg[0] == "ride" else {"mode": leg[0], "to": leg[1]}
+                {"mode": "ride", "line": leg[1], "departs": leg[2]}
+                if leg[0] == "ride"
+                else {"mode": leg[0], "to": leg[1]}
                 for leg in legs
             ]
             rows.append({"commuter": cid, "legs": out, "arrival": ""})
@@ -75,9 +77,7 @@ class CommutingAdapter(TaskAdapter):
 
     def existing_plan(self, inst: Instance, existing: Any) -> Any | None:
         d = _data(inst)
-        by_words = {
-            c.id: {tuple(tuple(w) for w in _words(t)): t for t in _trips(d)[c.id]} for c in d.commuters
-        }
+        by_words = {c.id: {tuple(tuple(w) for w in _words(t)): t for t in _trips(d)[c.id]} for c in d.commuters}
         return Plan({cid: by_words[cid][tuple(tuple(w) for w in legs)] for cid, legs in existing.items()})
 
 
