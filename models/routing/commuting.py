@@ -550,13 +550,18 @@ Witness = dict[str, Option]
 
 def _lines(spec: GenerationSpec, s: CommuteSizes, d_minutes: dict[str, dict[str, int]], stops: tuple[str, ...],
            hops: dict[str, dict[str, int]], rng: random.Random) -> list[Line]:  # fmt: skip
-    """Direct lines between stops at least two walk links apart where possible, faster
-    than walking, with a few departures each."""
+    """Direct lines between stops at least two walk links apart where possible (about
+    half starting where another ends), faster than walking, with a few departures each."""
     far = [(a, b) for a in stops for b in stops if a != b and hops[a][b] >= 2]
     near = [(a, b) for a in stops for b in stops if a != b and hops[a][b] == 1]
-    pairs = rng.sample(far, min(len(far), s.lines))
-    if len(pairs) < s.lines:
-        pairs += rng.sample(near, s.lines - len(pairs))
+    pairs: list[tuple[str, str]] = []
+    for _ in range(s.lines):
+        ends = {b for _, b in pairs}
+        # about half the lines start where another ends: changes between rides exist
+        onward = [p for p in far if p[0] in ends and p not in pairs]
+        options = onward if onward and rng.random() < 0.5 else [p for p in far if p not in pairs]
+        options = options or [p for p in near if p not in pairs]
+        pairs.append(rng.choice(options))
     start = START[spec.subtask]
     sparse = spec.subtask == "night_shift"
     numbers = rng.sample(range(1, 40), s.lines)
@@ -626,10 +631,10 @@ def _entities(spec: GenerationSpec, rng: random.Random, parking: bool) -> tuple[
             raise NoDraft("witness")
         witness[c.id] = rng.choice(best)
     if spec.subtask == "school_run":
-        kids = rng.sample(CHILDREN, s.commuters - n_adults)
         adults = [c for c in base.commuters if witness[c.id].rides and witness[c.id].legs[0][0] != "drive"]
-        if len(adults) < len(kids):
+        if not adults:
             raise NoDraft("escorts")
+        kids = rng.sample(CHILDREN, min(len(adults), s.commuters - n_adults))  # one child per riding adult at most
         for kid, adult in zip(kids, rng.sample(adults, len(kids))):
             w = witness[adult.id]
             after = [i for i, leg in enumerate(w.legs) if leg[0] == "ride"]
@@ -901,15 +906,16 @@ UNCERTAIN_EACH = 3
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
-    """Spare places (worst: low) and ride minutes (worst: high) of lines, each range with
-    the data's value at its worst end, so the worst case is the instance as drawn. Ride
+    """Spare places (worst: low), fares (worst: high) and ride minutes (worst: high) of
+    lines. Places and ride minutes keep the drawn value at their worst end. Ride
     minutes only where no rule rewards a later arrival (an arrival order or a fairness
     gap could be broken by a ride that turns out shorter)."""
     d = parsed(CommuteData, draft_.data)
     seats = [
         Uncertain(id="", kind="seats", target=x.id, low=x.seats, high=x.seats + rng.randint(1, 2)) for x in d.lines
     ]
-    out = rng.sample(seats, min(UNCERTAIN_EACH, len(seats)))
+    fares = [Uncertain(id="", kind="fare", target=x.id, low=x.fare, high=x.fare + rng.randint(1, 2)) for x in d.lines]
+    out = rng.sample(seats, min(UNCERTAIN_EACH, len(seats))) + rng.sample(fares, min(UNCERTAIN_EACH, len(fares)))
     if not any(r.kind in ("arrival_order", "travel_balance") for r in draft_.rules):
         rides = [
             Uncertain(id="", kind="ride", target=x.id, low=max(1, x.minutes - rng.randint(1, 3)), high=x.minutes)
@@ -922,7 +928,7 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
 
 def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]:
     d = parsed(CommuteData, data)
-    field = "seats" if u.kind == "seats" else "minutes"
+    field = {"seats": "seats", "fare": "fare", "ride": "minutes"}[u.kind]
     lines = [x.model_copy(update={field: value}) if x.id == u.target else x for x in d.lines]
     return {**data, "lines": [x.model_dump(mode="json") for x in lines]}
 

@@ -16,7 +16,9 @@ TEXT = TaskText(
     data_type=CommuteData,
     rule_params=cm.RULE_PARAMS,
     term_params=cm.TERM_PARAMS,
-    worst_case="the data's least favourable values are ride minutes at the high end and spare places at the low end",
+    worst_case=(
+        "the data's least favourable values are ride minutes and fares at the high end and spare places at the low end"
+    ),
 )
 CONTEXT = {
     "morning_commute": "the morning commute of a group of office workers, who must be at work by their start times",
@@ -205,7 +207,7 @@ def _body(d: CommuteData, subtask: str, objective: list[ObjectiveTerm], rules: l
         deps = ", ".join(f"{clock(t)} ({i})" for i, t in enumerate(x.departures, 1))
         out.append(
             f"- ({k}) {x.id} ({x.mode}): {x.origin} → {x.dest}, ride {ranged(d, 'ride', x.id, x.minutes)} min, "
-            f"fare {_euros(x.fare)}, spare places {ranged(d, 'seats', x.id, x.seats)}; departures "
+            f"fare €{ranged(d, 'fare', x.id, x.fare)}, spare places {ranged(d, 'seats', x.id, x.seats)}; departures "
             f"(numbered): {deps}"
         )
     if d.parkings:
