@@ -864,16 +864,18 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
     people = list(d.commuters)
     rng.shuffle(people)
     for c in people[:4]:
-        fastest = min(o.arrival for o in trips(d)[c.id])
-        room = c.deadline - fastest
-        if room < 1:
+        arrivals = sorted({o.arrival for o in trips(d)[c.id]})
+        # feasibility only changes where the latest allowed arrival passes a trip's arrival
+        values = [c.deadline - a + 1 for a in reversed(arrivals) if arrivals[0] < a <= c.deadline]
+        if not values:
             continue
-        values = list(range(1, room + 1))
-        found = first_infeasible(
-            values,
-            lambda m: with_conflict_rule(draft_, "buffer", cm.Buffer(commuters=[c.id], minutes=m), position),  # noqa: B023
-            feasible,
-        )
+
+        def trial(m: int, c: Commuter = c) -> Draft:
+            return with_conflict_rule(draft_, "buffer", cm.Buffer(commuters=[c.id], minutes=m), position)
+
+        if feasible(trial(values[-1])):
+            continue  # even the tightest buffer the fastest trip meets is feasible
+        found = first_infeasible(values, trial, feasible)
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):
             return found
     return None
