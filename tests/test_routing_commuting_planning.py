@@ -185,19 +185,28 @@ def model_says(data: CommuteData, p: Plan, rules: list[Rule], objective: list[Ob
     return True, {tid: int(solver.value(expr)) for tid, expr, _ in sm.objective_terms}
 
 
-def test_the_model_enumerates_exactly_the_trips_the_checker_accepts_up_to_the_leg_limit():
-    for c in DATA.commuters:
-        found = {o.legs for o in model.trips(DATA)[c.id]}
-        moves = [("walk", s) for s in DATA.network.places] + [
-            ("ride", x.id, str(t)) for x in DATA.lines for t in x.departures
+@pytest.mark.parametrize("data", [DATA, PARKED], ids=["walk_and_ride", "park_and_ride"])
+def test_the_model_enumerates_exactly_the_trips_the_checker_accepts_up_to_the_leg_limit(data):
+    for c in data.commuters:
+        found = {o.legs for o in model.trips(data)[c.id]}
+        moves = [(mode, s) for s in data.network.places for mode in ("walk", "drive")] + [
+            ("ride", x.id, str(t)) for x in data.lines for t in x.departures
         ]
         brute = {
             legs
-            for n in range(1, DATA.max_legs + 1)
+            for n in range(1, data.max_legs + 1)
             for legs in itertools.product(moves, repeat=n)
-            if cm.trip_of(DATA, c, legs)[0] is not None
+            if cm.trip_of(data, c, legs)[0] is not None
         }
         assert found == brute, c.id
+
+
+@pytest.mark.parametrize("subtask", [s.id for s in model.TASK.subtasks])
+def test_the_models_trips_and_the_checkers_own_search_agree_on_generated_instances(subtask):
+    for inst in insts(subtask):
+        d = CommuteData.model_validate(inst.data)
+        for c in d.commuters:
+            assert [o.legs for o in model.trips(d)[c.id]] == [t.legs for t in cm.every_trip(d, c)], c.id
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[0] != "closed_stop"], ids=lambda c: c[0])

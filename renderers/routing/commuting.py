@@ -68,6 +68,8 @@ def _fare_cap(d: CommuteData, p: cm.Commuters) -> str:
 
 @TEXT.rule("max_transfers")
 def _max_transfers(d: CommuteData, p: cm.Commuters) -> str:
+    if p.max == 0:
+        return f"{_who(p.commuters, 'take')} at most one ride (no change of vehicle)."
     return (
         f"{_who(p.commuters, 'change')} vehicle at most {plural(p.max, 'time')} (a trip with n rides changes "
         "n − 1 times)."
@@ -195,7 +197,9 @@ def _body(d: CommuteData, subtask: str, objective: list[ObjectiveTerm], rules: l
         "between), or, where listed, a drive to a park-and-ride as the first leg. Walks and drives start as soon as "
         "the commuter is there; a ride can be boarded when the commuter is at its stop by its departure time and "
         "arrives its ride minutes later. Waiting at a stop is allowed. A trip has at most "
-        f"{plural(d.max_legs, 'leg')} and reaches no stop twice. Times are 24-hour HH:MM on one day.",
+        f"{plural(d.max_legs, 'leg')} and reaches no stop twice. Times are 24-hour HH:MM on one day. In the "
+        "answer, a walk or drive leg gives `mode` and `to` (the stop it ends at); a ride gives `mode`, `line` and "
+        "`departs` (its departure time); a trip's `arrival` is the time its legs reach the destination.",
         "",
         "**Stops** (listed number in brackets): " + ", ".join(f"{s} ({k})" for k, s in enumerate(stops, 1)),
         "",
