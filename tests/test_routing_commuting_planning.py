@@ -382,3 +382,15 @@ def test_perturb_finds_a_confirmed_one_move_break_for_the_common_rule_kinds():
             found |= {p.kind for p in perturb_instance(inst, 0, report=report)}
     assert not report.hook_errors and not report.rejected
     assert {"break_rule:deadline", "break_rule:seat_capacity"} <= found, found
+
+
+@pytest.mark.parametrize("size", ["tiny", "small", "default", "large"])
+def test_every_size_certifies_instances_with_distinct_line_names(size):
+    made = 0
+    for index in range(6):
+        inst = build_instance(6, index, GenerateOptions(task=T, size=size)).instance
+        if inst is not None:
+            made += 1
+            names = [x["id"] for x in inst.data["lines"]]
+            assert len(set(names)) == len(names) == model.SIZES.of(size).lines
+    assert made >= 3

@@ -575,8 +575,10 @@ def _lines(spec: GenerationSpec, s: CommuteSizes, d_minutes: dict[str, dict[str,
         for _ in range(count - 1):
             deps.append(deps[-1] + rng.randint(*gap))
         name = {"bus": f"Bus {n}", "tram": f"Tram {n % 9 + 1}", "train": f"Train S{n % 9 + 1}"}[mode]
-        if any(x.id == name for x in out):
-            name = f"{name}{'abc'[len(out) % 3]}"
+        taken = {x.id for x in out}
+        name = next(
+            f"{name}{tail}" for tail in ("", "a", "b", "c", "d", "e", "f", "g", "h") if f"{name}{tail}" not in taken
+        )
         ride = max(2, d_minutes[a][b] // (5 if mode == "train" else 4) + rng.randint(0, 2))
         price = rng.randint(3, 5) if mode == "train" else rng.randint(1, 3)
         out.append(Line(id=name, mode=mode, origin=a, dest=b, minutes=ride, fare=price, seats=9,
@@ -635,6 +637,7 @@ def _entities(spec: GenerationSpec, rng: random.Random, parking: bool) -> tuple[
         if not adults:
             raise NoDraft("escorts")
         kids = rng.sample(CHILDREN, min(len(adults), s.commuters - n_adults))  # one child per riding adult at most
+        escorted: dict[str, str] = {}
         for kid, adult in zip(kids, rng.sample(adults, len(kids))):
             w = witness[adult.id]
             after = [i for i, leg in enumerate(w.legs) if leg[0] == "ride"]
@@ -642,17 +645,12 @@ def _entities(spec: GenerationSpec, rng: random.Random, parking: bool) -> tuple[
             child = Commuter(id=kid, origin=adult.origin, dest=w.stops[cut + 1], ready=adult.ready, child=True,
                              deadline=start + 23 * 60)  # fmt: skip
             commuters.append(child)
+            escorted[kid] = adult.id
         base = cm_replace(base, commuters=tuple(commuters))
         options = trips(base)
         for c in base.commuters[n_adults:]:
-            adult = next(
-                a
-                for a in base.commuters[:n_adults]
-                if a.origin == c.origin and c.dest in witness[a.id].stops and witness[a.id].legs[0][0] != "drive"
-            )
-            w = witness[adult.id]
-            k = w.stops.index(c.dest)
-            prefix = w.legs[:k]
+            w = witness[escorted[c.id]]
+            prefix = w.legs[: w.stops.index(c.dest)]  # the escort's trip up to the school
             witness[c.id] = next(o for o in options[c.id] if o.legs == prefix)
     return _finish(spec, base, witness, rng)
 
@@ -901,7 +899,7 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, list[list[str]]]:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    return make_rule("delay_robust", "hard", cm.Delay(minutes=rng.randint(2, 5))), []
+    return make_rule("delay_robust", "hard", cm.Delay(minutes=rng.randint(2, 4))), []
 
 
 UNCERTAIN_EACH = 3
