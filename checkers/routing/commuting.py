@@ -78,6 +78,8 @@ class Drive(_Frozen):
 
 
 class Commuter(_Frozen):
+    """A person travelling from ``origin`` (leaving at ``ready``) to ``dest`` by ``deadline``."""
+
     id: str
     origin: str
     dest: str
@@ -88,6 +90,8 @@ class Commuter(_Frozen):
 
 
 class ParkRide(_Frozen):
+    """A park-and-ride car park at a stop, with its spaces and parking fee."""
+
     stop: str
     spaces: PositiveInt
     fee: NonNegativeInt
@@ -202,6 +206,8 @@ class Escorts(Params):
 
 
 class ViaStop(Params):
+    """The commuter's trip passes through ``stop`` (a pick-up)."""
+
     commuter: str
     stop: str
 
@@ -221,11 +227,15 @@ class Delay(Params):
 
 
 class Cancelled(Params):
+    """Nobody rides the ``departure`` (minutes after midnight) of ``line``."""
+
     line: str
     departure: NonNegativeInt
 
 
 class ClosedStop(Params):
+    """No trip passes through ``stop``."""
+
     stop: str
 
 
@@ -409,6 +419,8 @@ def survives_delay(d: CommuteData, c: Commuter, t: Trip, delay: int) -> tuple[bo
 # -- the plan --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Plan:
+    """Every commuter's trip, replayed."""
+
     trips: dict[str, Trip]  # commuter -> trip
 
 
@@ -422,6 +434,7 @@ def load(plan: Plan) -> dict[tuple[str, int], list[str]]:
 
 
 def travel(d: CommuteData, plan: Plan, cid: str) -> int:
+    """Minutes from the commuter's leaving time to their arrival."""
     return plan.trips[cid].arrival - d.commuter_by_id[cid].ready
 
 
@@ -595,6 +608,7 @@ def route_score(d: CommuteData, t: Trip) -> int:
 
 
 def objective_value(d: CommuteData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
+    """The plan's figure for one objective term, recomputed from its trips."""
     kind = term.kind
     if kind == "travel_minutes":
         return sum(travel(d, plan, c.id) for c in d.commuters)
@@ -673,6 +687,8 @@ def neighbours(d: CommuteData, plan: Plan) -> Iterator[Plan]:
 
 
 class Commuting(PlanChecker):
+    """The grading side of Commuting Planning."""
+
     family = "routing"
     task = TASK_ID
     plan_key = "trips"

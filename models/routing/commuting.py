@@ -283,6 +283,7 @@ def trips(d: CommuteData) -> dict[str, list[Option]]:
 
 
 def fare(d: CommuteData, o: Option) -> int:
+    """Ride fares (capped at the day pass, where there is one) plus parking fees: the model's own figure."""
     rides = o.ride_fares if d.day_pass is None else min(o.ride_fares, d.day_pass)
     return rides + o.fee
 
@@ -312,6 +313,7 @@ def late_ok(d: CommuteData, c: Commuter, o: Option, delay: int) -> bool:
 
 
 def walk_tired(o: Option, after: int, longest: int) -> bool:
+    """Does the trip walk a leg longer than ``longest`` after more than ``after`` minutes walked?"""
     walked = 0
     for i, leg in enumerate(o.legs):
         if leg[0] == "walk":
@@ -324,6 +326,8 @@ def walk_tired(o: Option, after: int, longest: int) -> bool:
 
 # -- the CP-SAT model ------------------------------------------------------------------
 class CommuteModel(ModelBase):
+    """The trip-choice model: one Boolean per commuter and trip, exactly one per commuter, and the riders of every departure (seats, escorts and shared rides read them)."""
+
     def __init__(self, data: CommuteData) -> None:
         super().__init__()
         self.data = d = data
@@ -351,6 +355,7 @@ class CommuteModel(ModelBase):
             self.post(cp_model.LinearExpr.sum(banned) == 0, lit)
 
     def uses(self, cid: str, ride: tuple[str, int]) -> cp_model.LinearExpr:
+        """1 when ``cid``'s chosen trip rides this departure."""
         return cp_model.LinearExpr.sum(self.riders.get(ride, {}).get(cid, []))
 
 
@@ -531,6 +536,7 @@ def _rows(d: CommuteData, chosen: dict[str, Option]) -> list[dict[str, Any]]:
 
 
 def build(draft: Draft) -> SolverModel:
+    """The draft's CP-SAT model: every rule behind its literal; the answer is the trip Booleans."""
     data = parsed(CommuteData, draft.data)
     tm = CommuteModel(data)
 
@@ -822,10 +828,12 @@ ONLY_IN = {"escort": ("school_run",)}  # kinds only these subtasks' data admit (
 
 
 def objective_terms(subtask: str) -> list[ObjectiveTerm]:
+    """The subtask's lexicographic objective (see OBJECTIVES), the route score last."""
     return [ObjectiveTerm(id=k, kind=k) for k in OBJECTIVES[subtask]]
 
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
+    """Entities and witness trips first, then one rule per sampled kind that the witness satisfies."""
     sampled = sampled_kinds(spec, TASK.base_rules)
     for kind in sampled:
         if spec.subtask not in ONLY_IN.get(kind, (spec.subtask,)):
@@ -895,10 +903,12 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
 
 
 def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, list[list[str]]]:
+    """The current plan of a ``changes`` term: commuter -> legs as strings."""
     return {r["commuter"]: _legs(r) for r in plan["trips"]}
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
+    """Robustness: every trip survives any one of its rides running 2-4 minutes late."""
     return make_rule("delay_robust", "hard", cm.Delay(minutes=rng.randint(2, 4))), []
 
 
@@ -927,6 +937,7 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
 
 
 def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]:
+    """The data with one line's places, fare or ride minutes set to ``value``."""
     d = parsed(CommuteData, data)
     field = {"seats": "seats", "fare": "fare", "ride": "minutes"}[u.kind]
     lines = [x.model_copy(update={field: value}) if x.id == u.target else x for x in d.lines]
@@ -934,10 +945,12 @@ def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]
 
 
 def worst_is_low(u: Uncertain) -> bool:
+    """Fewer places is worse; higher fares and longer rides are worse."""
     return u.kind == "seats"
 
 
 def report(draft_: Draft, plan: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """The verification figures of a decoded plan, from the model's own trips."""
     d = parsed(CommuteData, draft_.data)
     chosen = _chosen(d, plan)
     return {
