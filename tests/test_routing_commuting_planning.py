@@ -105,6 +105,7 @@ CASES = [
     ("escort", cm.Escorts(pairs=[("Ben", "Ana")]), DATA, GOOD, plan(BUS_TRAM, BEN_LATE_TRAM), "without Ana"),
     ("via_stop", cm.ViaStop(commuter="Ana", stop=S), DATA, plan(ANA_WALKS, BEN_WALKS), GOOD, "does not pass"),
     ("walk_fatigue", cm.WalkFatigue(after=9, longest=7), DATA, GOOD, plan(ANA_WALKS, BEN_WALKS), "walks 8 minutes"),
+    ("ride_rest", cm.RideRest(after=4, rest=3), DATA, plan(BUS_WALK, BEN_WALKS), GOOD, "2 minutes after reaching"),
     ("delay_robust", cm.Delay(minutes=3), DATA, plan(BUS_WALK, BEN_WALKS), GOOD, "would miss Tram 2"),
     ("cancelled", cm.Cancelled(line="Tram 2", departure=432), DATA, plan(BUS_WALK, BEN_WALKS), GOOD, "cancelled"),
     ("closed_stop", cm.ClosedStop(stop=S), DATA, Plan({"Ana": BUS_TRAM}), Plan({"Ana": ANA_WALKS}), "closed stop"),
@@ -294,15 +295,16 @@ def test_a_night_shift_has_a_sparse_timetable_a_day_pass_and_a_walking_limit():
         assert all(len(x["departures"]) <= 2 and x["departures"][0] >= 22 * 60 for x in inst.data["lines"])
 
 
-def test_the_stateful_walking_fatigue_is_sampled_on_request_and_its_reference_passes():
+@pytest.mark.parametrize("kind", ["walk_fatigue", "ride_rest"])
+def test_a_stateful_kind_is_sampled_on_request_and_its_reference_passes(kind):
     found = None
-    for index in range(12):
-        inst = build_instance(3, index, GenerateOptions(task=T, size="small", include=["walk_fatigue"])).instance
-        if inst is not None and inst.certificate.status == "optimal" and "walk_fatigue" in kinds(inst):
+    for index in range(20):
+        inst = build_instance(3, index, GenerateOptions(task=T, size="small", include=[kind])).instance
+        if inst is not None and inst.certificate.status == "optimal" and kind in kinds(inst):
             found = inst
             break
     assert found is not None
-    assert next(r for r in found.rules if r.kind == "walk_fatigue").tier == "stateful"
+    assert next(r for r in found.rules if r.kind == kind).tier == "stateful"
     assert grade(found, json.dumps(found.reference)).all_pass == 1
 
 

@@ -220,6 +220,14 @@ class WalkFatigue(Params):
     longest: NonNegativeInt
 
 
+class RideRest(Params):
+    """Once a commuter has been on board more than ``after`` minutes in total, each of
+    their later rides is boarded at least ``rest`` minutes after they reach its stop."""
+
+    after: NonNegativeInt
+    rest: PositiveInt
+
+
 class Delay(Params):
     """Every plan survives any one ride running ``minutes`` late."""
 
@@ -267,6 +275,7 @@ RULE_PARAMS: ParamsTable = {
     "escort": Escorts,
     "via_stop": ViaStop,
     "walk_fatigue": WalkFatigue,
+    "ride_rest": RideRest,
     "delay_robust": Delay,
     "cancelled": Cancelled,
     "closed_stop": ClosedStop,
@@ -565,6 +574,24 @@ def _walk_fatigue(d: CommuteData, plan: Plan, p: WalkFatigue) -> Verdict:
             if walked > p.after and minutes > p.longest:
                 return False, f"{cid} walks {minutes} minutes after {walked} minutes walked (at most {p.longest})"
             walked += minutes
+    return OK
+
+
+@check("ride_rest")
+def _ride_rest(d: CommuteData, plan: Plan, p: RideRest) -> Verdict:
+    """Walks each trip leg by leg, carrying the minutes spent on board so far."""
+    for cid, t in plan.trips.items():
+        on_board = 0
+        for i, leg in enumerate(t.legs):
+            if leg[0] != "ride":
+                continue
+            there = t.ends[i - 1] if i else d.commuter_by_id[cid].ready
+            if on_board > p.after and t.starts[i] - there < p.rest:
+                return False, (
+                    f"{cid} boards {leg[1]} at {clock(t.starts[i])} {t.starts[i] - there} minutes after reaching the "
+                    f"stop, after {on_board} minutes on board (at least {p.rest})"
+                )
+            on_board += t.ends[i] - t.starts[i]
     return OK
 
 

@@ -90,6 +90,7 @@ TASK = TaskSpec(
         ConstraintSpec("escort", "medium", "a child rides only departures their escort rides too"),
         ConstraintSpec("via_stop", "medium", "a pick-up: a commuter's trip passes a named stop"),
         ConstraintSpec("walk_fatigue", "stateful", "after so many minutes walked, no long walk leg"),
+        ConstraintSpec("ride_rest", "stateful", "after so many minutes on board, a rest at the stop before each ride"),
         *mechanism_pool("every trip survives any one of its rides running a few minutes late"),
     ),
     base_rules=("deadline", "seat_capacity"),
@@ -465,6 +466,26 @@ def _walk_fatigue(tm: CommuteModel, p: cm.WalkFatigue, lit: cp_model.IntVar) -> 
         tm.forbid(c.id, lambda o: walk_tired(o, p.after, p.longest), lit)
 
 
+def rest_short(o: Option, ready: int, after: int, rest: int) -> bool:
+    """Does the trip board a ride less than ``rest`` minutes after reaching its stop once
+    more than ``after`` minutes were spent on board?"""
+    on_board = 0
+    for i, leg in enumerate(o.legs):
+        if leg[0] == "ride":
+            arrived = o.ends[i - 1] if i else ready
+            if on_board > after and o.starts[i] - arrived < rest:
+                return True
+            on_board += o.ends[i] - o.starts[i]
+    return False
+
+
+@encoder("ride_rest")
+def _ride_rest(tm: CommuteModel, p: cm.RideRest, lit: cp_model.IntVar) -> None:
+    for c in tm.data.commuters:
+        ready = c.ready
+        tm.forbid(c.id, lambda o: rest_short(o, ready, p.after, p.rest), lit)  # noqa: B023 - called at once
+
+
 @encoder("delay_robust")
 def _delay_robust(tm: CommuteModel, p: cm.Delay, lit: cp_model.IntVar) -> None:
     for c in tm.data.commuters:
@@ -810,6 +831,25 @@ def _b_walk_fatigue(d: CommuteData, w: Witness, rng: random.Random) -> cm.WalkFa
     return None
 
 
+def _b_ride_rest(d: CommuteData, w: Witness, rng: random.Random) -> cm.RideRest | None:
+    """A threshold some witness trip crosses before a later ride, and the shortest rest
+    the witness keeps after it; None unless some trip of some commuter rests less."""
+    for _ in range(6):
+        after = rng.randint(0, 15)
+        waits = []
+        for c in d.commuters:
+            o, on_board = w[c.id], 0
+            for i, leg in enumerate(o.legs):
+                if leg[0] == "ride":
+                    if on_board > after:
+                        waits.append(o.starts[i] - (o.ends[i - 1] if i else c.ready))
+                    on_board += o.ends[i] - o.starts[i]
+        rest = min(waits, default=0)
+        if rest >= 1 and any(rest_short(o, c.ready, after, rest) for c in d.commuters for o in trips(d)[c.id]):
+            return cm.RideRest(after=after, rest=rest)
+    return None
+
+
 BUILDERS: dict[str, Callable[[Any, Any, random.Random], Params | None]] = {
     "walk_limit": _b_walk_limit,
     "fare_cap": _b_fare_cap,
@@ -822,6 +862,7 @@ BUILDERS: dict[str, Callable[[Any, Any, random.Random], Params | None]] = {
     "escort": _b_escort,
     "via_stop": _b_via_stop,
     "walk_fatigue": _b_walk_fatigue,
+    "ride_rest": _b_ride_rest,
 }
 STRUCTURAL = ("transfer_time",)
 ONLY_IN = {"escort": ("school_run",)}  # kinds only these subtasks' data admit (children)

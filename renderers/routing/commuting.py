@@ -127,6 +127,14 @@ def _fatigue(d: CommuteData, p: cm.WalkFatigue) -> str:
     )
 
 
+@TEXT.rule("ride_rest")
+def _rest(d: CommuteData, p: cm.RideRest) -> str:
+    return (
+        f"Rest: once a commuter has spent more than {plural(p.after, 'minute')} on board in total (ride minutes "
+        f"so far), each later ride of theirs departs at least {plural(p.rest, 'minute')} after they reach its stop."
+    )
+
+
 @TEXT.rule("delay_robust")
 def _robust(d: CommuteData, p: cm.Delay) -> str:
     return (
