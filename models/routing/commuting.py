@@ -259,7 +259,7 @@ def _content(d: CommuteData) -> Any:
         d.network.places,
         tuple((r.a, r.b, r.minutes) for r in d.network.roads),
         tuple((x.id, x.origin, x.dest, x.minutes, x.fare, x.departures) for x in d.lines),
-        tuple((c.id, c.origin, c.dest, c.ready, c.drives) for c in d.commuters),
+        tuple((c.id, c.origin, c.dest, c.ready, tuple((x.stop, x.minutes) for x in c.drives)) for c in d.commuters),
         tuple((p.stop, p.fee) for p in d.parkings),
         d.max_legs,
     )
