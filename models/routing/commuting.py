@@ -576,17 +576,23 @@ Witness = dict[str, Option]
 
 
 def _lines(spec: GenerationSpec, s: CommuteSizes, d_minutes: dict[str, dict[str, int]], stops: tuple[str, ...],
-           hops: dict[str, dict[str, int]], rng: random.Random) -> list[Line]:  # fmt: skip
-    """Direct lines between stops at least two walk links apart where possible (about
-    half starting where another ends), faster than walking, with a few departures each."""
+           hops: dict[str, dict[str, int]], hubs: list[str], rng: random.Random) -> list[Line]:  # fmt: skip
+    """Direct lines between stops at least two walk links apart where possible (most
+    into the workplaces ``hubs``, out of them in the evening; the others often starting
+    where another ends), faster than walking, with a few departures each."""
     far = [(a, b) for a in stops for b in stops if a != b and hops[a][b] >= 2]
     near = [(a, b) for a in stops for b in stops if a != b and hops[a][b] == 1]
+    hub_end = 0 if spec.subtask == "evening_return" else 1
     pairs: list[tuple[str, str]] = []
     for _ in range(s.lines):
         ends = {b for _, b in pairs}
-        # about half the lines start where another ends: changes between rides exist
+        served = [p for p in far if p[hub_end] in hubs and p not in pairs]
+        # the other lines often start where another ends: changes between rides exist
         onward = [p for p in far if p[0] in ends and p not in pairs]
-        options = onward if onward and rng.random() < 0.5 else [p for p in far if p not in pairs]
+        if served and rng.random() < 0.6:
+            options = served
+        else:
+            options = onward if onward and rng.random() < 0.5 else [p for p in far if p not in pairs]
         options = options or [p for p in near if p not in pairs]
         pairs.append(rng.choice(options))
     start = START[spec.subtask]
@@ -623,20 +629,34 @@ def _entities(spec: GenerationSpec, rng: random.Random, parking: bool) -> tuple[
     import networkx as nx
 
     hops = {a: dict(h) for a, h in nx.all_pairs_shortest_path_length(network.graph)}
-    lines = _lines(spec, s, walk, stops, hops, rng)
+    n_adults = s.commuters - (s.commuters // 2 if spec.subtask == "school_run" else 0)
+    # colleagues share workplaces (the evening return starts there), so their trips
+    # converge on the same lines and compete for their spare places
+    hubs = rng.sample(stops, 2 if n_adults > 2 else 1)
+    lines = _lines(spec, s, walk, stops, hops, hubs, rng)
     start = START[spec.subtask]
     parkings: tuple[ParkRide, ...] = ()
     if parking:
         at = sorted({x.origin for x in lines}, key=stops.index)
         chosen = rng.sample(at, min(len(at), 2 if s.stops > 5 else 1))
         parkings = tuple(ParkRide(stop=p, spaces=9, fee=rng.randint(2, 6)) for p in sorted(chosen, key=stops.index))
-    n_adults = s.commuters - (s.commuters // 2 if spec.subtask == "school_run" else 0)
     names = rng.sample(PEOPLE, n_adults)
     commuters = []
+    evening = spec.subtask == "evening_return"
     for n in names:
-        a, b = rng.sample([x for x in stops], 2)
-        while hops[a][b] < 2 and rng.random() < 0.8:
-            a, b = rng.sample([x for x in stops], 2)
+        a, b = rng.sample(stops, 2)
+        for _ in range(10):
+            if rng.random() < 0.8:  # home near a line to a workplace
+                x = rng.choice(lines)
+                b, line_end = (x.origin, x.dest) if evening else (x.dest, x.origin)
+                near_home = sorted(network.graph.neighbors(line_end))  # a car owner drives to the line
+                near_home = near_home if parking else [line_end, *near_home]
+                a = rng.choice([y for y in near_home if y != b] or [y for y in stops if y != b])
+            if hops[a][b] >= 2:
+                break
+            a, b = rng.sample(stops, 2)
+        if evening:
+            a, b = b, a
         drives: tuple[Drive, ...] = ()
         if parkings and rng.random() < 0.8:
             drives = tuple(
@@ -652,13 +672,20 @@ def _entities(spec: GenerationSpec, rng: random.Random, parking: bool) -> tuple[
     base = CommuteData(network=network, lines=tuple(lines), commuters=tuple(commuters), transfer=0,
                        max_legs=s.max_legs, day_pass=day_pass, parkings=parkings)  # fmt: skip
     options = trips(base)
+    if not all(options[c.id] for c in base.commuters):
+        raise NoDraft("witness")
+    cap = _contested(spec, base, options)
     witness: Witness = {}
+    load: dict[tuple[str, int], int] = {}
     for c in base.commuters:
         riding = [o for o in options[c.id] if o.rides] or options[c.id]
-        best = sorted(riding, key=lambda o: (o.arrival, fare(base, o), o.walking))[:3]
+        fits = [o for o in riding if all(load.get(r, 0) < cap.get(r[0], len(base.commuters)) for r in o.rides)]
+        best = sorted(fits, key=lambda o: (o.arrival, fare(base, o), o.walking))[:3]
         if not best:
             raise NoDraft("witness")
         witness[c.id] = rng.choice(best)
+        for r in witness[c.id].rides:
+            load[r] = load.get(r, 0) + 1
     if spec.subtask == "school_run":
         adults = [c for c in base.commuters if witness[c.id].rides and witness[c.id].legs[0][0] != "drive"]
         if not adults:
@@ -679,7 +706,30 @@ def _entities(spec: GenerationSpec, rng: random.Random, parking: bool) -> tuple[
             w = witness[escorted[c.id]]
             prefix = w.legs[: w.stops.index(c.dest)]  # the escort's trip up to the school
             witness[c.id] = next(o for o in options[c.id] if o.legs == prefix)
-    return _finish(spec, base, witness, rng)
+    return _finish(spec, base, witness, rng, cap)
+
+
+def _contested(spec: GenerationSpec, d: CommuteData, options: dict[str, list[Option]]) -> dict[str, int]:
+    """Line -> spare places one fewer than the commuters whose own best trip (by the
+    subtask's objective, alone) rides one of its departures, where two or more do: the
+    seats then make the commuters' plans interact (someone gives way)."""
+    figure: dict[str, Callable[[Option], int]] = {
+        "travel_minutes": lambda o: o.arrival,
+        "fares": lambda o: fare(d, o),
+        "walking": lambda o: o.walking,
+        "route_score": lambda o: o.score,
+    }
+    order = [figure[k] for k in OBJECTIVES[spec.subtask]]
+    demand: dict[tuple[str, int], int] = {}
+    for c in d.commuters:
+        own = min(options[c.id], key=lambda o: tuple(f(o) for f in order))
+        for r in own.rides:
+            demand[r] = demand.get(r, 0) + 1
+    cap: dict[str, int] = {}
+    for (line, _), k in demand.items():
+        if k >= 2:
+            cap[line] = min(cap.get(line, k - 1), k - 1)
+    return cap
 
 
 def cm_replace(d: CommuteData, **changes: Any) -> CommuteData:
@@ -687,16 +737,15 @@ def cm_replace(d: CommuteData, **changes: Any) -> CommuteData:
     return CommuteData.model_validate({**{f: getattr(d, f) for f in CommuteData.model_fields}, **changes})
 
 
-def _finish(spec: GenerationSpec, d: CommuteData, w: Witness, rng: random.Random) -> tuple[CommuteData, Witness]:
-    """Deadlines a few minutes after the witness arrivals, spare places and car-park
-    spaces at (or just above) the witness loads, and the minimum transfer time at most
-    the witness's shortest change."""
+def _finish(
+    spec: GenerationSpec, d: CommuteData, w: Witness, rng: random.Random, cap: dict[str, int]
+) -> tuple[CommuteData, Witness]:
+    """Deadlines a few minutes after the witness arrivals, spare places at the contested
+    lines' caps (see :func:`_contested`) and elsewhere at or just above the witness loads,
+    car-park spaces at the witness's cars, and the minimum transfer time at most the
+    witness's shortest change."""
     people = tuple(c.model_copy(update={"deadline": w[c.id].arrival + rng.randint(0, 8)}) for c in d.commuters)
     loads: dict[str, int] = {}
-    for o in w.values():
-        per: dict[str, int] = {}
-        for line, _ in o.rides:
-            per[line] = per.get(line, 0) + 1
     counts: dict[tuple[str, int], int] = {}
     for o in w.values():
         for ride in o.rides:
@@ -704,7 +753,14 @@ def _finish(spec: GenerationSpec, d: CommuteData, w: Witness, rng: random.Random
     for (line, _), k in counts.items():
         loads[line] = max(loads.get(line, 0), k)
     lines = tuple(
-        x.model_copy(update={"seats": max(1, loads.get(x.id, 1)) + (1 if rng.random() < 0.3 else 0)}) for x in d.lines
+        x.model_copy(
+            update={
+                "seats": max(cap[x.id], loads.get(x.id, 1))
+                if x.id in cap
+                else max(1, loads.get(x.id, 1)) + (1 if rng.random() < 0.3 else 0)
+            }
+        )
+        for x in d.lines
     )
     parked = {p.stop: sum(1 for o in w.values() if o.legs[0] == ("drive", p.stop)) for p in d.parkings}
     parkings = tuple(p.model_copy(update={"spaces": max(1, parked[p.stop])}) for p in d.parkings)
