@@ -921,7 +921,12 @@ BUILDERS: dict[str, Callable[[Any, Any, random.Random], Params | None]] = {
     "ride_rest": _b_ride_rest,
 }
 STRUCTURAL = ("transfer_time",)
-ONLY_IN = {"escort": ("school_run",)}  # kinds only these subtasks' data admit (children)
+# kinds only these subtasks' data admit: children ride on school runs; a car waits at the
+# park-and-ride in the evening, so cars are driven there only on outward trips
+ONLY_IN = {
+    "escort": ("school_run",),
+    "parking_spaces": ("morning_commute", "park_and_ride", "school_run", "night_shift"),
+}
 
 
 def objective_terms(subtask: str) -> list[ObjectiveTerm]:

@@ -78,7 +78,10 @@ def _max_transfers(d: CommuteData, p: cm.Commuters) -> str:
 
 @TEXT.rule("parking_spaces")
 def _parking(d: CommuteData, p: cm.Parking) -> str:
-    return f"No more commuters drive to the park-and-ride at {and_list(p.stops)} than it has spaces."
+    where = (
+        "the park-and-ride at " + p.stops[0] if len(p.stops) == 1 else "any park-and-ride (" + and_list(p.stops) + ")"
+    )
+    return f"No more commuters drive to {where} than it has spaces."
 
 
 @TEXT.rule("buffer")
