@@ -396,3 +396,23 @@ def test_every_size_certifies_instances_with_distinct_line_names(size):
             names = [x["id"] for x in inst.data["lines"]]
             assert len(set(names)) == len(names) == model.SIZES.of(size).lines
     assert made >= 3
+
+
+@pytest.mark.parametrize(
+    "trips",
+    [
+        None,
+        "all",
+        [None],
+        [{"commuter": None}],
+        [{"commuter": "x", "legs": [], "arrival": "07:00"}],
+        [{"commuter": "Ana", "legs": [[1, 2]], "arrival": 5}],
+        [{"commuter": "Ana", "legs": [{"mode": None}], "arrival": "07:00"}],
+        [{"commuter": "Ana", "legs": [{"mode": "ride", "line": ["Bus"], "departs": {"h": 7}}]}],
+        [{"commuter": "Ana", "legs": [{"mode": "walk", "to": "x" * 10_000}] * 500}],
+    ],
+)
+def test_malformed_trips_get_a_grade_and_fail_the_format_item_never_an_exception(trips):
+    inst = small_instance()
+    g = grade(inst, json.dumps({"feasible": True, "trips": trips, "objective": {}}))
+    assert g.all_pass == 0 and not format_item(inst, g).passed
