@@ -58,6 +58,8 @@ def _who(names: list[str], verb: str) -> str:
 
 @TEXT.rule("walk_limit")
 def _walk_limit(d: CommuteData, p: cm.Commuters) -> str:
+    if p.max == 0:
+        return f"{and_list(p.commuters)} {'do' if len(p.commuters) > 1 else 'does'} not walk at all (no walk legs)."
     return f"{_who(p.commuters, 'walk')} at most {plural(p.max, 'minute')} in total (walk legs only)."
 
 
