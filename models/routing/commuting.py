@@ -31,7 +31,7 @@ from typing import Any, Literal
 from ortools.sat.python import cp_model
 from pydantic import Field, PositiveInt
 
-from pbsolve.certify import SolverLimits, is_feasible
+from pbsolve.certify import SolverLimits, is_feasible, lexicographic_weights, make_solver
 from pbsolve.checkers.routing import commuting as cm
 from pbsolve.checkers.routing.commuting import CommuteData, Commuter, Drive, Line, ParkRide
 from pbsolve.family import Draft, NoDraft, SolverModel
@@ -54,6 +54,7 @@ from pbsolve.model_kit import (
     alone_infeasible,
     first_infeasible,
     solver_model,
+    variant,
     with_conflict_rule,
 )
 from pbsolve.network_kit import SHAPES, sample_network
@@ -947,7 +948,45 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng, structural=STRUCTURAL)
-    return Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=objective_terms(spec.subtask))
+    found = Draft(spec=spec, data=data.model_dump(mode="json"), rules=rules, objective=objective_terms(spec.subtask))
+    return _crowded(found, data, witness)
+
+
+SEAT_PROBE_TIME = 1.0  # deterministic seconds for the seat probe of a draft
+
+
+def _crowded(found: Draft, data: CommuteData, witness: Witness) -> Draft:
+    """Spare places that make the commuters interact: the best plan under every rule but
+    the seats is found, and each line one of whose departures it crowds beyond the
+    witness's load keeps only the witness's load (at least one place), so that plan is
+    no longer allowed and someone must give way. The witness still fits."""
+    loose = variant(found, rules=[r for r in found.rules if r.kind != "seat_capacity"])
+    sm = build(loose)
+    weights = lexicographic_weights([ub for _, _, ub in sm.objective_terms])
+    sm.model.minimize(cp_model.LinearExpr.weighted_sum([e for _, e, _ in sm.objective_terms], weights))
+    for lit in sm.rule_literals.values():
+        sm.model.add(lit == 1)
+    solver = make_solver(SolverLimits(deterministic_time=SEAT_PROBE_TIME), optimise=True)
+    if solver.solve(sm.model) != cp_model.OPTIMAL:
+        return found
+    chosen = _chosen(data, sm.decode(solver))
+    crowd: dict[tuple[str, int], int] = {}
+    for o in chosen.values():
+        for r in o.rides:
+            crowd[r] = crowd.get(r, 0) + 1
+    kept: dict[tuple[str, int], int] = {}
+    for o in witness.values():
+        for r in o.rides:
+            kept[r] = kept.get(r, 0) + 1
+    lines = []
+    for x in data.lines:
+        own = max([1, *(k for (line, _), k in kept.items() if line == x.id)])
+        over = any(k > x.seats or (k > own and line == x.id) for (line, _), k in crowd.items() if line == x.id)
+        lines.append(x.model_copy(update={"seats": own}) if over and own < x.seats else x)
+    if all(a is b for a, b in zip(lines, data.lines)):
+        return found
+    tight = cm_replace(data, lines=tuple(lines))
+    return variant(found, data=tight.model_dump(mode="json"))
 
 
 # -- hard-tier hooks -------------------------------------------------------------------
