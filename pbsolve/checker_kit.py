@@ -54,11 +54,13 @@ def row_names(row: Any, k: int, what: str, fields: dict[str, Names]) -> tuple[li
     order). ``what`` names a row in the reason ("shipment 3 names unknown site 'X'")."""
     if not isinstance(row, dict):
         return None, f"{what} {k + 1} is not an object"
-    given = [row.get(field) for field in fields]
-    for text in given:
+    given: list[str] = []
+    for field in fields:
+        text = row.get(field)
         if not isinstance(text, str):
             quoted = [f"'{field}'" for field in fields]
             return None, f"{what} {k + 1} needs string fields {', '.join(quoted[:-1])} and {quoted[-1]}"
+        given.append(text)
     found: list[str] = []
     for (field, names), text in zip(fields.items(), given, strict=True):
         hit = names.exact.get(text)  # names.find, inlined: this runs for every row of every answer

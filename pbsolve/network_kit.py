@@ -15,7 +15,7 @@ import itertools
 import math
 import random
 from collections.abc import Iterable, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal
 
 import networkx as nx
@@ -88,8 +88,10 @@ class RoadNetwork(BaseModel):
 
     @cached_property
     def minutes(self) -> dict[str, dict[str, int]]:
-        """Shortest travel minutes between every pair of places (Dijkstra over all roads)."""
-        return shortest_minutes(self)
+        """Shortest travel minutes between every pair of places (Dijkstra over all roads),
+        computed once per distinct network: every variant of one instance's data (uncertain
+        values, added rules) parses to a new object with the same roads."""
+        return _minutes_of(self)
 
     def without(self, closed: Iterable[frozenset[str]]) -> RoadNetwork | None:
         """This network with the named roads closed, or None when closing them cuts it."""
@@ -109,6 +111,11 @@ class RoadNetwork(BaseModel):
                 raise ValueError(f"there is no road from {a} to {b}")
             total += r.minutes
         return total
+
+
+@lru_cache(maxsize=256)
+def _minutes_of(network: RoadNetwork) -> dict[str, dict[str, int]]:
+    return shortest_minutes(network)
 
 
 def shortest_minutes(network: RoadNetwork) -> dict[str, dict[str, int]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
@@ -24,7 +24,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.network_kit import RoadNetwork, shortest_minutes
+from pbsolve.network_kit import RoadNetwork
 from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
@@ -97,7 +97,7 @@ class DeliveryData(_Frozen):
                     raise ValueError("with pickups the travel minutes must obey the triangle inequality")
         if self.network is not None:
             names = [self.depot, *(s.name for s in self.stops)]
-            table = _network_minutes(self.network)
+            table = self.network.minutes
             for i, a in enumerate(names):
                 for j, b in enumerate(names):
                     if table[a][b] != self.minutes[i][j]:
@@ -126,13 +126,6 @@ class DeliveryData(_Frozen):
     def symmetric(self) -> bool:
         n = len(self.minutes)
         return all(self.minutes[i][j] == self.minutes[j][i] for i in range(n) for j in range(i))
-
-
-@lru_cache(maxsize=256)
-def _network_minutes(network: RoadNetwork) -> dict[str, dict[str, int]]:
-    """Shortest minutes of a network, once per distinct network (every validation of one
-    instance's data would otherwise run Dijkstra again)."""
-    return shortest_minutes(network)
 
 
 def replaced(d: DeliveryData, **changes: Any) -> DeliveryData:

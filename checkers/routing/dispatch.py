@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
@@ -104,7 +104,7 @@ class DispatchData(_Frozen):
     @cached_property
     def minutes(self) -> dict[str, dict[str, int]]:
         """Shortest travel minutes between every two places."""
-        return _shortest(self.network)
+        return self.network.minutes
 
     @cached_property
     def job_by_id(self) -> dict[str, Job]:
@@ -121,14 +121,6 @@ class DispatchData(_Frozen):
     def duration(self, j: Job) -> int:
         """Minutes from the job's start to its finish: the loaded drive and the handling."""
         return self.loaded(j) + j.handling
-
-
-@lru_cache(maxsize=64)
-def _shortest(network: RoadNetwork) -> dict[str, dict[str, int]]:
-    """The network's shortest minutes, once per distinct network: the variants of one
-    instance (uncertain values, added rules) share their roads, and Dijkstra over every
-    place costs more than a model build."""
-    return network.minutes
 
 
 def replaced(d: DispatchData, **changes: Any) -> DispatchData:
