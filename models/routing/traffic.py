@@ -165,13 +165,17 @@ SIZES = SizeTable[TrafficSizes](
                       capacity=PositiveRange(lo=2, hi=5), minutes=PositiveRange(lo=2, hi=9)),
     small=TrafficSizes(places=9, flows=3, routes=2, periods=2, demand=PositiveRange(lo=5, hi=20),
                        capacity=PositiveRange(lo=10, hi=30), minutes=PositiveRange(lo=2, hi=9)),
-    default=TrafficSizes(places=12, flows=4, routes=3, periods=3, demand=PositiveRange(lo=10, hi=40),
+    default=TrafficSizes(places=10, flows=4, routes=3, periods=2, demand=PositiveRange(lo=10, hi=40),
                          capacity=PositiveRange(lo=20, hi=60), minutes=PositiveRange(lo=2, hi=9)),
     large=TrafficSizes(places=20, flows=7, routes=3, periods=4, demand=PositiveRange(lo=10, hi=50),
                        capacity=PositiveRange(lo=30, hi=90), minutes=PositiveRange(lo=2, hi=9)),
 )  # fmt: skip
 PROBE_TIME = 2.0
 POINTS_TOP = 60  # flows' order-score points are distinct, drawn from 1..60
+# measured on 30 default drafts: the uniqueness re-optimisations took 1.55 s with presolve
+# and probing off, 1.61 s with presolve off and 2.32 s with both on (first solves 0.8 s).
+# (LP level 1 made the first solves, whose rules are assumptions, 100x slower.)
+UNIQUENESS_PARAMETERS: dict[str, Any] = {"cp_model_presolve": False, "cp_model_probing_level": 0}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -357,12 +361,20 @@ def _incident_backup(tm: TrafficModel, p: tr.IncidentBackup, lit: cp_model.IntVa
 
 
 def _excess(tm: TrafficModel, e: Ends, period: str) -> tuple[cp_model.IntVar, int] | None:
-    """max(load - free, 0) of road e in period (exact), with its largest value; None when it is always 0."""
-    top = tm.most(e, period) - tm.data.level_of[e].free
+    """max(load - free, 0) of road e in period, with its largest value; None when it is
+    always 0. The lower bounds are the LP's (minimising keeps them tight); the Boolean
+    'over' makes the value exact whatever is optimised (measured on 30 default drafts:
+    0.9 s of first solves against 1.4 s with AddMaxEquality)."""
+    free = tm.data.level_of[e].free
+    top = tm.most(e, period) - free
     if top <= 0:
         return None
     v = tm.m.new_int_var(0, top, "")
-    tm.m.add_max_equality(v, [tm.load(e, period) - tm.data.level_of[e].free, 0])
+    load = tm.load(e, period)
+    tm.m.add(v >= load - free)
+    over = tm.m.new_bool_var("")
+    tm.m.add(v <= load - free).only_enforce_if(over)
+    tm.m.add(v == 0).only_enforce_if(~over)
     return v, top
 
 
@@ -423,7 +435,13 @@ def build(draft: Draft) -> SolverModel:
             backup = {f: r for (f, r), v in tm.y.items() if solver.value(v)}
         return decode_plan(data, vehicles, backup)
 
-    return solver_model(tm, draft, ENCODERS, tr.RULE_PARAMS, _objective, decode, list(tm.y.values()), list(tm.x.values()))
+    # the last route of a flow in a period is fixed by the others (the demand): the
+    # uniqueness cut needs only the others, which halves its size on two-route flows
+    free = [tm.x[r.id, p] for f in data.flows for p in data.periods for r in data.routes_of[f.id][:-1]]
+    return solver_model(
+        tm, draft, ENCODERS, tr.RULE_PARAMS, _objective, decode, list(tm.y.values()), free,
+        uniqueness_parameters=UNIQUENESS_PARAMETERS,
+    )  # fmt: skip
 
 
 # -- sampling --------------------------------------------------------------------------
@@ -449,7 +467,10 @@ def _routes(net: RoadNetwork, origin: str, destination: str, k: int, fid: str) -
     return out
 
 
-def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[TrafficData, Witness]:
+def _entities(spec: GenerationSpec, rng: random.Random, kinds: list[str]) -> tuple[TrafficData, Witness]:
+    """The network, flows (with their listed routes) and a planted plan, the witness. When
+    the draft asks for priority rules, a third of the flows are priority flows; when it
+    asks for a closure, the witness keeps off one main-route road in some periods."""
     s = SIZES.of(spec.size)
     names = rng.sample(JUNCTIONS, s.places)
     event = spec.subtask == "event_traffic"
@@ -475,9 +496,8 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[TrafficData, Wi
         rs = _routes(net, origin, dest, s.routes, fid)
         if len(rs) < 2:
             continue
-        priority = spec.subtask == "priority_corridor" and len(flows) < max(1, s.flows // 3)
-        if not priority and spec.subtask != "event_traffic" and rng.random() < 0.15:
-            priority = True
+        wanted = spec.subtask == "priority_corridor" or "priority_bound" in kinds
+        priority = wanted and len(flows) < max(1, s.flows // 3)
         vehicle, kind = rng.choice(PRIORITY) if priority else rng.choice(VEHICLES)
         base = s.demand.draw(rng)
         if priority:
@@ -494,11 +514,13 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[TrafficData, Wi
     if len(flows) < s.flows:
         raise NoDraft("flows")
     periods = tuple(_label(START[spec.subtask] + PERIOD_MINUTES * i) for i in range(s.periods))
+    closed, shut_periods = _closure(routes, flows, periods, rng) if "road_closure" in kinds else (None, ())
     witness: Witness = {}
     for f in flows:
         rs = [r for r in routes if r.flow == f.id]
         for i, p in enumerate(periods):
-            chosen = rng.sample(rs, rng.randint(1, min(2, len(rs))))
+            open_ = [r for r in rs if not (p in shut_periods and closed in _route_ends(r))]
+            chosen = rng.sample(open_, rng.randint(1, min(2, len(open_))))
             cut = sorted(rng.randint(0, f.demand[i]) for _ in range(len(chosen) - 1))
             parts = [b - a for a, b in zip([0, *cut], [*cut, f.demand[i]])]
             for r in rs:
@@ -522,6 +544,25 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[TrafficData, Wi
         flows=tuple(flows), routes=tuple(routes), levels=tuple(levels),
     )  # fmt: skip
     return data, witness
+
+
+def _route_ends(r: Route) -> set[Ends]:
+    return {frozenset(p) for p in itertools.pairwise(r.places)}
+
+
+def _closure(
+    routes: list[Route], flows: list[Flow], periods: tuple[str, ...], rng: random.Random
+) -> tuple[Ends | None, tuple[str, ...]]:
+    """A road of some main route that every flow can avoid, and the periods the witness
+    keeps off it (the closure builder then finds it empty there)."""
+    mains = sorted({e for r in routes if r.id.endswith("-1") for e in _route_ends(r)}, key=sorted)
+    rng.shuffle(mains)
+    for e in mains:
+        if all(any(e not in _route_ends(r) for r in routes if r.flow == f.id) for f in flows):
+            k = rng.randint(1, len(periods))
+            start = rng.randint(0, len(periods) - k)
+            return e, periods[start : start + k]
+    return None, ()
 
 
 def _loads(d: TrafficData, w: Witness) -> dict[tuple[Ends, str], int]:
@@ -548,7 +589,8 @@ def _b_road_closure(d: TrafficData, w: Witness, rng: random.Random) -> tr.RoadCl
     options = [(e, ps) for e, ps in options if ps]
     if not options:
         return None
-    e, ps = rng.choice(options)
+    most = max(len(ps) for _, ps in options)
+    e, ps = rng.choice([o for o in options if len(o[1]) == most])
     return tr.RoadClosure(roads=[_pair(e, d)], periods=ps)
 
 
@@ -655,11 +697,11 @@ def objective_terms(subtask: str) -> list[ObjectiveTerm]:
 
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
-    data, witness = _entities(spec, rng)
     sampled = sampled_kinds(spec, TASK.base_rules)
     for kind in FORCED[spec.subtask]:
         if kind not in sampled:
             sampled.append(kind)
+    data, witness = _entities(spec, rng, sampled)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng)
