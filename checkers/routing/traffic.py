@@ -107,11 +107,13 @@ class TrafficData(BaseModel):
         if len({r.id for r in self.routes}) != len(self.routes):
             raise ValueError("route ids must be distinct")
         for r in self.routes:
-            f = flows.get(r.flow)
-            if f is None:
+            owner = flows.get(r.flow)
+            if owner is None:
                 raise ValueError(f"route {r.id} belongs to unknown flow {r.flow}")
-            if r.places[0] != f.origin or r.places[-1] != f.destination or len(set(r.places)) != len(r.places):
-                raise ValueError(f"route {r.id} must run from {f.origin} to {f.destination} without repeating a place")
+            if r.places[0] != owner.origin or r.places[-1] != owner.destination or len(set(r.places)) != len(r.places):
+                raise ValueError(
+                    f"route {r.id} must run from {owner.origin} to {owner.destination} without repeating a place"
+                )
             self.network.path_minutes(r.places)  # raises on a missing road
         for f in self.flows:
             if not any(r.flow == f.id for r in self.routes):
@@ -218,6 +220,12 @@ class RouteBan(Params):
     roads: list[Pair]
 
 
+class DetourLimit(Params):
+    """No vehicle takes a route more than ``minutes`` longer than its flow's quickest listed route."""
+
+    minutes: NonNegativeInt
+
+
 class SplitLimit(Params):
     """In each period every flow uses at most ``max`` of its routes (signage)."""
 
@@ -276,6 +284,7 @@ RULE_PARAMS: ParamsTable = {
     "priority_bound": PriorityBound,
     "zone_limit": ZoneLimit,
     "route_ban": RouteBan,
+    "detour_limit": DetourLimit,
     "split_limit": SplitLimit,
     "main_route_share": MainRouteShare,
     "corridor_balance": CorridorBalance,
@@ -379,6 +388,23 @@ def _route_ban(d: TrafficData, plan: Plan, p: RouteBan) -> Verdict:
             hit = [e for e in d.route_roads[rid] if e in banned]
             if hit:
                 return False, f"{v} vehicles of {d.route_by_id[rid].flow} use banned {label(hit[0], d)} in {period}"
+    return OK
+
+
+def detour(d: TrafficData, rid: str) -> int:
+    """Minutes route ``rid`` takes beyond its flow's quickest listed route."""
+    quickest = min(d.route_minutes[r.id] for r in d.routes_of[d.route_by_id[rid].flow])
+    return d.route_minutes[rid] - quickest
+
+
+@check("detour_limit")
+def _detour_limit(d: TrafficData, plan: Plan, p: DetourLimit) -> Verdict:
+    for (rid, period), v in plan.vehicles.items():
+        if v and detour(d, rid) > p.minutes:
+            return (
+                False,
+                f"{v} vehicles take {rid} in {period}, {detour(d, rid)} minutes longer than the quickest route",
+            )
     return OK
 
 
@@ -556,9 +582,7 @@ class UrbanTraffic(PlanChecker):
     def lookups(self, d: TrafficData) -> dict[str, Any]:
         return {"flow": lookup([f.id for f in d.flows]), "route": lookup([r.id for r in d.routes])}
 
-    def read_plan(
-        self, d: TrafficData, section: dict[str, Any], lk: Any, rules: list[Rule]
-    ) -> tuple[Plan | None, str]:
+    def read_plan(self, d: TrafficData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
         rows = section.get("flows") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'flows' is missing or not a list"

@@ -74,6 +74,10 @@ def _traffic(draft: Draft, without: str | None) -> Formulation:
             for (rid, _), v in x.items():
                 if d.route_by_id[rid].flow in p.flows and banned & set(d.route_roads[rid]):
                     b.add(v == 0)
+        elif k == "detour_limit":
+            for (rid, _), v in x.items():
+                if tr.detour(d, rid) > p.minutes:
+                    b.add(v == 0)
         elif k == "split_limit":
             for f in d.flows:
                 for i, period in enumerate(d.periods):
@@ -104,7 +108,7 @@ def _traffic(draft: Draft, without: str | None) -> Formulation:
         elif k == "congestion_recovery":
             for e in d.used_roads:
                 free = d.level_of[e].free
-                over = []
+                over: list[Any] = []
                 for period in d.periods:
                     big = most(e, period) - free
                     if big <= 0:
@@ -124,7 +128,7 @@ def _traffic(draft: Draft, without: str | None) -> Formulation:
     def _incident_backup(failing: list[Ends]) -> None:
         """Backups avoid the failing roads; w[f,b,e,p] >= (f's vehicles along e) - M (1 - y[f,b])
         are the vehicles moved onto b when e fails in p; every road stays within capacity."""
-        for (fid, rid), v in y.items():
+        for (_, rid), v in y.items():
             if set(d.route_roads[rid]) & set(failing):
                 b.add(v == 0)
         for e in failing:

@@ -87,6 +87,9 @@ TASK = TaskSpec(
         ConstraintSpec("priority_bound", "basic", "priority vehicles take routes within a time bound"),
         ConstraintSpec("zone_limit", "basic", "a school zone or old town sees at most so many vehicles per period"),
         ConstraintSpec("route_ban", "basic", "named flows (lorries) banned from named streets"),
+        ConstraintSpec(
+            "detour_limit", "basic", "no vehicle's route over so many minutes longer than its flow's quickest"
+        ),
         ConstraintSpec("split_limit", "medium", "each flow signed over at most so many routes per period"),
         ConstraintSpec("main_route_share", "medium", "named flows keep a stated share on their main route"),
         ConstraintSpec("corridor_balance", "medium", "two parallel roads' loads within a stated gap"),
@@ -231,7 +234,9 @@ def _road_closure(tm: TrafficModel, p: tr.RoadClosure, lit: cp_model.IntVar) -> 
 @encoder("priority_bound")
 def _priority_bound(tm: TrafficModel, p: tr.PriorityBound, lit: cp_model.IntVar) -> None:
     d = tm.data
-    cells = [v for (rid, _), v in tm.x.items() if d.route_by_id[rid].flow in p.flows and d.route_minutes[rid] > p.minutes]
+    cells = [
+        v for (rid, _), v in tm.x.items() if d.route_by_id[rid].flow in p.flows and d.route_minutes[rid] > p.minutes
+    ]
     if cells:
         tm.post(cp_model.LinearExpr.sum(cells) == 0, lit)
 
@@ -251,6 +256,14 @@ def _route_ban(tm: TrafficModel, p: tr.RouteBan, lit: cp_model.IntVar) -> None:
     cells = [
         v for (rid, _), v in tm.x.items() if d.route_by_id[rid].flow in p.flows and banned & set(d.route_roads[rid])
     ]
+    if cells:
+        tm.post(cp_model.LinearExpr.sum(cells) == 0, lit)
+
+
+@encoder("detour_limit")
+def _detour_limit(tm: TrafficModel, p: tr.DetourLimit, lit: cp_model.IntVar) -> None:
+    d = tm.data
+    cells = [v for (rid, _), v in tm.x.items() if tr.detour(d, rid) > p.minutes]
     if cells:
         tm.post(cp_model.LinearExpr.sum(cells) == 0, lit)
 
@@ -311,7 +324,7 @@ def _congestion_recovery(tm: TrafficModel, p: tr.CongestionRecovery, lit: cp_mod
     d = tm.data
     for e in d.used_roads:
         free = d.level_of[e].free
-        over = []
+        over: list[cp_model.IntVar | None] = []
         for period in d.periods:
             big = tm.most(e, period) - free
             if big <= 0:
@@ -334,7 +347,7 @@ def _incident_backup(tm: TrafficModel, p: tr.IncidentBackup, lit: cp_model.IntVa
     its capacity."""
     d = tm.data
     failing = [frozenset(r) for r in p.roads]
-    for (fid, rid), yv in tm.y.items():
+    for (_, rid), yv in tm.y.items():
         if set(d.route_roads[rid]) & set(failing):
             tm.post(yv == 0, lit)
     for e in failing:
@@ -491,7 +504,7 @@ def _entities(spec: GenerationSpec, rng: random.Random, kinds: list[str]) -> tup
         fid = f"F{len(flows) + 1}"
         dest = VENUE if event else rng.choice(names)
         origin = rng.choice([n for n in names if n != dest])
-        if (origin, dest) in used_od or net.graph.has_edge(origin, dest) and rng.random() < 0.7:
+        if (origin, dest) in used_od or (net.graph.has_edge(origin, dest) and rng.random() < 0.7):
             continue
         rs = _routes(net, origin, dest, s.routes, fid)
         if len(rs) < 2:
@@ -534,11 +547,11 @@ def _entities(spec: GenerationSpec, rng: random.Random, kinds: list[str]) -> tup
     )  # fmt: skip
     wl = _loads(probe, witness)
     roads, levels = [], []
-    for r in net.roads:
-        peak = max((wl.get((r.ends, p), 0) for p in periods), default=0)
+    for road in net.roads:
+        peak = max((wl.get((road.ends, p), 0) for p in periods), default=0)
         cap = max(s.capacity.draw(rng), peak)
-        roads.append(Road(a=r.a, b=r.b, minutes=r.minutes, capacity=cap))
-        levels.append(Level(a=r.a, b=r.b, free=cap * rng.randint(50, 80) // 100, delay=rng.randint(1, 3)))
+        roads.append(Road(a=road.a, b=road.b, minutes=road.minutes, capacity=cap))
+        levels.append(Level(a=road.a, b=road.b, free=cap * rng.randint(50, 80) // 100, delay=rng.randint(1, 3)))
     data = TrafficData(
         network=RoadNetwork(places=net.places, roads=tuple(roads)), periods=periods, period_minutes=PERIOD_MINUTES,
         flows=tuple(flows), routes=tuple(routes), levels=tuple(levels),
@@ -625,6 +638,11 @@ def _b_route_ban(d: TrafficData, w: Witness, rng: random.Random) -> tr.RouteBan 
     return tr.RouteBan(flows=[fid], roads=[_pair(e, d)])
 
 
+def _b_detour_limit(d: TrafficData, w: Witness, rng: random.Random) -> tr.DetourLimit | None:
+    used = [tr.detour(d, rid) for (rid, _), v in w.items() if v]
+    return tr.DetourLimit(minutes=max(used) + rng.randint(0, 1))
+
+
 def _b_split_limit(d: TrafficData, w: Witness, rng: random.Random) -> tr.SplitLimit | None:
     most = max(sum(1 for r in d.routes_of[f.id] if w[r.id, p]) for f in d.flows for p in d.periods)
     return tr.SplitLimit(max=max(1, most))
@@ -682,6 +700,7 @@ BUILDERS = {
     "priority_bound": _b_priority_bound,
     "zone_limit": _b_zone_limit,
     "route_ban": _b_route_ban,
+    "detour_limit": _b_detour_limit,
     "split_limit": _b_split_limit,
     "main_route_share": _b_main_route_share,
     "corridor_balance": _b_corridor_balance,
@@ -757,7 +776,9 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
     for e in d.used_roads:
         busy = [p for p in d.periods if any(cells[rid, p] for rid in d.routes_on[e])]
         if busy:
-            out.append(make_rule("road_closure", "hard", tr.RoadClosure(roads=[_pair(e, d)], periods=[rng.choice(busy)])))
+            out.append(
+                make_rule("road_closure", "hard", tr.RoadClosure(roads=[_pair(e, d)], periods=[rng.choice(busy)]))
+            )
     rng.shuffle(out)
     return out
 
@@ -794,8 +815,14 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
         assert road is not None and road.capacity is not None
         name = tr.label(e, d)
         if road.capacity > 3:
-            cap.append(Uncertain(id="", kind="capacity", target=name, low=road.capacity - rng.randint(2, 3), high=road.capacity))
-        mins.append(Uncertain(id="", kind="minutes", target=name, low=road.minutes, high=road.minutes + rng.randint(1, 3)))
+            cap.append(
+                Uncertain(
+                    id="", kind="capacity", target=name, low=road.capacity - rng.randint(2, 3), high=road.capacity
+                )
+            )
+        mins.append(
+            Uncertain(id="", kind="minutes", target=name, low=road.minutes, high=road.minutes + rng.randint(1, 3))
+        )
     out = rng.sample(cap, min(UNCERTAIN_EACH, len(cap))) + rng.sample(mins, min(UNCERTAIN_EACH, len(mins)))
     rng.shuffle(out)
     return out

@@ -22,7 +22,7 @@ TEXT = TaskText(
 CONTEXT = {
     "peak_hour_diversion": "the morning peak: commuter flows that the traffic control centre may divert off congested main roads",
     "road_works_closure": "a weekday morning with road works: some roads are closed in some periods and traffic is diverted around them",
-    "event_traffic": f"an evening event: flows of visitors converging on {'the venue'}, each signed along a few routes by stewards",
+    "event_traffic": "an evening event: flows of visitors converging on the venue, each signed along a few routes by stewards",
     "priority_corridor": "a morning with bus and ambulance traffic that must get through quickly alongside ordinary traffic",
     "evening_ramp_down": "the evening ramp-down: demand falls period by period and route signs should change only gradually",
 }
@@ -69,6 +69,14 @@ def _zone(d: TrafficData, p: tr.ZoneLimit) -> str:
 @TEXT.rule("route_ban")
 def _ban(d: TrafficData, p: tr.RouteBan) -> str:
     return f"Vehicles of {and_list(p.flows)} may not use {_roads(d, p.roads)} in any period."
+
+
+@TEXT.rule("detour_limit")
+def _detour(d: TrafficData, p: tr.DetourLimit) -> str:
+    return (
+        f"Detours: no vehicle takes a route more than {plural(p.minutes, 'minute')} longer than the quickest listed "
+        "route of its flow (route minutes: the sum of its roads' minutes)."
+    )
 
 
 @TEXT.rule("split_limit")
@@ -162,7 +170,9 @@ def _order(d: TrafficData, p: NoParams) -> str:
 
 @TEXT.objective("backup_score")
 def _backup_score(d: TrafficData, p: NoParams) -> str:
-    return "the backup score: each flow counts its order points × the route number of its backup route; summed over flows"
+    return (
+        "the backup score: each flow counts its order points × the route number of its backup route; summed over flows"
+    )
 
 
 @TEXT.objective("changes")
@@ -206,20 +216,20 @@ def _body(d: TrafficData, subtask: str, objective: list[ObjectiveTerm], rules: l
         out.append(
             f"- {f.id} ({f.vehicle}, {f.name}){tag}: demand {', '.join(map(str, f.demand))}; order points {f.points}"
         )
-        for k, r in enumerate(d.routes_of[f.id], 1):
+        for k, rt in enumerate(d.routes_of[f.id], 1):
             main = " (main route)" if k == 1 else ""
             out.append(
-                f"  - route {r.id}, number {k}{main}: {' → '.join(r.places)} — "
-                f"{plural(d.route_minutes[r.id], 'minute')}"
+                f"  - route {rt.id}, number {k}{main}: {' → '.join(rt.places)} — "
+                f"{plural(d.route_minutes[rt.id], 'minute')}"
             )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current routing** (made before {_disrupted(rules)}; move as few vehicles as you can):"]
         cur = tr.current_flows(changes)
-        for r in d.routes:
-            counts = [cur.get((r.id, p), 0) for p in d.periods]
+        for rt in d.routes:
+            counts = [cur.get((rt.id, p), 0) for p in d.periods]
             if any(counts):
-                out.append(f"- {r.id}: {', '.join(map(str, counts))}")
+                out.append(f"- {rt.id}: {', '.join(map(str, counts))}")
     return out
 
 
