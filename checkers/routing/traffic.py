@@ -173,6 +173,15 @@ class TrafficData(BaseModel):
         """Road -> the ids of the routes along it."""
         return {e: tuple(r.id for r in self.routes if e in self.route_roads[r.id]) for e in self.used_roads}
 
+    @cached_property
+    def most_load(self) -> dict[tuple[Ends, str], int]:
+        """(used road, period) -> the most vehicles it can carry then (every route along it full)."""
+        return {
+            (e, p): sum(self.flow_by_id[self.route_by_id[rid].flow].demand[i] for rid in self.routes_on[e])
+            for e in self.used_roads
+            for i, p in enumerate(self.periods)
+        }
+
     def demand(self, flow: str, period: str) -> int:
         return self.flow_by_id[flow].demand[self.period_index[period]]
 

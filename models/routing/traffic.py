@@ -168,7 +168,7 @@ SIZES = SizeTable[TrafficSizes](
                       capacity=PositiveRange(lo=2, hi=5), minutes=PositiveRange(lo=2, hi=9)),
     small=TrafficSizes(places=9, flows=3, routes=2, periods=2, demand=PositiveRange(lo=5, hi=20),
                        capacity=PositiveRange(lo=10, hi=30), minutes=PositiveRange(lo=2, hi=9)),
-    default=TrafficSizes(places=10, flows=4, routes=3, periods=2, demand=PositiveRange(lo=10, hi=40),
+    default=TrafficSizes(places=10, flows=5, routes=2, periods=2, demand=PositiveRange(lo=10, hi=40),
                          capacity=PositiveRange(lo=20, hi=60), minutes=PositiveRange(lo=2, hi=9)),
     large=TrafficSizes(places=20, flows=7, routes=3, periods=4, demand=PositiveRange(lo=10, hi=50),
                        capacity=PositiveRange(lo=30, hi=90), minutes=PositiveRange(lo=2, hi=9)),
@@ -204,8 +204,7 @@ class TrafficModel(ModelBase):
 
     def most(self, e: Ends, period: str) -> int:
         """The largest load road ``e`` can have in ``period`` (every route along it full)."""
-        d = self.data
-        return sum(d.demand(d.route_by_id[rid].flow, period) for rid in d.routes_on.get(e, ()))
+        return self.data.most_load.get((e, period), 0)
 
 
 ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
@@ -534,6 +533,8 @@ def _entities(spec: GenerationSpec, rng: random.Random, kinds: list[str]) -> tup
         for i, p in enumerate(periods):
             open_ = [r for r in rs if not (p in shut_periods and closed in _route_ends(r))]
             chosen = rng.sample(open_, rng.randint(1, min(2, len(open_))))
+            if "main_route_share" in kinds and rs[0] in open_ and rs[0] not in chosen:
+                chosen[0] = rs[0]  # the main route carries a share the builder can state
             cut = sorted(rng.randint(0, f.demand[i]) for _ in range(len(chosen) - 1))
             parts = [b - a for a, b in zip([0, *cut], [*cut, f.demand[i]])]
             for r in rs:
@@ -580,10 +581,10 @@ def _closure(
 
 def _loads(d: TrafficData, w: Witness) -> dict[tuple[Ends, str], int]:
     out: dict[tuple[Ends, str], int] = {}
+    by_id = {r.id: r for r in d.routes}
     for (rid, p), v in w.items():
         if v:
-            r = next(x for x in d.routes if x.id == rid)
-            for a, b in itertools.pairwise(r.places):
+            for a, b in itertools.pairwise(by_id[rid].places):
                 key = (frozenset((a, b)), p)
                 out[key] = out.get(key, 0) + v
     return out
