@@ -174,25 +174,37 @@ def _format_reason(inst, flows) -> tuple[bool, str]:
 
 
 def test_an_answer_naming_an_unknown_flow_or_route_fails_the_format_item_with_a_reason(inst):
-    rows = json.loads(json.dumps(inst.reference["flows"]))
-    rows[0]["flow"] = "F99"
-    assert _format_reason(inst, rows) == (False, "flow entry 1 names unknown flow 'F99'")
-    rows = json.loads(json.dumps(inst.reference["flows"]))
-    rows[0]["vehicles"] = {"Ring Road": [1] * len(inst.data["periods"])}
-    passed, reason = _format_reason(inst, rows)
+    flows = json.loads(json.dumps(inst.reference["flows"]))
+    flows["F99"] = flows.pop("F1")
+    assert _format_reason(inst, flows) == (False, "'flows' names unknown flow 'F99'")
+    flows = json.loads(json.dumps(inst.reference["flows"]))
+    flows["F1"] = {"Ring Road": [1] * len(inst.data["periods"])}
+    passed, reason = _format_reason(inst, flows)
     assert not passed and "unknown route 'Ring Road'" in reason
+    flows = json.loads(json.dumps(inst.reference["flows"]))
+    flows["f1"] = flows["F1"]  # the same flow spelt twice
+    passed, reason = _format_reason(inst, flows)
+    assert not passed and "more than once" in reason
 
 
 def test_counts_that_miss_the_demand_or_are_not_whole_fail_the_format_item(inst):
-    rows = json.loads(json.dumps(inst.reference["flows"]))
-    first = next(iter(rows[0]["vehicles"]))
-    rows[0]["vehicles"][first][0] += 1
-    passed, reason = _format_reason(inst, rows)
+    flows = json.loads(json.dumps(inst.reference["flows"]))
+    first = next(iter(flows["F1"]))
+    flows["F1"][first][0] += 1
+    passed, reason = _format_reason(inst, flows)
     assert not passed and "its demand is" in reason
-    rows[0]["vehicles"][first][0] = 1.5
-    passed, reason = _format_reason(inst, rows)
+    flows["F1"][first][0] = 1.5
+    passed, reason = _format_reason(inst, flows)
     assert not passed and "whole vehicle counts" in reason
-    assert _format_reason(inst, rows[1:])[0] is False
+    del flows["F1"]
+    assert _format_reason(inst, flows) == (False, "flows missing from the plan: F1")
+
+
+def test_the_answer_format_lists_each_flow_with_its_own_routes_only(inst):
+    d = TrafficData.model_validate(inst.data)
+    schema = tr.TASK.plan_schema(d, [], list(inst.rules))
+    for f in d.flows:
+        assert set(schema["properties"][f.id]["properties"]) == {r.id for r in d.routes_of[f.id]}
 
 
 @pytest.mark.parametrize("subtask", [s.id for s in model.TASK.subtasks])

@@ -579,9 +579,9 @@ class UrbanTraffic(PlanChecker):
     task = TASK_ID
     plan_key = "flows"
     plan_text = (
-        "a list naming every flow exactly once, each splitting its demand in every period over its own listed "
-        "routes in whole vehicles (a list of vehicles per period for each route used; the counts of a period add "
-        "up to the flow's demand), with a backup route where the rules ask for one"
+        "an object naming every flow once, each splitting its demand in every period over its own listed routes "
+        "in whole vehicles (for each route used, a list of vehicles per period; the counts of a period add up to "
+        "the flow's demand), with a backup route where the rules ask for one"
     )
     data_type = TrafficData
     checks = CHECKS
@@ -592,30 +592,27 @@ class UrbanTraffic(PlanChecker):
         return {"flow": lookup([f.id for f in d.flows]), "route": lookup([r.id for r in d.routes])}
 
     def read_plan(self, d: TrafficData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
-        rows = section.get("flows") if isinstance(section, dict) else None
-        if not isinstance(rows, list):
-            return None, "'flows' is missing or not a list"
+        table = section.get("flows") if isinstance(section, dict) else None
+        if not isinstance(table, dict):
+            return None, "'flows' is missing or not an object (flow -> its routes' vehicles)"
         need_backup = any(r.kind == "incident_backup" for r in rules)
         vehicles: dict[Cell, int] = {(r.id, p): 0 for r in d.routes for p in d.periods}
         backup: dict[str, str] = {}
         seen: set[str] = set()
         named: set[str] = set()
         n = len(d.periods)
-        for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"flow entry {k + 1} is not an object"
-            text, split = row.get("flow"), row.get("vehicles")
-            if not isinstance(text, str):
-                return None, f"flow entry {k + 1} needs a string field 'flow'"
-            fid = lk["flow"].find(text)
+        for text, split in table.items():
+            fid = lk["flow"].find(str(text))
             if fid is None:
-                return None, f"flow entry {k + 1} names unknown flow {text[:40]!r}"
+                return None, f"'flows' names unknown flow {str(text)[:40]!r}"
             if fid in seen:
                 return None, f"flow {fid} appears more than once"
             seen.add(fid)
             if not isinstance(split, dict):
-                return None, f"flow {fid} needs an object 'vehicles' (route -> vehicles per period)"
+                return None, f"flow {fid} needs an object (route -> vehicles per period)"
             for rtext, counts in split.items():
+                if rtext == "backup":
+                    continue
                 rid = lk["route"].find(str(rtext))
                 if rid is None:
                     return None, f"flow {fid} names unknown route {str(rtext)[:40]!r}"
@@ -633,7 +630,7 @@ class UrbanTraffic(PlanChecker):
                 if routed != d.flow_by_id[fid].demand[i]:
                     return None, f"{fid} routes {routed} vehicles in {p}, its demand is {d.flow_by_id[fid].demand[i]}"
             if need_backup:
-                b = row.get("backup")
+                b = split.get("backup")
                 bid = lk["route"].find(b) if isinstance(b, str) else None
                 if bid is None or d.route_by_id[bid].flow != fid:
                     return None, f"flow {fid} needs a 'backup' route from its own routes"
@@ -661,19 +658,26 @@ class UrbanTraffic(PlanChecker):
     def plan_schema(self, d: TrafficData, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
         n = len(d.periods)
         counts = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": n, "maxItems": n}
-        props: dict[str, Any] = {
-            "flow": {"enum": [f.id for f in d.flows]},
-            "vehicles": {
+        robust = any(r.kind == "incident_backup" for r in rules)
+        flows: dict[str, Any] = {}
+        for f in d.flows:
+            props: dict[str, Any] = {r.id: counts for r in d.routes_of[f.id]}
+            if robust:
+                props["backup"] = {"enum": [r.id for r in d.routes_of[f.id]], "description": "the flow's backup route"}
+            flows[f.id] = {
                 "type": "object",
-                "properties": {r.id: counts for r in d.routes},
+                "properties": props,
+                "required": ["backup"] if robust else [],
                 "additionalProperties": False,
-                "description": "route id (one of the flow's own routes) -> vehicles in each period, in period order",
-            },
+                "description": f"{f.id}'s own routes -> vehicles in each period, in period order (a route left out carries none)",
+            }
+        return {
+            "type": "object",
+            "properties": flows,
+            "required": [f.id for f in d.flows],
+            "additionalProperties": False,
+            "description": "every flow once: its vehicles per route and period",
         }
-        if any(r.kind == "incident_backup" for r in rules):
-            props["backup"] = {"enum": [r.id for r in d.routes], "description": "the flow's backup route"}
-        row = {"type": "object", "properties": props, "required": list(props)}
-        return {"type": "array", "items": row, "description": "every flow exactly once"}
 
     def verification_schema(self, d: TrafficData) -> dict[str, Any]:
         return figures_schema({
@@ -681,19 +685,18 @@ class UrbanTraffic(PlanChecker):
             "peak_load": ([label(e, d) for e in d.used_roads], "for each road any route uses, its highest vehicles in one period"),
         })  # fmt: skip
 
-    def plan_json(self, d: TrafficData, plan: Plan) -> list[dict[str, Any]]:
-        rows = []
+    def plan_json(self, d: TrafficData, plan: Plan) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
         for f in d.flows:
-            split = {
+            split: dict[str, Any] = {
                 r.id: [plan.vehicles[r.id, p] for p in d.periods]
                 for r in d.routes_of[f.id]
                 if any(plan.vehicles[r.id, p] for p in d.periods)
             }
-            row: dict[str, Any] = {"flow": f.id, "vehicles": split}
             if plan.backup is not None:
-                row["backup"] = plan.backup[f.id]
-            rows.append(row)
-        return rows
+                split["backup"] = plan.backup[f.id]
+            out[f.id] = split
+        return out
 
     def neighbours(self, data: TrafficData, plan: Plan) -> Iterator[Plan]:
         """One move from ``plan`` (see :func:`neighbours`), for the kit's near misses."""

@@ -731,10 +731,11 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
 # -- hard-tier hooks -------------------------------------------------------------------
 def _plan_cells(d: TrafficData, plan: dict[str, Any]) -> dict[tr.Cell, int]:
     out = {(r.id, p): 0 for r in d.routes for p in d.periods}
-    for row in plan["flows"]:
-        for rid, counts in row["vehicles"].items():
-            for p, v in zip(d.periods, counts, strict=True):
-                out[rid, p] = v
+    for split in plan["flows"].values():
+        for rid, counts in split.items():
+            if rid != "backup":
+                for p, v in zip(d.periods, counts, strict=True):
+                    out[rid, p] = v
     return out
 
 

@@ -62,8 +62,8 @@ class UrbanTrafficAdapter(TaskAdapter):
         return Plan({(r.id, p): cells.get((r.id, p), 0) for r in d.routes for p in d.periods})
 
     def robust_reference_ok(self, inst: Instance) -> bool:
-        rows = inst.reference.get("flows", []) if isinstance(inst.reference, dict) else []
-        return bool(rows) and all("backup" in r for r in rows)
+        flows = inst.reference.get("flows", {}) if isinstance(inst.reference, dict) else {}
+        return bool(flows) and all("backup" in split for split in flows.values())
 
 
 ADAPTER = UrbanTrafficAdapter()
