@@ -669,14 +669,16 @@ class UrbanTraffic(PlanChecker):
                 "properties": props,
                 "required": ["backup"] if robust else [],
                 "additionalProperties": False,
-                "description": f"{f.id}'s own routes -> vehicles in each period, in period order (a route left out carries none)",
             }
         return {
             "type": "object",
             "properties": flows,
             "required": [f.id for f in d.flows],
             "additionalProperties": False,
-            "description": "every flow once: its vehicles per route and period",
+            "description": (
+                "every flow once, each an object from its own route ids to the route's vehicles in each period, "
+                "in period order (a route left out carries none)"
+            ),
         }
 
     def verification_schema(self, d: TrafficData) -> dict[str, Any]:

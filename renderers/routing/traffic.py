@@ -45,8 +45,8 @@ def _capacity(d: TrafficData, p: NoParams) -> str:
 def _closure(d: TrafficData, p: tr.RoadClosure) -> str:
     road = "is closed" if len(p.roads) == 1 else "are closed"
     return (
-        f"{_roads(d, p.roads)} {road} in {plural(len(p.periods), 'period')} {and_list(p.periods)}: no vehicle may "
-        "take a route along a closed road in a period it is closed."
+        f"{_roads(d, p.roads)} {road} in the {'periods' if len(p.periods) > 1 else 'period'} starting at "
+        f"{and_list(p.periods)}: no vehicle may take a route along a closed road in a period it is closed."
     )
 
 
