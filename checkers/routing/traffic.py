@@ -182,6 +182,11 @@ class TrafficData(BaseModel):
             for i, p in enumerate(self.periods)
         }
 
+    @cached_property
+    def cell_demand(self) -> dict[Cell, int]:
+        """(route, period) -> its flow's demand then (the most vehicles the route can carry)."""
+        return {(r.id, p): self.flow_by_id[r.flow].demand[i] for r in self.routes for i, p in enumerate(self.periods)}
+
     def demand(self, flow: str, period: str) -> int:
         return self.flow_by_id[flow].demand[self.period_index[period]]
 

@@ -168,7 +168,7 @@ SIZES = SizeTable[TrafficSizes](
                       capacity=PositiveRange(lo=2, hi=5), minutes=PositiveRange(lo=2, hi=9)),
     small=TrafficSizes(places=9, flows=3, routes=2, periods=2, demand=PositiveRange(lo=5, hi=20),
                        capacity=PositiveRange(lo=10, hi=30), minutes=PositiveRange(lo=2, hi=9)),
-    default=TrafficSizes(places=10, flows=5, routes=2, periods=2, demand=PositiveRange(lo=10, hi=40),
+    default=TrafficSizes(places=10, flows=4, routes=2, periods=2, demand=PositiveRange(lo=10, hi=40),
                          capacity=PositiveRange(lo=20, hi=60), minutes=PositiveRange(lo=2, hi=9)),
     large=TrafficSizes(places=20, flows=7, routes=3, periods=4, demand=PositiveRange(lo=10, hi=50),
                        capacity=PositiveRange(lo=30, hi=90), minutes=PositiveRange(lo=2, hi=9)),
@@ -188,6 +188,7 @@ class TrafficModel(ModelBase):
         self.data = d = data
         self.x: dict[tr.Cell, cp_model.IntVar] = {}
         self.y: dict[tuple[str, str], cp_model.IntVar] = {}
+        self._loads: dict[tuple[Ends, str], cp_model.LinearExpr] = {}
         for f in d.flows:
             for i, p in enumerate(d.periods):
                 row = [self.m.new_int_var(0, f.demand[i], f"x[{r.id},{p}]") for r in d.routes_of[f.id]]
@@ -199,8 +200,12 @@ class TrafficModel(ModelBase):
                 self.m.add_exactly_one(brow)
 
     def load(self, e: Ends, period: str) -> cp_model.LinearExpr:
-        """Vehicles on road ``e`` in ``period``."""
-        return cp_model.LinearExpr.sum([self.x[rid, period] for rid in self.data.routes_on.get(e, ())])
+        """Vehicles on road ``e`` in ``period`` (built once per model)."""
+        found = self._loads.get((e, period))
+        if found is None:
+            found = cp_model.LinearExpr.sum([self.x[rid, period] for rid in self.data.routes_on.get(e, ())])
+            self._loads[e, period] = found
+        return found
 
     def most(self, e: Ends, period: str) -> int:
         """The largest load road ``e`` can have in ``period`` (every route along it full)."""
@@ -392,7 +397,7 @@ def _excess(tm: TrafficModel, e: Ends, period: str) -> tuple[cp_model.IntVar, in
 
 def _objective(tm: TrafficModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
     d = tm.data
-    demand_of = {(r.id, p): d.demand(r.flow, p) for r in d.routes for p in d.periods}
+    demand_of = d.cell_demand
     if term.kind == "network_minutes":
         cells = [(v, d.route_minutes[rid]) for (rid, _), v in tm.x.items()]
         ub = sum(demand_of[c] * d.route_minutes[c[0]] for c in tm.x)
