@@ -776,18 +776,28 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
 
 
 def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list[Rule]:
-    """A road the plan uses, closed in one period it carries vehicles (an incident)."""
+    """A road the plan uses, closed in one period it carries vehicles (an incident); only
+    roads every flow has a route around (a closure no plan can meet is no disruption),
+    lightest first: the fewer vehicles a closure moves, the likelier the others' roads
+    can take them."""
     d = parsed(TrafficData, draft_.data)
     cells = _plan_cells(d, plan)
-    out = []
+    found = []
     for e in d.used_roads:
-        busy = [p for p in d.periods if any(cells[rid, p] for rid in d.routes_on[e])]
-        if busy:
-            out.append(
-                make_rule("road_closure", "hard", tr.RoadClosure(roads=[_pair(e, d)], periods=[rng.choice(busy)]))
-            )
-    rng.shuffle(out)
-    return out
+        if not all(any(e not in d.route_roads[r.id] for r in d.routes_of[f.id]) for f in d.flows):
+            continue
+        for p in d.periods:
+            load = sum(cells[rid, p] for rid in d.routes_on[e])
+            if load:
+                found.append(
+                    (
+                        load,
+                        rng.random(),
+                        make_rule("road_closure", "hard", tr.RoadClosure(roads=[_pair(e, d)], periods=[p])),
+                    )
+                )
+    found.sort(key=lambda t: (t[0], t[1]))
+    return [rule for _, _, rule in found]
 
 
 def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:
@@ -796,18 +806,21 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> list[list[Any]]:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    """One or two incident-prone roads on main routes, chosen so every flow keeps a route
-    avoiding them all (its possible backup)."""
+    """One incident-prone road on some main route that every flow can avoid (so each has
+    a possible backup): of those, one the fewest vehicles could need to leave (its most
+    load summed over periods), ties at random."""
     d = parsed(TrafficData, draft_.data)
     mains = [e for e in d.used_roads if any(d.route_number[rid] == 1 for rid in d.routes_on[e])]
-    rng.shuffle(mains)
-    for size in (2, 1):
-        for combo in itertools.combinations(mains[:6], size):
-            if all(any(not set(combo) & set(d.route_roads[r.id]) for r in d.routes_of[f.id]) for f in d.flows):
-                roads = sorted(_pair(e, d) for e in combo)
-                rule = make_rule("incident_backup", "hard", tr.IncidentBackup(roads=roads))
-                return rule, [ObjectiveTerm(id="backup_score", kind="backup_score")]
-    return None
+    options = [
+        (sum(d.most_load[e, p] for p in d.periods), rng.random(), e)
+        for e in mains
+        if all(any(e not in d.route_roads[r.id] for r in d.routes_of[f.id]) for f in d.flows)
+    ]
+    if not options:
+        return None
+    _, _, e = min(options, key=lambda t: (t[0], t[1]))
+    rule = make_rule("incident_backup", "hard", tr.IncidentBackup(roads=[_pair(e, d)]))
+    return rule, [ObjectiveTerm(id="backup_score", kind="backup_score")]
 
 
 UNCERTAIN_EACH = 2  # candidates of each kind probed (each costs two optimisations)
