@@ -659,7 +659,7 @@ def _b_main_route_share(d: TrafficData, w: Witness, rng: random.Random) -> tr.Ma
     for f in d.flows:
         main = d.routes_of[f.id][0].id
         shares = [100 * w[main, p] // d.demand(f.id, p) for p in d.periods if d.demand(f.id, p)]
-        low = min(shares, default=0) // 10 * 10
+        low = min(90, min(shares, default=0) // 10 * 10)  # "at least 100%" would just ban the other routes
         if low >= 10:
             options.append((f.id, low))
     if not options:
