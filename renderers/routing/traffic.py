@@ -210,6 +210,9 @@ def _body(d: TrafficData, subtask: str, objective: list[ObjectiveTerm], rules: l
             f"| {name} | {ranged(d, 'minutes', name, r.minutes)} | {ranged(d, 'capacity', name, r.capacity or 0)} "
             f"| {lv.free} | {lv.delay} |"
         )
+    ranged_minutes = {
+        r.ends for r in d.network.roads for u in d.uncertain if u.kind == "minutes" and u.target == tr.label(r.ends, d)
+    }
     out += ["", "**Flows** (demand in vehicles per period, in period order; order points weigh the order score):"]
     for f in d.flows:
         tag = " — priority" if f.priority else ""
@@ -218,9 +221,10 @@ def _body(d: TrafficData, subtask: str, objective: list[ObjectiveTerm], rules: l
         )
         for k, rt in enumerate(d.routes_of[f.id], 1):
             main = " (main route)" if k == 1 else ""
+            worst = " (its uncertain roads at their high end)" if set(d.route_roads[rt.id]) & ranged_minutes else ""
             out.append(
                 f"  - route {rt.id}, number {k}{main}: {' → '.join(rt.places)} — "
-                f"{plural(d.route_minutes[rt.id], 'minute')}"
+                f"{plural(d.route_minutes[rt.id], 'minute')}{worst}"
             )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
