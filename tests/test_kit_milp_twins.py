@@ -1,6 +1,7 @@
 """The second back-ends of the kit families: the PuLP MILP of Shift & Duty Scheduling
-(workforce) and of Disaster Evacuation Planning (emergency: a flow over time on the
-time-expanded network of the listed routes).
+(workforce), of Disaster Evacuation Planning (emergency: a flow over time on the
+time-expanded network of the listed routes) and of Urban Traffic Planning (routing: an
+integer multi-commodity flow over the listed routes).
 
 On every instance, the MILP (HiGHS, zero gap, staged lexicographic objective) must prove
 the same optimum as the CP-SAT certificate, find the same instances infeasible, and
@@ -49,6 +50,7 @@ class Twin:
 TWINS = [
     Twin("workforce", "shift_duty_scheduling", sample=4, pool_sample=16, kinds_seen=9),
     Twin("emergency", "disaster_evacuation_planning", sample=6, pool_sample=30, kinds_seen=9),
+    Twin("routing", "urban_traffic_planning", sample=4, pool_sample=20, kinds_seen=8),
 ]
 SAMPLE = [
     (twin, size, index, hard)
