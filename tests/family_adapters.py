@@ -373,6 +373,9 @@ class PerTaskFamily(Adapter):
     def robust_reference_ok(self, inst: Instance) -> bool:
         return self.adapters()[inst.task].robust_reference_ok(inst)
 
+    def enumerable(self, inst: Instance) -> bool:
+        return self.adapters()[inst.task].enumerable(inst)
+
 
 class Workforce(PerTaskFamily):
     family = "workforce"

@@ -54,6 +54,11 @@ class TaskAdapter:
     def robust_reference_ok(self, inst: Instance) -> bool:
         return True
 
+    def enumerable(self, inst: Instance) -> bool:
+        """Are the instance's plans few enough for the brute-force suite? (see
+        tests/family_adapters.Adapter.enumerable)"""
+        return True
+
 
 @cache
 def adapters_in(package: str) -> dict[str, TaskAdapter]:
