@@ -48,17 +48,22 @@ def sample_constraints(
     force_tiers: Sequence[Tier] = (),
     include: Sequence[str] = (),
     tries: int = 50,
+    subtask: str | None = None,
 ) -> dict[Tier, list[str]]:
     """Constraint subsets per tier, drawn without replacement and checked for compatibility.
 
     ``include`` names constraints that must be drawn (when the task's pool has them);
-    they count towards their tier's number.
+    they count towards their tier's number. Kinds that do not apply to ``subtask`` (see
+    :attr:`ConstraintSpec.subtasks`) are never drawn.
     """
     ids = {c.id for c in task.pool}
+    inapplicable = [c for c in include if c in ids and not task.constraint(c).applies_to(subtask)]
+    if inapplicable:
+        raise ValueError(f"{inapplicable} do not apply to subtask {subtask} of {task.id}")
     for _ in range(tries):
         chosen: dict[Tier, list[str]] = {}
         for tier in TIERS:
-            pool = [c.id for c in task.pool_of(tier) if c.id not in task.base_rules]
+            pool = [c.id for c in task.pool_of(tier) if c.id not in task.base_rules and c.applies_to(subtask)]
             must = [c for c in include if c in pool]
             n = counts[tier] if counts and tier in counts else _draw(rng, COUNT_PRIORS[tier])
             if tier in force_tiers:
@@ -102,10 +107,16 @@ def sample_spec(
         order = list(tasks)
         random.Random(derive_seed("task-order", run_seed, block)).shuffle(order)
         chosen_task = order[position]
-    drawn = rng.choice(chosen_task.subtasks).id
+    pool = {c.id: c for c in chosen_task.pool}
+    admitting = [  # a subtask some included kind does not apply to is never drawn
+        s for s in chosen_task.subtasks if all(pool[c].applies_to(s.id) for c in include if c in pool)
+    ]
+    if not admitting:
+        raise ValueError(f"no subtask of {chosen_task.id} admits every constraint of {list(include)}")
+    drawn = rng.choice(admitting).id
     subtask = subtask or drawn
     crng = random.Random(derive_seed("constraints", run_seed, index, attempt))
-    chosen = sample_constraints(chosen_task, crng, counts, force_tiers, include)
+    chosen = sample_constraints(chosen_task, crng, counts, force_tiers, include, subtask=subtask)
     return GenerationSpec(
         family=chosen_task.family,
         task=chosen_task.id,

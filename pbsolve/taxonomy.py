@@ -31,6 +31,10 @@ class ConstraintSpec:
     summary: str
     requires: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()
+    subtasks: tuple[str, ...] = ()  # only these subtasks' data admit the kind (empty: every subtask)
+
+    def applies_to(self, subtask: str | None) -> bool:
+        return not self.subtasks or subtask is None or subtask in self.subtasks
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,13 @@ class TaskSpec:
     subtasks: tuple[SubtaskSpec, ...]
     pool: tuple[ConstraintSpec, ...]
     base_rules: tuple[str, ...] = field(default=())  # always-present structural rules, by kind
+
+    def __post_init__(self) -> None:
+        known = {s.id for s in self.subtasks}
+        for c in self.pool:
+            unknown = [s for s in c.subtasks if s not in known]
+            if unknown:
+                raise ValueError(f"task {self.id}: constraint {c.id} names unknown subtasks {unknown}")
 
     def pool_of(self, tier: Tier) -> tuple[ConstraintSpec, ...]:
         return tuple(c for c in self.pool if c.tier == tier)

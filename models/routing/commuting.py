@@ -83,12 +83,20 @@ TASK = TaskSpec(
         ConstraintSpec("walk_limit", "basic", "named commuters walk at most so many minutes"),
         ConstraintSpec("fare_cap", "basic", "named commuters pay at most so much"),
         ConstraintSpec("max_transfers", "basic", "named commuters change vehicle at most so many times"),
-        ConstraintSpec("parking_spaces", "basic", "no park-and-ride holds more cars than its spaces"),
+        # a car waits at the park-and-ride in the evening, so cars are driven there only on outward trips
+        ConstraintSpec(
+            "parking_spaces",
+            "basic",
+            "no park-and-ride holds more cars than its spaces",
+            subtasks=("morning_commute", "park_and_ride", "school_run", "night_shift"),
+        ),
         ConstraintSpec("buffer", "medium", "named commuters arrive so many minutes before their deadline"),
         ConstraintSpec("arrival_order", "medium", "precedence: one commuter arrives a gap before another"),
         ConstraintSpec("travel_balance", "medium", "fairness: travel minutes within a stated gap"),
         ConstraintSpec("shared_ride", "medium", "car-pool: two commuters share at least one departure"),
-        ConstraintSpec("escort", "medium", "a child rides only departures their escort rides too"),
+        ConstraintSpec(  # children ride on school runs only
+            "escort", "medium", "a child rides only departures their escort rides too", subtasks=("school_run",)
+        ),
         ConstraintSpec("via_stop", "medium", "a pick-up: a commuter's trip passes a named stop"),
         ConstraintSpec("walk_fatigue", "stateful", "after so many minutes walked, no long walk leg"),
         ConstraintSpec("ride_rest", "stateful", "after so many minutes on board, a rest at the stop before each ride"),
@@ -925,12 +933,6 @@ BUILDERS: dict[str, Callable[[Any, Any, random.Random], Params | None]] = {
     "ride_rest": _b_ride_rest,
 }
 STRUCTURAL = ("transfer_time",)
-# kinds only these subtasks' data admit: children ride on school runs; a car waits at the
-# park-and-ride in the evening, so cars are driven there only on outward trips
-ONLY_IN = {
-    "escort": ("school_run",),
-    "parking_spaces": ("morning_commute", "park_and_ride", "school_run", "night_shift"),
-}
 
 
 def objective_terms(subtask: str) -> list[ObjectiveTerm]:
@@ -940,10 +942,7 @@ def objective_terms(subtask: str) -> list[ObjectiveTerm]:
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     """Entities and witness trips first, then one rule per sampled kind that the witness satisfies."""
-    sampled = sampled_kinds(spec, TASK.base_rules)
-    for kind in sampled:
-        if spec.subtask not in ONLY_IN.get(kind, (spec.subtask,)):
-            raise NoDraft(kind)  # before any entity is drawn: such a spec never has a draft
+    sampled = sampled_kinds(spec, TASK.base_rules)  # the sampler draws only kinds the subtask admits
     data, witness = _entities(spec, rng, spec.subtask == "park_and_ride" or "parking_spaces" in sampled)
     for kind in FORCED[spec.subtask]:
         if kind not in sampled:
