@@ -417,6 +417,12 @@ def _serial(d: ProjectData, order: list[str], rng: random.Random, delay: float) 
     return start
 
 
+def _most(r: Resource) -> int:
+    """The most units one activity holds: all of a small resource (a crane), at most all but
+    one of a crew of three or more (so a unit can be kept spare, or be uncertain)."""
+    return r.capacity if r.capacity <= 2 else r.capacity - 1
+
+
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProjectData, Witness]:
     s = SIZES.of(spec.size)
     sub = spec.subtask
@@ -429,10 +435,10 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProjectData, Wi
         demand = {}
         for r in resources:
             if rng.random() < 0.6:
-                demand[r.id] = rng.randint(1, r.capacity)
+                demand[r.id] = rng.randint(1, _most(r))
         if not demand:
             r = rng.choice(resources)
-            demand[r.id] = rng.randint(1, r.capacity)
+            demand[r.id] = rng.randint(1, _most(r))
         cost = rng.randint(1, 9) * 10
         acts.append(Activity(id=f"A{k}", name=name, duration=s.duration.draw(rng), demand=demand, cost=cost, weight=w))
     links: list[Link] = []
@@ -830,15 +836,29 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, int]:
     return _plan(plan)
 
 
+def _spare_able(d: ProjectData) -> list[str]:
+    """Resources that can keep a unit spare: capacity 2 or more, used, and no activity
+    alone needs every unit."""
+    return [
+        r.id
+        for r in d.resources
+        if r.capacity >= 2
+        and any(a.demand.get(r.id, 0) for a in d.activities)
+        and all(a.demand.get(r.id, 0) <= r.capacity - 1 for a in d.activities)
+    ]
+
+
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    """One spare unit of every resource of capacity 2 or more that some activity uses."""
-    d = ProjectData.model_validate(draft_.data)
-    named = [r.id for r in d.resources if r.capacity >= 2 and any(a.demand.get(r.id, 0) for a in d.activities)]
-    if not named:
-        return None
-    if any(a.demand.get(r, 0) > d.resource_by_id[r].capacity - 1 for a in d.activities for r in named):
-        return None  # some activity alone needs every unit
-    return make_rule("spare_unit", "hard", pj.SpareUnit(resources=named)), []
+    """One spare unit of one resource that can keep it (see :func:`_spare_able`), the first
+    in random order whose schedule still fits the horizon (the kit probes it again)."""
+    named = _spare_able(ProjectData.model_validate(draft_.data))
+    rng.shuffle(named)
+    probe = SolverLimits(deterministic_time=PROBE_TIME)
+    for rid in named:
+        rule = make_rule("spare_unit", "hard", pj.SpareUnit(resources=[rid]), f"R{len(draft_.rules) + 1}")
+        if is_feasible(build(Draft(draft_.spec, draft_.data, [*draft_.rules, rule], draft_.objective)), probe):
+            return rule, []
+    return None
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
@@ -855,11 +875,10 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
             for a in d.activities
             if a.duration and a.duration + 1 + a.release <= d.horizon
         ]
-        out += rng.sample(longer, min(2, len(longer)))
+        out += rng.sample(longer, min(3, len(longer)))
     fewer = [
-        Uncertain(id="", kind="capacity", target=r.id, low=r.capacity - 1, high=r.capacity)
-        for r in d.resources
-        if r.capacity >= 2 and all(a.demand.get(r.id, 0) <= r.capacity - 1 for a in d.activities)
+        Uncertain(id="", kind="capacity", target=rid, low=d.resource_by_id[rid].capacity - 1, high=d.resource_by_id[rid].capacity)
+        for rid in _spare_able(d)
     ]
     out += rng.sample(fewer, min(2, len(fewer)))
     rng.shuffle(out)
