@@ -326,9 +326,15 @@ def _precedence(d: ProjectData, plan: Plan, p: NoParams) -> Verdict:
         if link.type == "FS":
             need = sb + d.activity_by_id[link.before].duration + link.lag
             if sa < need:
-                return False, f"{link.after} starts on day {sa}, before day {need} ({link.before} finishes + {link.lag})"
+                return (
+                    False,
+                    f"{link.after} starts on day {sa}, before day {need} ({link.before} finishes + {link.lag})",
+                )
         elif sa < sb + link.lag:
-            return False, f"{link.after} starts on day {sa}, before day {sb + link.lag} ({link.before} starts + {link.lag})"
+            return (
+                False,
+                f"{link.after} starts on day {sa}, before day {sb + link.lag} ({link.before} starts + {link.lag})",
+            )
     return OK
 
 
@@ -390,7 +396,10 @@ def _daily_budget(d: ProjectData, plan: Plan, p: DailyBudget) -> Verdict:
 def _max_lag(d: ProjectData, plan: Plan, p: MaxLag) -> Verdict:
     latest = finish(d, plan, p.before) + p.lag
     if plan.start[p.after] > latest:
-        return False, f"{p.after} starts on day {plan.start[p.after]}, after day {latest} ({p.before} finishes + {p.lag})"
+        return (
+            False,
+            f"{p.after} starts on day {plan.start[p.after]}, after day {latest} ({p.before} finishes + {p.lag})",
+        )
     return OK
 
 
@@ -418,7 +427,10 @@ def _synchronised_start(d: ProjectData, plan: Plan, p: SynchronisedStart) -> Ver
     a, b = p.activities
     gap = abs(plan.start[a] - plan.start[b])
     if gap > p.max_gap:
-        return False, f"{a} starts on day {plan.start[a]} and {b} on day {plan.start[b]}: {gap} days apart (at most {p.max_gap})"
+        return (
+            False,
+            f"{a} starts on day {plan.start[a]} and {b} on day {plan.start[b]}: {gap} days apart (at most {p.max_gap})",
+        )
     return OK
 
 
@@ -449,7 +461,10 @@ def _spare_unit(d: ProjectData, plan: Plan, p: SpareUnit) -> Verdict:
         profile = usage(d, plan, demands(d, rid))
         t = first_over(profile, cap)
         if t is not None:
-            return False, f"if one unit of {rid} broke down on day {t}, its {profile[t]} units in use would exceed {cap}"
+            return (
+                False,
+                f"if one unit of {rid} broke down on day {t}, its {profile[t]} units in use would exceed {cap}",
+            )
     return OK
 
 
@@ -514,9 +529,7 @@ class ProjectPlanning(PlanChecker):
     def lookups(self, d: ProjectData) -> dict[str, Any]:
         return {"activity": lookup([a.id for a in d.activities])}
 
-    def read_plan(
-        self, d: ProjectData, section: dict[str, Any], lk: Any, rules: list[Rule]
-    ) -> tuple[Plan | None, str]:
+    def read_plan(self, d: ProjectData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
         rows = section.get("schedule") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'schedule' is missing or not a list"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
+from typing import Any, Literal
 
 from ortools.sat.python import cp_model
 from pydantic import Field, PositiveInt
@@ -96,7 +96,9 @@ TASK = TaskSpec(
         ConstraintSpec("no_overlap", "medium", "activities sharing a work area never run on a common day"),
         ConstraintSpec("max_parallel", "medium", "span of control: at most so many activities at once"),
         ConstraintSpec("synchronised_start", "medium", "two activities start within a stated number of days"),
-        ConstraintSpec("work_to_date", "stateful", "cumulative unit-days of a resource by a checkpoint stay within a cap"),
+        ConstraintSpec(
+            "work_to_date", "stateful", "cumulative unit-days of a resource by a checkpoint stay within a cap"
+        ),
         ConstraintSpec("progress_by", "stateful", "cumulative activity-days done by a checkpoint reach a target"),
         *mechanism_pool(
             "named resources keep one unit spare on every day, so any single unit breaking down is covered",
@@ -408,7 +410,9 @@ def _serial(d: ProjectData, order: list[str], rng: random.Random, delay: float) 
             s = max(s, start[link.before] + (b.duration if link.type == "FS" else 0) + link.lag)
         if rng.random() < delay:
             s += 1
-        while any(used[r][t] + u > d.resource_by_id[r].capacity for r, u in a.demand.items() for t in range(s, s + a.duration)):
+        while any(
+            used[r][t] + u > d.resource_by_id[r].capacity for r, u in a.demand.items() for t in range(s, s + a.duration)
+        ):
             s += 1
         start[aid] = s
         for r, u in a.demand.items():
@@ -427,7 +431,9 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProjectData, Wi
     s = SIZES.of(spec.size)
     sub = spec.subtask
     pool = RESOURCES[sub][: s.resources]
-    resources = [Resource(id=f"R{k}", name=name, capacity=rng.randint(lo, hi)) for k, (name, lo, hi) in enumerate(pool, 1)]
+    resources = [
+        Resource(id=f"R{k}", name=name, capacity=rng.randint(lo, hi)) for k, (name, lo, hi) in enumerate(pool, 1)
+    ]
     names = rng.sample(NAMES[sub], s.activities)
     weights = rng.sample(range(1, 4 * s.activities + 1), s.activities)
     acts: list[Activity] = []
@@ -445,7 +451,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProjectData, Wi
     for j in range(1, len(acts)):
         options = list(range(j))
         for i in sorted(rng.sample(options, min(len(options), rng.choice((0, 1, 1, 2))))):
-            kind = "SS" if sub in START_LINKS and rng.random() < 0.4 else "FS"
+            kind: Literal["FS", "SS"] = "SS" if sub in START_LINKS and rng.random() < 0.4 else "FS"
             lag = rng.randint(1, 2) if (kind == "SS" or (sub in LAGGED and rng.random() < 0.4)) else 0
             links.append(Link(before=acts[i].id, after=acts[j].id, type=kind, lag=lag))
     big = sum(a.duration for a in acts) + sum(lk.lag for lk in links) + 8
@@ -461,7 +467,9 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProjectData, Wi
             reached = max(witness[x] + draft_data.activity_by_id[x].duration for x in group)
             due = max(1, reached - rng.randint(0, 2))
             milestones.append(
-                Milestone(id=f"M{k + 1}", name=MILESTONES[sub][k], activities=tuple(group), due=due, weight=rng.randint(1, 5))
+                Milestone(
+                    id=f"M{k + 1}", name=MILESTONES[sub][k], activities=tuple(group), due=due, weight=rng.randint(1, 5)
+                )
             )
     data = pj.replaced(draft_data, horizon=horizon, milestones=tuple(milestones))
     return data, witness
@@ -599,7 +607,9 @@ def objective_terms(subtask: str, milestones: bool = True) -> list[ObjectiveTerm
     return [make_term(k, k) for k in kinds]
 
 
-def _rules(spec: GenerationSpec, data: ProjectData, witness: Witness, rng: random.Random, forced: bool) -> tuple[ProjectData, list[Rule]]:
+def _rules(
+    spec: GenerationSpec, data: ProjectData, witness: Witness, rng: random.Random, forced: bool
+) -> tuple[ProjectData, list[Rule]]:
     sampled = sampled_kinds(spec, TASK.base_rules)
     if forced:
         for kind in FORCED[spec.subtask]:
@@ -620,7 +630,9 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
 
 
 # -- published data: PSPLIB single-mode files -----------------------------------------
-SOURCE_FORMAT = "a PSPLIB single-mode RCPSP file (.sm: jobs with successors, durations, renewable demands and availabilities)"
+SOURCE_FORMAT = (
+    "a PSPLIB single-mode RCPSP file (.sm: jobs with successors, durations, renewable demands and availabilities)"
+)
 _NUMBER = re.compile(r"-?\d+")
 
 
@@ -656,13 +668,17 @@ def _rows(source: SourceFile, lines: list[str], start: int, count: int, what: st
     k = start
     while len(out) < count:
         if k >= len(lines) or lines[k].startswith("*"):
-            raise SourceError(f"{source.name} line {k + 1}: {what}: {count} rows expected, found {len(out)} (truncated?)")
+            raise SourceError(
+                f"{source.name} line {k + 1}: {what}: {count} rows expected, found {len(out)} (truncated?)"
+            )
         line = lines[k]
         k += 1
         words = line.split()
         if not words or line.lstrip().startswith("-") or not _NUMBER.fullmatch(words[0]):
             if out:
-                raise SourceError(f"{source.name} line {k}: {what}: a row of whole numbers expected, got {line.strip()[:60]!r}")
+                raise SourceError(
+                    f"{source.name} line {k}: {what}: a row of whole numbers expected, got {line.strip()[:60]!r}"
+                )
             continue  # column headings before the first row
         out.append((k, _ints(source, k, line, what)))
     return out
@@ -682,9 +698,13 @@ def read_source(source: SourceFile) -> Imported:
     for label in ("- nonrenewable", "- doubly constrained"):
         count, n = _field(source, lines, label)
         if count:
-            raise SourceError(f"{source.name} line {n}: {count} {label[2:]} resources: only renewable resources are read")
+            raise SourceError(
+                f"{source.name} line {n}: {count} {label[2:]} resources: only renewable resources are read"
+            )
     if jobs < 3 or renewable < 1 or horizon < 1:
-        raise SourceError(f"{source.name}: {jobs} jobs, {renewable} renewable resources, horizon {horizon}: nothing to plan")
+        raise SourceError(
+            f"{source.name}: {jobs} jobs, {renewable} renewable resources, horizon {horizon}: nothing to plan"
+        )
     prec = _rows(source, lines, _section(source, lines, "PRECEDENCE RELATIONS"), jobs, "precedence relations")
     succ: dict[int, list[int]] = {}
     for n, row in prec:
@@ -692,7 +712,9 @@ def read_source(source: SourceFile) -> Imported:
             raise SourceError(f"{source.name} line {n}: a job, its modes and its successor count expected")
         job, modes, count, rest = row[0], row[1], row[2], row[3:]
         if modes != 1:
-            raise SourceError(f"{source.name} line {n}: job {job} has {modes} modes: only single-mode (.sm) files are read")
+            raise SourceError(
+                f"{source.name} line {n}: job {job} has {modes} modes: only single-mode (.sm) files are read"
+            )
         if count != len(rest):
             raise SourceError(f"{source.name} line {n}: job {job} announces {count} successors and lists {len(rest)}")
         if job in succ or not 1 <= job <= jobs or any(not 1 <= x <= jobs for x in rest):
@@ -703,10 +725,14 @@ def read_source(source: SourceFile) -> Imported:
     use: dict[int, list[int]] = {}
     for n, row in req:
         if len(row) != 3 + renewable:
-            raise SourceError(f"{source.name} line {n}: job, mode, duration and {renewable} demands expected, got {len(row)} numbers")
+            raise SourceError(
+                f"{source.name} line {n}: job, mode, duration and {renewable} demands expected, got {len(row)} numbers"
+            )
         job = row[0]
         if job in dur or not 1 <= job <= jobs or any(x < 0 for x in row[2:]):
-            raise SourceError(f"{source.name} line {n}: job numbers are 1..{jobs}, each once; durations and demands are not negative")
+            raise SourceError(
+                f"{source.name} line {n}: job numbers are 1..{jobs}, each once; durations and demands are not negative"
+            )
         dur[job], use[job] = row[2], row[3:]
     avail = _rows(source, lines, _section(source, lines, "RESOURCEAVAILABILITIES"), 1, "resource availabilities")
     n, caps = avail[0]
@@ -714,7 +740,9 @@ def read_source(source: SourceFile) -> Imported:
         raise SourceError(f"{source.name} line {n}: {renewable} availabilities expected, got {len(caps)}")
     for dummy in (1, jobs):
         if dur[dummy] or any(use[dummy]):
-            raise SourceError(f"{source.name}: job {dummy} is the dummy source/sink and must take 0 days and no resources")
+            raise SourceError(
+                f"{source.name}: job {dummy} is the dummy source/sink and must take 0 days and no resources"
+            )
     real = range(2, jobs)
     if sum(dur[j] for j in real) > horizon:
         raise SourceError(f"{source.name} line {hline}: the horizon {horizon} is shorter than the jobs' total duration")
@@ -730,7 +758,9 @@ def read_source(source: SourceFile) -> Imported:
     ]
     links = [{"before": f"J{j}", "after": f"J{x}"} for j in real for x in succ[j] if x in real]
     try:
-        data = ProjectData.model_validate({"horizon": horizon, "resources": resources, "activities": acts, "links": links})
+        data = ProjectData.model_validate(
+            {"horizon": horizon, "resources": resources, "activities": acts, "links": links}
+        )
     except ValueError as exc:
         raise SourceError(f"{source.name}: not a valid project: {exc}") from None
     return Imported(subtask="plain_rcpsp", data=data.model_dump(mode="json"))
@@ -739,9 +769,12 @@ def read_source(source: SourceFile) -> Imported:
 def _base_plan(data: ProjectData, spec: GenerationSpec) -> Witness:
     """A feasible plan of the file's own problem (links and capacities), the first CP-SAT
     finds; the sampled rules are drawn from it, so they are satisfiable together."""
-    base = Draft(spec=spec, data=data.model_dump(mode="json"), rules=[
-        make_rule(k, "basic", NoParams(), f"R{i}") for i, k in enumerate(TASK.base_rules, 1)
-    ], objective=[])
+    base = Draft(
+        spec=spec,
+        data=data.model_dump(mode="json"),
+        rules=[make_rule(k, "basic", NoParams(), f"R{i}") for i, k in enumerate(TASK.base_rules, 1)],
+        objective=[],
+    )
     sm = build(base)
     for lit in sm.rule_literals.values():
         sm.model.add(lit == 1)
@@ -827,7 +860,9 @@ def disruptions(draft_: Draft, plan: dict[str, Any], rng: random.Random) -> list
         if busy:
             t = rng.choice(busy)
             units = rng.randint(max(1, r.capacity - profile[t] + 1), r.capacity)  # breaks the plan on day t
-            out.append(make_rule("resource_outage", "hard", pj.ResourceOutage(resource=r.id, first=t, last=t, units=units)))
+            out.append(
+                make_rule("resource_outage", "hard", pj.ResourceOutage(resource=r.id, first=t, last=t, units=units))
+            )
     rng.shuffle(out)
     return out
 
@@ -877,7 +912,13 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
         ]
         out += rng.sample(longer, min(3, len(longer)))
     fewer = [
-        Uncertain(id="", kind="capacity", target=rid, low=d.resource_by_id[rid].capacity - 1, high=d.resource_by_id[rid].capacity)
+        Uncertain(
+            id="",
+            kind="capacity",
+            target=rid,
+            low=d.resource_by_id[rid].capacity - 1,
+            high=d.resource_by_id[rid].capacity,
+        )
         for rid in _spare_able(d)
     ]
     out += rng.sample(fewer, min(2, len(fewer)))

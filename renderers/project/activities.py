@@ -217,7 +217,9 @@ def _body(d: ProjectData, subtask: str, objective: list[ObjectiveTerm], rules: l
     if d.milestones:
         out += ["", "**Milestones** (reached when all their activities have finished):"]
         for m in d.milestones:
-            out.append(f"- {m.id} {m.name}: {_acts(list(m.activities))} — due day {m.due}, weight {m.weight} per day late")
+            out.append(
+                f"- {m.id} {m.name}: {_acts(list(m.activities))} — due day {m.due}, weight {m.weight} per day late"
+            )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; move as few activities as you can):"]
