@@ -76,8 +76,9 @@ def _outage(d: ProjectData, p: pj.ResourceOutage) -> str:
     span = f"on day {p.first}" if p.first == p.last else f"on days {p.first} to {p.last} (both included)"
     left = r.capacity - p.units
     return (
-        f"{plural(p.units, 'unit')} of {p.resource} ({r.name}) are out of service {span}: on those days at most "
-        f"{plural(max(left, 0), 'unit')} of {p.resource} may be in use."
+        f"{plural(p.units, 'unit')} of {p.resource} ({r.name}) {'is' if p.units == 1 else 'are'} out of service "
+        f"{span}: on {'that day' if p.first == p.last else 'those days'} at most {plural(max(left, 0), 'unit')} of "
+        f"{p.resource} may be in use."
     )
 
 
