@@ -249,14 +249,14 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
             out.rejects.append("no_compatible_spec")
             out.error = str(exc)
             break
+        # a re-sample cannot change a file's problem without sampled rules: its plans are
+        # counted at once, and a rejection is final (another attempt would repeat it)
+        fixed = imported is not None and not any((spec.basic, spec.medium, spec.hard, spec.stateful))
+        last = last or fixed
         try:
             fam = family(spec.family)
             rng = random.Random(spec.seed)
-            if imported is None:
-                draft = fam.draft(spec, rng)
-            else:  # a re-sample cannot change a file's problem without sampled rules: count its plans now
-                draft = fam.draft_imported(spec, imported.data, rng)
-                last = last or not any((spec.basic, spec.medium, spec.hard, spec.stateful))
+            draft = fam.draft(spec, rng) if imported is None else fam.draft_imported(spec, imported.data, rng)
             certified = certify_spec(fam, draft, rng, limits, count_plans=last or not options.require_unique)
             out.first_solve_s += certified.result.stats.first_solve_s
             out.uniqueness_s += certified.result.stats.uniqueness_s
@@ -288,6 +288,8 @@ def build_instance(run_seed: int, index: int, options: GenerateOptions) -> Outco
             kinds = [k for k in spec.hard] or ["none"]
             out.rejects.append(rej.reason)
             out.hard_rejects.extend(f"{k}:{rej.reason}" for k in kinds if k != "none")
+        if fixed:
+            break
     out.seconds = time.perf_counter() - t0
     return out
 

@@ -212,3 +212,23 @@ def test_no_rules_without_a_file_keeps_only_the_structural_rules(tmp_path: Path)
 def test_the_taxonomy_lists_what_a_task_type_reads(toy: None):
     result = run("taxonomy")
     assert "--from FILE reads: a seating file" in " ".join(result.output.split())
+
+
+def test_a_rejected_file_problem_is_not_attempted_again(toy: None, seating: Path, monkeypatch: pytest.MonkeyPatch):
+    """Without sampled rules every attempt would certify the same draft: one rejection is final."""
+    calls: list[int] = []
+
+    def times_out(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        raise pbsolve.generate.Rejected("timeout_first_solve", "UNKNOWN")
+
+    monkeypatch.setattr(pbsolve.generate, "certify_spec", times_out)
+    options = GenerateOptions(task="seating", source=SourceFile.read(seating), counts=dict.fromkeys(("basic", "medium", "hard", "stateful"), 0))
+    out = build_instance(0, 0, options)
+    assert out.instance is None and out.rejects == ["timeout_first_solve"] and calls == [1]
+
+
+def test_with_sampled_rules_a_rejected_file_instance_is_re_sampled(toy: None, seating: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(pbsolve.generate, "certify_spec", lambda *a, **k: (_ for _ in ()).throw(pbsolve.generate.Rejected("not_unique")))
+    out = build_instance(0, 0, GenerateOptions(task="seating", source=SourceFile.read(seating), max_attempts=3))
+    assert out.rejects == ["not_unique"] * 3
