@@ -335,8 +335,9 @@ def test_every_size_has_its_own_validated_frozen_settings():
 
 
 def test_the_large_size_certifies_instances():
-    emitted = [build_instance(1, i, GenerateOptions(task=T, size="large")).instance for i in range(3)]
-    assert any(inst is not None and inst.spec.size == "large" for inst in emitted)
+    """Index 0 of seed 1 certifies in about 2 s (index 1 takes over a minute: large is a stress size)."""
+    inst = build_instance(1, 0, GenerateOptions(task=T, size="large")).instance
+    assert inst is not None and inst.spec.size == "large"
 
 
 @cache
