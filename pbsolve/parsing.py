@@ -181,10 +181,10 @@ def _whole_object(body: str) -> Parsed | None:
         return None
     try:
         value = _loads(stripped)
+        if not isinstance(value, dict) or not _within_bare_depth(value):
+            return None
     except (ValueError, RecursionError):
-        return None  # the scan gives the policy's own error
-    if not isinstance(value, dict) or not _within_bare_depth(value):
-        return None
+        return None  # the scan gives the policy's own answer or error
     return Parsed(value=value, source="object")
 
 
