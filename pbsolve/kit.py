@@ -284,12 +284,21 @@ def parsed(data_type: type[M], data: Any) -> M:
     return made
 
 
+def is_milp_backend(module_name: str) -> bool:
+    """A family's second back-end (``milp``, or a task type's ``<module>_milp``) needs the
+    optional ``milp`` extra (PuLP): the task listing never imports it, so a family loads
+    without that extra installed."""
+    return module_name == "milp" or module_name.endswith("_milp")
+
+
 def task_modules(package: str, attr: str) -> list[ModuleType]:
     """Every submodule of the family package ``package`` that defines ``attr`` (a task
     type's ``TASK``, ``TEXT`` ...), in module-name order: a family that lists its task
     types this way gains one by adding its files, and its order never depends on the
-    file system."""
+    file system. MILP back-ends are left out (:func:`is_milp_backend`)."""
     pkg = importlib.import_module(package)
-    names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+    names = sorted(
+        m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_") and not is_milp_backend(m.name)
+    )
     found = [importlib.import_module(f"{package}.{name}") for name in names]
     return [m for m in found if hasattr(m, attr)]
