@@ -68,6 +68,21 @@ class StoppableSolver(cp_model.CpSolver):
         return status
 
 
+class LeanCpModel(cp_model.CpModel):
+    """A ``CpModel`` without OR-Tools' pre-PEP 8 aliases (``AddBoolOr`` and the like),
+    which its constructor builds per instance by walking ``dir()``: 7 ms of Python per
+    model, about a fifth of a default instance's building time, for names nothing here
+    calls. The model and its proto are otherwise CP-SAT's own."""
+
+    def _add_pre_pep8_methods(self) -> None:
+        return None
+
+
+def new_model() -> cp_model.CpModel:
+    """An empty CP-SAT model for the certifier and every family's model (see :class:`LeanCpModel`)."""
+    return LeanCpModel()
+
+
 def make_solver(
     limits: SolverLimits, presolve: bool = True, optimise: bool = False, parameters: dict[str, Any] | None = None
 ) -> cp_model.CpSolver:
@@ -386,7 +401,7 @@ def enumerate_conflict_sets(oracle: Feasibility, rule_ids: list[str]) -> list[li
     sm, limits, stats = oracle.sm, oracle.limits, oracle.stats
     sm.model.clear_objective()
     index = {r: i for i, r in enumerate(rule_ids)}
-    mp = cp_model.CpModel()
+    mp = new_model()
     pick = [mp.new_bool_var(f"pick_{r}") for r in rule_ids]
     mp.maximize(sum(pick))
     map_solver = make_solver(limits)

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from ortools.sat.python import cp_model
 
-from pbsolve.certify import SolverLimits, is_feasible, make_solver, optimum
+from pbsolve.certify import SolverLimits, is_feasible, make_solver, new_model, optimum
 from pbsolve.family import Draft, Family, SolverModel
 from pbsolve.kit import KindRegistry, Uncertain, encode_rules, insert_at, insert_rule, post
 from pbsolve.params import Params, ParamsTable, make_rule
@@ -33,7 +33,7 @@ class ModelBase:
     """A CP-SAT model under construction, with rule posting behind enforcement literals."""
 
     def __init__(self) -> None:
-        self.m = cp_model.CpModel()
+        self.m = new_model()
 
     def post(self, ct: Any, lit: cp_model.IntVar) -> None:
         """Add ``ct`` enforced by ``lit`` (see :func:`pbsolve.kit.post`)."""

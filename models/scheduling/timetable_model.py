@@ -14,6 +14,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from pbsolve import kit
+from pbsolve.certify import new_model
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.family import Draft, SolverModel
@@ -31,7 +32,7 @@ class TimetableModel:
 
     def __init__(self, data: TimetableData, with_backups: bool = False) -> None:
         self.data = data
-        self.m = cp_model.CpModel()
+        self.m = new_model()
         self.x: dict[tuple[str, int, str], cp_model.IntVar] = {}
         # backup room per event: part of the answer only when a room_backup rule exists
         self.backup: dict[tuple[str, str], cp_model.IntVar] = {}
