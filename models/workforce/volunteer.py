@@ -191,6 +191,13 @@ SIZES = SizeTable[VolunteerSizes](
 PROBE_TIME = 2.0
 # the uniqueness re-optimisation without presolve: measured on 30 drafts at default size,
 # 1.25 against 1.65 s in all, the same certificates
+# Every solve with the full LP relaxation, feasibility probes included (optimisations
+# have it already): the hard tier's feasibility questions on these rosters are counting
+# arguments the LP settles at once (measured on 3 infeasibility instances, probes in
+# all: 19.1 s without, 0.72 s with; benchmarks/generate.py --n 30: 10.7 s against 17.7 s,
+# the slowest instance 1.05 s against 7.83 s). Measured no faster on recruitment and work
+# assignment, whose probes are cheap on most seeds.
+PARAMETERS = {"linearization_level": 2}
 UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 UNCERTAIN_PROBES = 7  # candidates offered to make_uncertain (each probe costs two optimisations)
 
@@ -448,7 +455,7 @@ def build(draft: Draft) -> SolverModel:
     answer = [*tm.x.values(), *tm.y.values()]
     return solver_model(
         tm, draft, ENCODERS, vc.RULE_PARAMS, _objective, decode, answer, [],
-        uniqueness_parameters=UNIQUENESS_PARAMETERS,
+        parameters=PARAMETERS, uniqueness_parameters=UNIQUENESS_PARAMETERS,
     )  # fmt: skip
 
 
