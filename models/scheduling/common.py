@@ -137,16 +137,19 @@ def place_witness(
         for e in order:
             prev = previous.get(e.id)
             earliest = plan[prev.id][0] + prev.duration if prev is not None else 0
-            options = [
-                (s, r.id)
-                for s in data.starts(e)
-                if s >= earliest
-                for r in data.rooms
-                if fits(e, r)
-                and all((p, t) not in busy_people for p in e.people for t in range(s, s + e.duration))
-                and all((r.id, t) not in busy_rooms for t in range(s, s + e.duration))
-                and (allowed is None or allowed(data, plan, e, s, r.id))
-            ]
+            # (start, room) in start-then-room order; people are checked once per start
+            rooms = [r for r in data.rooms if fits(e, r)]
+            options: list[tuple[int, str]] = []
+            for s in data.starts(e) if rooms else ():
+                span = range(s, s + e.duration)
+                if s < earliest or any((p, t) in busy_people for p in e.people for t in span):
+                    continue
+                options += [
+                    (s, r.id)
+                    for r in rooms
+                    if all((r.id, t) not in busy_rooms for t in span)
+                    and (allowed is None or allowed(data, plan, e, s, r.id))
+                ]
             if not options:
                 break
             s, room = rng.choice(options)
