@@ -72,6 +72,35 @@ def row_names(row: Any, k: int, what: str, fields: dict[str, Names]) -> tuple[li
     return found, ""
 
 
+def owner_rows(
+    section: Any, key: str, owner: str, items: str, owners: Names, what: str
+) -> tuple[list[tuple[int, str, list[Any]]] | None, str]:
+    """The rows of a plan listed per owner (a vehicle's route, a crew's jobs): the list
+    ``section[key]``, each row an object naming its owner under ``owner`` (one of
+    ``owners``, at most one row each) and listing ``items`` -- as (row index, owner as the
+    data spells it, the raw items), or None and why not. ``what`` names a row in the
+    reason ("route 2 names unknown vehicle 'X'"); the items are the caller's to read."""
+    rows = section.get(key) if isinstance(section, dict) else None
+    if not isinstance(rows, list):
+        return None, f"'{key}' is missing or not a list"
+    out: list[tuple[int, str, list[Any]]] = []
+    seen: set[str] = set()
+    for k, row in enumerate(rows):
+        if not isinstance(row, dict):
+            return None, f"{what} {k + 1} is not an object"
+        name, listed = row.get(owner), row.get(items)
+        if not isinstance(name, str) or not isinstance(listed, list):
+            return None, f"{what} {k + 1} needs a string '{owner}' and a list '{items}'"
+        found = owners.find(name)
+        if found is None:
+            return None, f"{what} {k + 1} names unknown {owner} {name[:40]!r}"
+        if found in seen:
+            return None, f"{owner} {found} has more than one {what}"
+        seen.add(found)
+        out.append((k, found, listed))
+    return out, ""
+
+
 class PlanChecker(checking.TaskChecker):
     """A task type's grading side with a baseline plan; subclasses set ``family`` and fill
     every method."""

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from pbsolve.checker_kit import MAX_QUANTITY, Names, owner_rows, row_names
 from pbsolve.checkers.allocation import TASKS, education, grouping
-from pbsolve.checker_kit import MAX_QUANTITY, Names, row_names
 from pbsolve.checkers.scheduling import checks, read_data
 from pbsolve.schema import Instance
 from tests.instances import instance_at
@@ -84,6 +84,47 @@ def test_row_names_quotes_forty_characters_of_an_unknown_name() -> None:
 def test_row_names_reports_the_first_unknown_field_in_field_order() -> None:
     row = {"depot": "North", "site": "Nowhere", "material": "Lead"}
     assert row_names(row, 1, "shipment", FIELDS) == (None, "shipment 2 names unknown site 'Nowhere'")
+
+
+# -- owner_rows ----------------------------------------------------------------------------
+VANS = Names(["Van A", "Van B"])
+
+
+def _routes(rows: Any) -> tuple[Any, str]:
+    return owner_rows({"routes": rows}, "routes", "vehicle", "stops", VANS, "route")
+
+
+def test_owner_rows_gives_each_owner_as_the_data_spells_it_with_its_raw_items() -> None:
+    got = _routes([{"vehicle": " van b ", "stops": ["S1", 2]}, {"vehicle": "Van A", "stops": []}])
+    assert got == ([(0, "Van B", ["S1", 2]), (1, "Van A", [])], "")
+
+
+def test_owner_rows_needs_the_section_list() -> None:
+    assert owner_rows({}, "routes", "vehicle", "stops", VANS, "route") == (None, "'routes' is missing or not a list")
+    assert owner_rows([], "routes", "vehicle", "stops", VANS, "route") == (None, "'routes' is missing or not a list")
+    assert _routes({"vehicle": "Van A"}) == (None, "'routes' is missing or not a list")
+
+
+def test_owner_rows_numbers_a_row_that_is_not_an_object_from_one() -> None:
+    assert _routes([{"vehicle": "Van A", "stops": []}, "Van B"]) == (None, "route 2 is not an object")
+
+
+def test_owner_rows_needs_a_string_owner_and_a_list_of_items() -> None:
+    want = (None, "route 1 needs a string 'vehicle' and a list 'stops'")
+    assert _routes([{"vehicle": 3, "stops": []}]) == want
+    assert _routes([{"vehicle": "Van A", "stops": "S1"}]) == want
+
+
+def test_owner_rows_quotes_forty_characters_of_an_unknown_owner() -> None:
+    assert _routes([{"vehicle": "Van A", "stops": []}, {"vehicle": LONG, "stops": []}]) == (
+        None,
+        f"route 2 names unknown vehicle {QUOTED}",
+    )
+
+
+def test_owner_rows_refuses_a_second_row_for_one_owner() -> None:
+    rows = [{"vehicle": "Van A", "stops": []}, {"vehicle": "VAN A", "stops": ["S1"]}]
+    assert _routes(rows) == (None, "vehicle Van A has more than one route")
 
 
 # -- educational resources -------------------------------------------------------------------

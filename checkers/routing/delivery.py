@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, owner_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -551,22 +551,12 @@ class Delivery(PlanChecker):
     def read_plan(
         self, d: DeliveryData, section: dict[str, Any], lk: Any, rules: list[Rule]
     ) -> tuple[Plan | None, str]:
-        rows = section.get("routes") if isinstance(section, dict) else None
-        if not isinstance(rows, list):
-            return None, "'routes' is missing or not a list"
+        rows, why = owner_rows(section, "routes", "vehicle", "stops", lk["vehicle"], "route")
+        if rows is None:
+            return None, why
         routes: dict[str, tuple[str, ...]] = {}
         seen: set[str] = set()
-        for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"route {k + 1} is not an object"
-            name, stops = row.get("vehicle"), row.get("stops")
-            if not isinstance(name, str) or not isinstance(stops, list):
-                return None, f"route {k + 1} needs a string 'vehicle' and a list 'stops'"
-            v = lk["vehicle"].find(name)
-            if v is None:
-                return None, f"route {k + 1} names unknown vehicle {name[:40]!r}"
-            if v in routes:
-                return None, f"vehicle {v} has more than one route"
+        for k, v, stops in rows:
             route: list[str] = []
             for x in stops:
                 if not isinstance(x, str):
