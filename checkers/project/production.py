@@ -50,7 +50,7 @@ class Line(_Frozen):
     name: str
     capacity: PositiveInt = Field(description="most lots per period")
     makes: tuple[str, ...] = Field(description="the products the line is able to make")
-    setup: NonNegativeInt = Field(description="cost of each period the line runs (a setup)")
+    setup: dict[str, NonNegativeInt] = Field(description="product -> cost of each run of it on the line (a setup)")
     cost: NonNegativeInt = Field(description="cost per lot made")
     changeover: NonNegativeInt = Field(default=0, description="cost of each changeover")
 
@@ -97,7 +97,7 @@ class ProductionData(BaseModel):
         for x in self.lines:
             if x.capacity > self.max_lots:
                 raise ValueError(f"line {x.id} has capacity {x.capacity} above max_lots {self.max_lots}")
-            bad = [p for p in x.makes if p not in known]
+            bad = [p for p in [*x.makes, *x.setup] if p not in known]
             if bad:
                 raise ValueError(f"line {x.id} makes unknown product {bad[0]}")
         for o in self.orders:
@@ -421,9 +421,9 @@ def backlog(d: ProductionData, plan: Plan) -> int:
 def cost(d: ProductionData, plan: Plan) -> int:
     """Setups + lots + changeovers + holding (each lot in stock at the end of a period)."""
     total = 0
-    for (line, _), (_, q) in plan.runs.items():
+    for (line, _), (p, q) in plan.runs.items():
         x = d.line_by_id[line]
-        total += x.setup + x.cost * q
+        total += x.setup.get(p, 0) + x.cost * q
     for x in d.lines:
         total += x.changeover * len(changeovers(d, plan, x.id))
     net = net_stock(d, plan)

@@ -15,7 +15,10 @@ TEXT = TaskText(
     data_type=ProductionData,
     rule_params=pp.RULE_PARAMS,
     term_params=pp.TERM_PARAMS,
-    worst_case="the data's least favourable values are line capacities at the low end and order sizes at the high end",
+    worst_case=(
+        "the data's least favourable values are line capacities at the low end, order sizes and holding costs at "
+        "the high end"
+    ),
 )
 CONTEXT = {
     "bakery": ("a bakery's production", "shift", "1 lot = a batch of 40 items"),
@@ -124,8 +127,8 @@ def _backlog(d: ProductionData, p: NoParams) -> str:
 @TEXT.objective("cost")
 def _cost(d: ProductionData, p: NoParams) -> str:
     return (
-        "the total cost: each run (a line making a product in a period) costs the line's setup cost plus its cost "
-        "per lot × the lots made; each changeover costs the line's changeover cost; each lot held in stock at the "
+        "the total cost: each run (a line making a product in a period) costs the line's setup cost for that "
+        "product plus the line's cost per lot × the lots made; each changeover costs the line's changeover cost; each lot held in stock at the "
         "end of a period costs the product's holding cost; summed"
     )
 
@@ -165,7 +168,7 @@ def _body(d: ProductionData, subtask: str, objective: list[ObjectiveTerm], rules
     for p in d.products:
         parts = [f"{p.id} {p.name}", f"initial stock {p.initial} lots"]
         if costs:
-            parts.append(f"holding cost {p.hold} per lot per period")
+            parts.append(f"holding cost {ranged(d, 'hold', p.id, p.hold)} per lot per period")
         if backlog:
             parts.append(f"backlog weight {p.penalty} per lot short per period")
         if material:
@@ -179,7 +182,8 @@ def _body(d: ProductionData, subtask: str, objective: list[ObjectiveTerm], rules
             f"can make {and_list(list(x.makes))}",
         ]
         if costs:
-            parts.append(f"setup cost {x.setup} per run, {x.cost} per lot, changeover cost {x.changeover}")
+            setups = ", ".join(f"{p} {c}" for p, c in x.setup.items())
+            parts.append(f"setup cost per run: {setups}; {x.cost} per lot; changeover cost {x.changeover}")
         out.append("- " + " — ".join(parts))
     out += ["", "**Orders** (lots taken from stock at the end of the period):"]
     if not d.orders:
