@@ -149,7 +149,7 @@ class PlantSizes(Settings):
 SIZES = SizeTable[PlantSizes](
     tiny=PlantSizes(lines=2, products=2, periods=2, capacity=PositiveRange(lo=1, hi=2)),
     small=PlantSizes(lines=2, products=2, periods=3, capacity=PositiveRange(lo=2, hi=3)),
-    default=PlantSizes(lines=2, products=3, periods=4, capacity=PositiveRange(lo=2, hi=4)),
+    default=PlantSizes(lines=2, products=3, periods=3, capacity=PositiveRange(lo=2, hi=4)),
     large=PlantSizes(lines=3, products=4, periods=6, capacity=PositiveRange(lo=3, hi=5)),
 )
 PROBE_TIME = 2.0
@@ -183,7 +183,7 @@ class PlantModel(ModelBase):
         self.lots = {(x.id, t): sum(self.q[x.id, p.id, t] for p in d.products) for x in d.lines for t in self.T}
         # net stock per (product, period), held stock and shortage (its two parts)
         self.net: dict[tuple[str, int], cp_model.IntVar] = {}
-        self.stock: dict[tuple[str, int], cp_model.IntVar] = {}
+        self.stock: dict[tuple[str, int], cp_model.LinearExprT] = {}
         self.short: dict[tuple[str, int], cp_model.IntVar] = {}
         total = sum(o.lots for o in d.orders)
         for p in d.products:
@@ -193,10 +193,9 @@ class PlantModel(ModelBase):
                 hi = p.initial + t * len(d.lines) * d.max_lots
                 v = m.new_int_var(p.initial - total, hi, f"net[{p.id},{t}]")
                 m.add(v == level)
-                s = m.new_int_var(0, hi, "")
-                m.add_max_equality(s, [v, 0])
                 b = m.new_int_var(0, total, "")
                 m.add_max_equality(b, [-v, 0])
+                s = v + b  # held stock = max(0, net): an expression, so costs stay linear in the lots
                 self.net[p.id, t], self.stock[p.id, t], self.short[p.id, t] = v, s, b
                 level = v
         # changeovers: a Boolean per (line, period >= 2), exact through linear rows alone:
