@@ -69,8 +69,8 @@ TASK = TaskSpec(
             "filling lines with costly changeovers, a cap on changeovers and a forbidden flavour succession",
         ),
         SubtaskSpec(
-            "machine_shop",
-            "Machine shop",
+            "metal_parts",
+            "Metal parts shop",
             "parts made from a raw material that arrives in deliveries: production limited by material in stock",
         ),
         SubtaskSpec(
@@ -108,29 +108,21 @@ TASK = TaskSpec(
 PRODUCTS: dict[str, tuple[str, ...]] = {
     "bakery": ("Sourdough", "Baguettes", "Rye loaves", "Croissants", "Brioche"),
     "bottling": ("Cola", "Lemonade", "Orange soda", "Ginger ale", "Tonic water"),
-    "machine_shop": ("Flanges", "Shafts", "Brackets", "Gear blanks", "Bushings"),
+    "metal_parts": ("Flanges", "Shafts", "Brackets", "Gear blanks", "Bushings"),
     "make_to_order": ("Control cabinets", "Pump skids", "Valve blocks", "Sensor kits", "Drive units"),
     "seasonal": ("Snow shovels", "Sledges", "Ice scrapers", "Salt spreaders", "Heaters"),
 }
 LINES: dict[str, tuple[str, ...]] = {
     "bakery": ("Oven line 1", "Oven line 2", "Deck oven"),
     "bottling": ("Filler A", "Filler B", "Filler C"),
-    "machine_shop": ("CNC cell 1", "CNC cell 2", "Lathe bay"),
+    "metal_parts": ("CNC cell 1", "CNC cell 2", "Lathe bay"),
     "make_to_order": ("Assembly line 1", "Assembly line 2", "Test bench line"),
     "seasonal": ("Press line", "Moulding line", "Assembly line"),
 }
-LOT = {
-    "bakery": "1 lot = a batch of 40 items",
-    "bottling": "1 lot = 1,000 bottles",
-    "machine_shop": "1 lot = a batch of 50 parts",
-    "make_to_order": "1 lot = 1 finished unit",
-    "seasonal": "1 lot = a pallet of 100 units",
-}
-PERIOD = {"bakery": "shift", "bottling": "day", "machine_shop": "day", "make_to_order": "week", "seasonal": "month"}
 FORCED = {
     "bakery": ("no_backlog", "min_lot"),
     "bottling": ("max_changeovers", "forbidden_succession"),
-    "machine_shop": ("material_supply",),
+    "metal_parts": ("material_supply",),
     "make_to_order": ("line_downtime",),
     "seasonal": ("no_backlog", "storage_cap"),
 }
@@ -288,11 +280,11 @@ def _line_balance(tm: PlantModel, p: pp.LineBalance, lit: cp_model.IntVar) -> No
 @encoder("material_supply")
 def _material_supply(tm: PlantModel, p: NoParams, lit: cp_model.IntVar) -> None:
     d = tm.data
-    arrived, used = d.material_initial, 0
+    arrived, used = d.material_initial, []
     for t in tm.T:
         arrived += d.arrivals[t - 1] if d.arrivals else 0
-        used = used + sum(prod.material * tm.q[x.id, prod.id, t] for x in d.lines for prod in d.products)
-        tm.post(used <= arrived, lit)
+        used += [(tm.q[x.id, prod.id, t], prod.material) for x in d.lines for prod in d.products if prod.material]
+        tm.post(cp_model.LinearExpr.weighted_sum([v for v, _ in used], [c for _, c in used]) <= arrived, lit)
 
 
 @encoder("safety_stock")
@@ -315,17 +307,16 @@ def _objective(tm: PlantModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExpr
         total = sum(o.lots for o in d.orders)
         return expr, sum(prod.penalty for prod in d.products) * total * d.periods
     if term.kind == "cost":
-        expr = sum(
-            x.setup.get(p.id, 0) * tm.y[x.id, p.id, t] + x.cost * tm.q[x.id, p.id, t]
-            for x in d.lines
-            for p in d.products
-            for t in tm.T
-        )
-        expr += sum(x.changeover * tm.change[x.id, t] for x in d.lines for t in tm.T[1:])
-        expr += sum(prod.hold * tm.stock[prod.id, t] for prod in d.products for t in tm.T)
+        cells: list[tuple[cp_model.LinearExprT, int]] = [
+            (tm.y[x.id, p.id, t], x.setup.get(p.id, 0)) for x in d.lines for p in d.products for t in tm.T
+        ]
+        cells += [(tm.q[x.id, p.id, t], x.cost) for x in d.lines for p in d.products for t in tm.T]
+        cells += [(tm.change[x.id, t], x.changeover) for x in d.lines for t in tm.T[1:]]
+        cells += [(tm.stock[prod.id, t], prod.hold) for prod in d.products for t in tm.T]
+        cost = cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [c for _, c in cells])
         ub = sum(max(x.setup.values(), default=0) + x.cost * d.max_lots + x.changeover for x in d.lines) * d.periods
         ub += sum(prod.hold * (prod.initial + d.periods * len(d.lines) * d.max_lots) for prod in d.products) * d.periods
-        return expr, ub
+        return cost, ub
     if term.kind == "changes":
         old = pp.current_plan(term)
         moved = []
@@ -431,9 +422,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProductionData,
     holds = rng.sample(range(3, 10), s.products)
     penalties = rng.sample(range(1, 10), s.products)
     products = tuple(
-        Product(
-            id=f"P{k}", name=n, hold=h, penalty=pen, initial=rng.choice((0, 0, 1, 2)) if sub != "seasonal" else 0
-        )
+        Product(id=f"P{k}", name=n, hold=h, penalty=pen, initial=rng.choice((0, 0, 1, 2)) if sub != "seasonal" else 0)
         for k, (n, h, pen) in enumerate(zip(names, holds, penalties), 1)
     )
     ids = [p.id for p in products]
@@ -451,7 +440,9 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProductionData,
     for p in ids:  # every product has a line able to make it
         if not any(p in x.makes for x in lines):
             k = rng.randrange(len(lines))
-            lines[k] = lines[k].model_copy(update={"makes": tuple(sorted((*lines[k].makes, p), key=lambda x: int(x[1:])))})
+            lines[k] = lines[k].model_copy(
+                update={"makes": tuple(sorted((*lines[k].makes, p), key=lambda x: int(x[1:])))}
+            )
     max_lots = max(x.capacity for x in lines)
     d = ProductionData(periods=s.periods, max_lots=max_lots, products=products, lines=tuple(lines))
     w = _witness(d, sub, rng)
@@ -548,9 +539,11 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     for kind in FORCED[spec.subtask]:
         if kind not in sampled:
             sampled.append(kind)
-    if "no_backlog" in sampled and spec.subtask not in NO_BACKLOG and min(
-        min(v) for v in pp.net_stock(data, witness).values()
-    ) < 0:
+    if (
+        "no_backlog" in sampled
+        and spec.subtask not in NO_BACKLOG
+        and min(min(v) for v in pp.net_stock(data, witness).values()) < 0
+    ):
         sampled.remove("no_backlog")  # the witness runs short: the rule would not hold for it
     if "material_supply" in sampled:
         data = _with_material(data, witness, rng)

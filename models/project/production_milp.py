@@ -59,7 +59,7 @@ def build(draft: Draft, without: str | None) -> Formulation:
     for p in d.products:
         for t in periods:
             made = pulp.lpSum([q[x.id, p.id, s] for x in d.lines for s in range(1, t + 1)])
-            net[p.id, t] = made + p.initial - sum(d.demand[p.id][: t])
+            net[p.id, t] = made + p.initial - sum(d.demand[p.id][:t])
             stock[p.id, t] = b.var(0, p.initial + t * len(d.lines) * d.max_lots)
             short[p.id, t] = b.var(0, total)
             b.add(stock[p.id, t] >= net[p.id, t])

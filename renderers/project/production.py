@@ -23,7 +23,7 @@ TEXT = TaskText(
 CONTEXT = {
     "bakery": ("a bakery's production", "shift", "1 lot = a batch of 40 items"),
     "bottling": ("a bottling plant's filling lines", "day", "1 lot = 1,000 bottles"),
-    "machine_shop": ("a machine shop whose parts are cut from a delivered raw material", "day", "1 lot = 50 parts"),
+    "metal_parts": ("a machine shop whose parts are cut from a delivered raw material", "day", "1 lot = 50 parts"),
     "make_to_order": ("a make-to-order assembly plant with urgent customer orders", "week", "1 lot = 1 finished unit"),
     "seasonal": ("a seasonal build-ahead for winter products", "month", "1 lot = a pallet of 100 units"),
 }
@@ -31,7 +31,7 @@ STOCK_NOTE = (
     "Quantities are whole lots. Periods are numbered from 1. The net stock of a product at the end of period t is "
     "its initial stock, plus all lots of it made in periods 1 to t, minus all lots of it ordered for periods 1 to t "
     "(orders are taken from stock at the end of their period). A positive net stock is held in stock; a negative "
-    "net stock is a backlog (lots short, still owed)."
+    "net stock is a backlog (lots short, still owed). All costs are in euros."
 )
 
 
@@ -47,7 +47,9 @@ def _capacity(d: ProductionData, p: NoParams) -> str:
 
 @TEXT.rule("no_backlog")
 def _no_backlog(d: ProductionData, p: NoParams) -> str:
-    return "No backlog: every order is met on time, so every product's net stock is 0 or more at the end of every period."
+    return (
+        "No backlog: every order is met on time, so every product's net stock is 0 or more at the end of every period."
+    )
 
 
 @TEXT.rule("line_downtime")
@@ -76,14 +78,14 @@ def _changeovers(d: ProductionData, p: pp.MaxChangeovers) -> str:
 
 @TEXT.rule("forbidden_succession")
 def _succession(d: ProductionData, p: pp.ForbiddenSuccession) -> str:
-    return (
-        f"Cleaning rule: no line makes {p.then} in the period right after a period in which it made {p.first}."
-    )
+    return f"Cleaning rule: no line makes {p.then} in the period right after a period in which it made {p.first}."
 
 
 @TEXT.rule("max_runs")
 def _max_runs(d: ProductionData, p: pp.MaxRuns) -> str:
-    return f"Campaigning: {p.product} is made in at most {plural(p.max, 'run')} in all (a run is one line in one period)."
+    return (
+        f"Campaigning: {p.product} is made in at most {plural(p.max, 'run')} in all (a run is one line in one period)."
+    )
 
 
 @TEXT.rule("line_balance")
@@ -159,18 +161,19 @@ def _body(d: ProductionData, subtask: str, objective: list[ObjectiveTerm], rules
     out = [
         f"You are planning {what} over {d.periods} periods (one period = one {period}). For every line and period, "
         "choose at most one product and a whole number of lots to make of it.",
-        f"{STOCK_NOTE} ({lot}.)",
+        f"{STOCK_NOTE} ({lot}.) A run states from 1 to {d.max_lots} lots (0 lots, or no row, means the line is "
+        "idle in that period).",
         "A changeover happens in period t (t ≥ 2) when a line makes a product in period t - 1 and a different "
         "product in period t (an idle period in between is no changeover).",
         "",
         "**Products**:",
     ]
     for p in d.products:
-        parts = [f"{p.id} {p.name}", f"initial stock {p.initial} lots"]
+        parts = [f"{p.id} {p.name}", f"initial stock {plural(p.initial, 'lot')}"]
         if costs:
-            parts.append(f"holding cost {ranged(d, 'hold', p.id, p.hold)} per lot per period")
+            parts.append(f"holding cost €{ranged(d, 'hold', p.id, p.hold)} per lot held at the end of a period")
         if backlog:
-            parts.append(f"backlog weight {p.penalty} per lot short per period")
+            parts.append(f"backlog weight {p.penalty} per lot short at the end of a period")
         if material:
             parts.append(f"uses {plural(p.material, 'unit')} of raw material per lot")
         out.append("- " + " — ".join(parts))
@@ -182,8 +185,8 @@ def _body(d: ProductionData, subtask: str, objective: list[ObjectiveTerm], rules
             f"can make {and_list(list(x.makes))}",
         ]
         if costs:
-            setups = ", ".join(f"{p} {c}" for p, c in x.setup.items())
-            parts.append(f"setup cost per run: {setups}; {x.cost} per lot; changeover cost {x.changeover}")
+            setups = ", ".join(f"{p} €{c}" for p, c in x.setup.items())
+            parts.append(f"setup cost per run: {setups}; €{x.cost} per lot made; changeover cost €{x.changeover}")
         out.append("- " + " — ".join(parts))
     out += ["", "**Orders** (lots taken from stock at the end of the period):"]
     if not d.orders:
