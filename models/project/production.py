@@ -145,11 +145,11 @@ SIZES = SizeTable[PlantSizes](
     large=PlantSizes(lines=3, products=4, periods=6, capacity=PositiveRange(lo=3, hi=5)),
 )
 PROBE_TIME = 2.0
-# Every solve searches without the LP relaxation: these models are small and their proofs
-# short, and building the full relaxation at every node cost more than it saved (default
-# instances: 0.03 against 0.16 s for one optimisation); the uniqueness re-optimisation runs
-# without presolve (measured 2.2 against 2.9 s over 25 default certificates).
-PARAMETERS: dict[str, Any] = {"linearization_level": 0}
+# Small plants search without the LP relaxation: their proofs are short, and building the
+# relaxation at every node cost more than it saved (default instances: 0.03 against 0.16 s
+# for one optimisation). Larger plants need it: on large instances level 0 took 2-55 s
+# (two time-outs in six) where level 1 proved each optimum in 0.1-1.9 s.
+SMALL_MODEL = 24  # line x product x period cells searched without the relaxation
 UNIQUENESS_PARAMETERS: dict[str, Any] = {"cp_model_presolve": False}
 
 
@@ -331,6 +331,12 @@ def _objective(tm: PlantModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExpr
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
 
+def parameters(d: ProductionData) -> dict[str, Any]:
+    """The CP-SAT parameters of a plant's model (see SMALL_MODEL)."""
+    cells = len(d.lines) * len(d.products) * d.periods
+    return {"linearization_level": 0 if cells <= SMALL_MODEL else 1}
+
+
 def build(draft: Draft) -> SolverModel:
     data = parsed(ProductionData, draft.data)
     tm = PlantModel(data)
@@ -347,7 +353,7 @@ def build(draft: Draft) -> SolverModel:
 
     return solver_model(
         tm, draft, ENCODERS, pp.RULE_PARAMS, _objective, decode, [], list(tm.q.values()),
-        parameters=PARAMETERS, uniqueness_parameters=UNIQUENESS_PARAMETERS,
+        parameters=parameters(data), uniqueness_parameters=UNIQUENESS_PARAMETERS,
     )  # fmt: skip
 
 
@@ -566,7 +572,7 @@ def _optimal_plan(draft_: Draft, limits: SolverLimits) -> Plan | None:
     sm.model.minimize(sum(w * expr for w, (_, expr, _) in zip(weights, sm.objective_terms)))
     for lit in sm.rule_literals.values():
         sm.model.add(lit == 1)
-    solver = make_solver(limits, presolve=False, optimise=True)
+    solver = make_solver(limits, presolve=False, optimise=True, parameters=sm.parameters)
     if solver.solve(sm.model) != cp_model.OPTIMAL:
         return None
     return _plan(sm.decode(solver))
