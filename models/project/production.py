@@ -9,9 +9,12 @@ is held and whose negative part is a backlog; changeovers are exact Booleans ove
 consecutive periods. Every numbered rule is a block of linear rows behind its
 enforcement literal. The objective is lexicographic: the backlog (lots short at the end
 of each period, times the product's stated weight) where the subtask allows a backlog,
-then the total cost (setups, lots, changeovers, holding). Lines carry distinct per-lot
-costs below every holding cost, so moving a lot between lines or periods always changes
-the cost: the quantities of an optimal setup pattern are unique (no symmetry to break).
+then the total cost (setups, lots, changeovers, holding). Lines are never
+interchangeable (no symmetry to break): they carry distinct per-lot costs that differ by
+less than any holding cost, and setup costs per (line, product), so moving a lot to
+another line or period always changes the cost, and two setup patterns cost the same
+only by coincidence (such drafts, about one in fifteen at default size, are re-sampled
+as not unique).
 """
 
 from __future__ import annotations
