@@ -29,7 +29,7 @@ from pydantic import Field, PositiveInt
 from pbsolve.certify import SolverLimits, is_feasible, lexicographic_weights, make_solver
 from pbsolve.checkers.project import production as pp
 from pbsolve.checkers.project.production import Line, Order, Plan, Product, ProductionData
-from pbsolve.family import Draft, SolverModel
+from pbsolve.family import Draft, NoDraft, SolverModel
 from pbsolve.kit import (
     KindRegistry,
     PositiveRange,
@@ -548,12 +548,8 @@ def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     for kind in FORCED[spec.subtask]:
         if kind not in sampled:
             sampled.append(kind)
-    if (
-        "no_backlog" in sampled
-        and spec.subtask not in NO_BACKLOG
-        and min(min(v) for v in pp.net_stock(data, witness).values()) < 0
-    ):
-        sampled.remove("no_backlog")  # the witness runs short: the rule would not hold for it
+    if "no_backlog" in sampled and min(min(v) for v in pp.net_stock(data, witness).values()) < 0:
+        raise NoDraft("no_backlog")  # the witness runs short: the rule would not hold for it (re-sampled)
     if "material_supply" in sampled:
         data = _with_material(data, witness, rng)
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
