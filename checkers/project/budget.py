@@ -231,7 +231,6 @@ RULE_PARAMS: ParamsTable = {
 TERM_PARAMS: ParamsTable = {
     "forgone_value": NoParams,
     "carry_over": NoParams,
-    "peak_spend": NoParams,
     "timing": NoParams,
     "changes": CurrentAmounts,
 }
@@ -438,12 +437,10 @@ def _freeze(d: BudgetData, plan: Plan, p: Freeze) -> Verdict:
 # -- objective -------------------------------------------------------------------------
 def objective_value(d: BudgetData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     kind = term.kind
-    if kind == "forgone_value":
-        return sum(i.value * max(0, i.cap - total(plan, i.id)) for i in d.items)
-    if kind == "carry_over":
-        return sum(max(0, bal) for bal in balances(d, plan)[:-1])
-    if kind == "peak_spend":
-        return max(spend(d, plan))
+    if kind == "forgone_value":  # never negative while the caps hold
+        return sum(i.value * (i.cap - total(plan, i.id)) for i in d.items)
+    if kind == "carry_over":  # never negative while the funds rule holds
+        return sum(balances(d, plan)[:-1])
     if kind == "timing":
         return sum(i.weight * t * a for i in d.items for t, a in enumerate(plan.amounts[i.id]))
     if kind == "changes":

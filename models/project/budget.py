@@ -10,8 +10,8 @@ dependency and exclusivity through free "funded" Booleans bounded by the amounts
 rules can be switched off for conflict sets and explanations.
 
 The objective is lexicographic and stated: the forgone value (each item's value per
-unit times the part of its cap left unfunded: maximising the value funded), then either
-the money carried over or the largest period's spending (per subtask), then the timing
+unit times the part of its cap left unfunded: maximising the value funded), then the
+money carried over (the balances at the ends of periods 1..T-1), then the timing
 score (each unit given in period t counts the item's urgency weight times t-1). Items
 are never interchangeable (distinct values, caps and urgency weights), so no symmetry
 is broken by the last term: its distinct weights are stated in the prompt.
@@ -78,7 +78,7 @@ TASK = TaskSpec(
         SubtaskSpec(
             "marketing",
             "Marketing budget",
-            "monthly spend over channels with ramp limits and per-month channel caps, smoothing the peak month",
+            "monthly spend over channels with ramp limits and per-month channel caps",
         ),
         SubtaskSpec(
             "household",
@@ -146,8 +146,8 @@ OBJECTIVES = {
     "departmental": ("forgone_value", "carry_over", "timing"),
     "capital_portfolio": ("forgone_value", "carry_over", "timing"),
     "grant_programme": ("forgone_value", "carry_over", "timing"),
-    "marketing": ("forgone_value", "peak_spend", "timing"),
-    "household": ("forgone_value", "peak_spend", "timing"),
+    "marketing": ("forgone_value", "carry_over", "timing"),
+    "household": ("forgone_value", "carry_over", "timing"),
 }
 ENDOWED = ("grant_programme",)  # most of the money is there at the start (an endowment)
 WHOLE = ("capital_portfolio",)  # witness items funded all or nothing
@@ -169,7 +169,7 @@ SIZES = SizeTable[BudgetSizes](
 )
 PROBE_TIME = 2.0
 PARAMETERS: dict[str, Any] = {}
-UNIQUENESS_PARAMETERS: dict[str, Any] = {}
+UNIQUENESS_PARAMETERS: dict[str, Any] = {"cp_model_presolve": False}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -326,25 +326,14 @@ def _freeze(tm: BudgetModel, p: fb.Freeze, lit: cp_model.IntVar) -> None:
 def _objective(tm: BudgetModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
     d = tm.data
     if term.kind == "forgone_value":
-        parts = []
-        for i in d.items:
-            short = tm.m.new_int_var(0, i.cap, "")
-            tm.m.add_max_equality(short, [0, i.cap - tm.total(i.id)])
-            parts.append(short)
-        return cp_model.LinearExpr.weighted_sum(parts, [i.value for i in d.items]), sum(i.value * i.cap for i in d.items)
+        # Linear (no max with 0): with the caps on it is never negative; with them off (an
+        # explanation's re-optimisation) it may be, and its range stays within the bound.
+        expr = cp_model.LinearExpr.weighted_sum([tm.total(i.id) for i in d.items], [-i.value for i in d.items])
+        return sum(i.value * i.cap for i in d.items) + expr, sum(i.value * i.cap for i in d.items) * d.periods
     if term.kind == "carry_over":
-        money = d.opening + sum(d.budget)
-        parts = []
-        for t in range(d.periods - 1):
-            kept = tm.m.new_int_var(0, money, "")
-            tm.m.add_max_equality(kept, [0, tm.balance(t)])
-            parts.append(kept)
-        return cp_model.LinearExpr.sum(parts), money * (d.periods - 1)
-    if term.kind == "peak_spend":
-        top = sum(i.cap for i in d.items)
-        peak = tm.m.new_int_var(0, top, "peak")
-        tm.m.add_max_equality(peak, [tm.spend(t) for t in range(d.periods)])
-        return peak, top
+        # Linear like the forgone value: the balances themselves, never negative under the funds rule.
+        money = d.opening + sum(d.budget) + d.periods * sum(i.cap for i in d.items)
+        return cp_model.LinearExpr.sum([tm.balance(t) for t in range(d.periods - 1)]), money * (d.periods - 1)
     if term.kind == "timing":
         cells = [(tm.x[i.id][t], i.weight * t) for i in d.items for t in range(1, d.periods)]
         expr = cp_model.LinearExpr.weighted_sum([v for v, _ in cells], [w for _, w in cells])

@@ -157,21 +157,15 @@ def _freeze(d: BudgetData, p: fb.Freeze) -> str:
 def _forgone(d: BudgetData, p: NoParams) -> str:
     return (
         "the forgone value (fund the most valuable items): for each item, its value per unit × the part of its cap "
-        "left unfunded (cap − its total, or 0 if its total reaches the cap); summed over items"
+        "left unfunded (cap − its total); summed over items"
     )
 
 
 @TEXT.objective("carry_over")
 def _carry_over(d: BudgetData, p: NoParams) -> str:
     return (
-        f"the money carried over: the balances at the end of periods 1 to {d.periods - 1} (each counted as 0 "
-        "if negative), summed"
+        f"the money carried over: the balances at the end of periods 1 to {d.periods - 1}, summed"
     )
-
-
-@TEXT.objective("peak_spend")
-def _peak(d: BudgetData, p: NoParams) -> str:
-    return "the peak spending: the largest total given to all items in any one period"
 
 
 @TEXT.objective("timing")
