@@ -101,7 +101,9 @@ TASK = TaskSpec(
         ConstraintSpec("group_cap", "medium", "a group of items together receive at most so much"),
         ConstraintSpec("carry_cap", "stateful", "the balance carried from one period into the next stays within a cap"),
         ConstraintSpec(
-            "spend_threshold", "stateful", "once an item's cumulative amount passes a threshold, a per-period cap applies"
+            "spend_threshold",
+            "stateful",
+            "once an item's cumulative amount passes a threshold, a per-period cap applies",
         ),
         ConstraintSpec("spend_down", "stateful", "cumulative spending by a stated period reaches a target"),
         *mechanism_pool(
@@ -351,9 +353,7 @@ def build(draft: Draft) -> SolverModel:
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
         return {
-            "allocation": [
-                {"item": i.id, "amounts": [int(solver.value(v)) for v in tm.x[i.id]]} for i in data.items
-            ]
+            "allocation": [{"item": i.id, "amounts": [int(solver.value(v)) for v in tm.x[i.id]]} for i in data.items]
         }
 
     answer = [v for i in data.items for v in tm.x[i.id]]
@@ -381,7 +381,7 @@ def _spread(rng: random.Random, amount: int, periods: list[int], n: int) -> list
 
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[BudgetData, Witness]:
     """Items with distinct values and urgency weights, a witness allocation funding about
-    half of the caps, and funds per period that the witness fits with a little slack:
+    half of the caps (one item not at all), and funds per period that the witness fits with a little slack:
     the money binds, so priorities decide the optimum."""
     s = SIZES.of(spec.size)
     sub = spec.subtask
@@ -392,10 +392,13 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[BudgetData, Wit
     n = s.periods
     items: list[Item] = []
     witness: Witness = {}
+    idle = rng.randint(1, s.items)  # one item the witness leaves unfunded (alternatives, dependencies)
     for k, (name, v, w) in enumerate(zip(names, values, weights), 1):
         cap = s.cap.draw(rng)
         items.append(Item(id=f"I{k}", name=name, value=v, cap=cap, weight=w))
-        if sub in WHOLE or rng.random() < 0.3:
+        if k == idle:
+            amount = 0
+        elif sub in WHOLE or rng.random() < 0.3:
             amount = cap if rng.random() < 0.5 else 0
         else:
             amount = rng.randint(0, cap)
@@ -549,7 +552,9 @@ def _b_spend_threshold(d: BudgetData, w: Witness, rng: random.Random) -> fb.Spen
 
 def _b_spend_down(d: BudgetData, w: Witness, rng: random.Random) -> fb.SpendDown | None:
     spent = _cum(fb.spend(d, _plan(w)))
-    options = [t for t in range(1, d.periods) if spent[t - 1] >= 1] or [t for t in range(1, d.periods + 1) if spent[t - 1]]
+    options = [t for t in range(1, d.periods) if spent[t - 1] >= 1] or [
+        t for t in range(1, d.periods + 1) if spent[t - 1]
+    ]
     if not options:
         return None
     t = rng.choice(options)

@@ -134,10 +134,6 @@ def build(draft: Draft, without: str | None) -> Formulation:
     terms = [(t.id, term(t)) for t in draft.objective]
 
     def decode() -> dict[str, Any]:
-        return {
-            "allocation": [
-                {"item": i.id, "amounts": [round(v.value() or 0) for v in x[i.id]]} for i in d.items
-            ]
-        }
+        return {"allocation": [{"item": i.id, "amounts": [round(v.value() or 0) for v in x[i.id]]} for i in d.items]}
 
     return b, terms, decode

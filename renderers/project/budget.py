@@ -97,9 +97,7 @@ def _exclusive(d: BudgetData, p: fb.Exclusive) -> str:
 
 @TEXT.rule("ramp")
 def _ramp(d: BudgetData, p: fb.Ramp) -> str:
-    return (
-        f"Ramp: from one period to the next, {p.item}'s amount rises or falls by at most {_money(d, p.max_change)}."
-    )
+    return f"Ramp: from one period to the next, {p.item}'s amount rises or falls by at most {_money(d, p.max_change)}."
 
 
 @TEXT.rule("group_cap")
@@ -126,8 +124,7 @@ def _spend_threshold(d: BudgetData, p: fb.SpendThreshold) -> str:
 @TEXT.rule("spend_down")
 def _spend_down(d: BudgetData, p: fb.SpendDown) -> str:
     return (
-        f"Spend-down target: the total given to all items over periods 1 to {p.period} is at least "
-        f"{_money(d, p.min)}."
+        f"Spend-down target: the total given to all items over periods 1 to {p.period} is at least {_money(d, p.min)}."
     )
 
 
@@ -163,9 +160,7 @@ def _forgone(d: BudgetData, p: NoParams) -> str:
 
 @TEXT.objective("carry_over")
 def _carry_over(d: BudgetData, p: NoParams) -> str:
-    return (
-        f"the money carried over: the balances at the end of periods 1 to {d.periods - 1}, summed"
-    )
+    return f"the money carried over: the balances at the end of periods 1 to {d.periods - 1}, summed"
 
 
 @TEXT.objective("timing")
@@ -178,9 +173,7 @@ def _timing(d: BudgetData, p: NoParams) -> str:
 
 @TEXT.objective("changes")
 def _changes(d: BudgetData, p: fb.CurrentAmounts) -> str:
-    return (
-        "the number of changed amounts: each (item, period) whose amount differs from the current plan counts 1"
-    )
+    return "the number of changed amounts: each (item, period) whose amount differs from the current plan counts 1"
 
 
 def _disrupted(rules: list[Rule]) -> str:
