@@ -186,8 +186,9 @@ def _body(d: BudgetData, subtask: str, objective: list[ObjectiveTerm], rules: li
     word = d.period_word
     unit = UNIT_WORDS.get(d.unit, d.unit)
     out = [
-        f"You are allocating {CONTEXT.get(subtask, 'a budget')} over {d.periods} {word}s, numbered period 1 to "
-        f"period {d.periods} (one period = one {word}). Give every item a whole-number amount in every period.",
+        f"You are allocating {CONTEXT.get(subtask, 'a budget')}. The plan covers {d.periods} {word}s, numbered "
+        f"period 1 to period {d.periods} (one period = one {word}). Give every item a whole-number amount from 0 "
+        "to its cap in every period.",
         f"All amounts are in {unit}. New funds arrive at the start of each period; money not given out stays in "
         "the balance and is carried into the next period. The balance at the end of period t = the opening "
         "balance + the new funds of periods 1 to t − the total given to all items in periods 1 to t.",
