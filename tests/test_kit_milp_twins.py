@@ -53,6 +53,7 @@ TWINS = [
     Twin("emergency", "disaster_evacuation_planning", sample=6, pool_sample=30, kinds_seen=9),
     Twin("routing", "urban_traffic_planning", sample=4, pool_sample=20, kinds_seen=8),
     Twin("project", "production_planning", sample=4, pool_sample=20, kinds_seen=8),
+    Twin("project", "financial_budgeting", sample=4, pool_sample=20, kinds_seen=10),
 ]
 SAMPLE = [
     (twin, size, index, hard)
