@@ -414,7 +414,7 @@ class Plant:
     """What the greedy witness must respect besides engineers and clusters."""
 
     after: tuple[str, str] | None = None  # task b starts after task a ends
-    freeze: tuple[int, int] | None = None  # no task runs in [start, end)
+    blocked: set[int] = field(default_factory=set)  # hours no task runs in (a freeze, a planted rest hour)
 
 
 def _entities(spec: GenerationSpec, sampled: list[str], rng: random.Random) -> MaintData:
@@ -449,7 +449,7 @@ def _entities(spec: GenerationSpec, sampled: list[str], rng: random.Random) -> M
 def _greedy(d: MaintData, plant: Plant, rng: random.Random) -> Plan:
     """A random serial schedule: tasks in random order (a planted predecessor first), each
     at the first hour (from a random 0-1 hour offset) where the engineers suffice, its
-    cluster is free, the planted freeze is clear and a planted predecessor has ended."""
+    cluster is free, no blocked hour is touched and a planted predecessor has ended."""
     order = list(d.tasks)
     rng.shuffle(order)
     if plant.after is not None:
@@ -470,7 +470,7 @@ def _greedy(d: MaintData, plant: Plant, rng: random.Random) -> Plan:
 
 
 def _fits(d: MaintData, plan: Plan, t: MTask, h: int, plant: Plant) -> bool:
-    if plant.freeze is not None and h < plant.freeze[1] and h + t.duration > plant.freeze[0]:
+    if any(k in plant.blocked for k in range(h, h + t.duration)):
         return False
     trial = {**plan, t.id: h}
     cluster = d.service_by_id[t.service].cluster
@@ -492,8 +492,11 @@ def _plant(d: MaintData, sampled: list[str], rng: random.Random) -> tuple[Plant,
         planted["precedence"] = mc.Precedence(pairs=[(a, b)])
     if "change_freeze" in sampled:
         start = rng.randint(1, 3)
-        plant.freeze = (start, start + rng.randint(1, 2))
-        planted["change_freeze"] = mc.Freeze(start=plant.freeze[0], end=plant.freeze[1])
+        freeze = (start, start + rng.randint(1, 2))
+        plant.blocked.update(range(*freeze))
+        planted["change_freeze"] = mc.Freeze(start=freeze[0], end=freeze[1])
+    if "busy_run" in sampled:  # a rest hour early in the night, so the witness's longest run is short
+        plant.blocked.add(rng.randint(2, 4))
     return plant, planted
 
 
@@ -506,7 +509,7 @@ def _with_windows(d: MaintData, plan: Plan, rng: random.Random, slack: int) -> M
         tasks = d.on_service[sv.id]
         if tasks:
             lo = max(0, min(plan[t.id] for t in tasks) - rng.randint(0, 2))
-            hi = min(horizon, max(mc.end(plan, t) for t in tasks) + rng.randint(0, 2))
+            hi = min(horizon, max(mc.end(plan, t) for t in tasks) + rng.randint(1, 2))
         else:
             lo = rng.randint(0, horizon - 1)
             hi = rng.randint(lo + 1, horizon)

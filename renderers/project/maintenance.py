@@ -98,8 +98,8 @@ def _rollback(d: MaintData, p: mc.Rollback) -> str:
 
 @TEXT.rule("not_together")
 def _not_together(d: MaintData, p: mc.NotTogether) -> str:
-    pairs = [f"{a} and {b}" for a, b in p.pairs]
-    return f"Separate changes: {and_list(pairs)} never run in the same hour (each pair)."
+    pairs = "; ".join(f"{a} with {b}" for a, b in p.pairs)
+    return f"Separate changes: in each of these pairs the two tasks never run in the same hour: {pairs}."
 
 
 @TEXT.rule("max_parallel")
@@ -111,7 +111,7 @@ def _max_parallel(d: MaintData, p: mc.MaxParallel) -> str:
 def _uptime(d: MaintData, p: mc.Uptime) -> str:
     return (
         f"Business hours: {p.service} must stay up from hour {p.start} to hour {p.end}: no task on {p.service} or on "
-        "any service it depends on (directly or indirectly) runs during that time."
+        f"any service it depends on (directly or indirectly) runs in any of the hours {p.start} to {p.end - 1}."
     )
 
 
@@ -193,14 +193,14 @@ def _body(d: MaintData, subtask: str, objective: list[ObjectiveTerm], rules: lis
         if sv.depends_on:
             facts.append(f"depends on {and_list(list(sv.depends_on))}")
         if sv.cluster and "cluster_exclusive" in kinds:
-            facts.append(f"cluster {sv.cluster}")
-        wins = " and ".join(f"{w.start}–{w.end}" for w in sv.windows)
-        facts.append(f"maintenance window{'s' if len(sv.windows) > 1 else ''} hours {wins}")
+            facts.append(f"in {sv.cluster}")
+        wins = " and ".join(f"from hour {w.start} to hour {w.end}" for w in sv.windows)
+        facts.append(f"maintenance window{'s' if len(sv.windows) > 1 else ''} {wins}")
         out.append(f"- {sv.id} {sv.name}: " + "; ".join(facts))
     out += ["", "**Tasks** (`id`: what, on which service, hours, engineers needed, risk points):"]
     for t in d.tasks:
         out.append(
-            f"- {t.id}: {t.name} on {t.service}, {_task_hours(d, t)}, {plural(t.staff, 'engineer')}, "
+            f"- {t.id}: {t.name} ({t.service}), {_task_hours(d, t)}, {plural(t.staff, 'engineer')}, "
             f"risk points {t.risk}"
         )
     changes = next((t for t in objective if t.kind == "changes"), None)

@@ -1,5 +1,5 @@
 """The registry suite's knowledge of IT System Maintenance Planning: its answer variables
-(one start hour per task), single moves (one task's start changed) and every plan of a
+(one start hour per task), single moves (one task moved to any other start hour) and every plan of a
 tiny instance (every start hour of every task within the horizon)."""
 
 from __future__ import annotations
@@ -25,9 +25,8 @@ class MaintenanceAdapter(TaskAdapter):
     def single_moves(self, inst: Instance, plan: Any) -> Iterator[Any]:
         d = self._data(inst)
         for t in d.tasks:
-            for step in (-2, -1, 1, 2):
-                s = plan[t.id] + step
-                if 0 <= s <= d.horizon - t.duration:
+            for s in range(d.horizon - t.duration + 1):  # any hour: a freeze or a rest hour may be far
+                if s != plan[t.id]:
                     yield {**plan, t.id: s}
 
     def all_plans(self, inst: Instance, data: dict | None, rules: list[Rule]) -> Iterator[Any]:
