@@ -1,10 +1,9 @@
 """IT System Maintenance Planning: patches, upgrades, migrations and reboots on IT services
 over the hours of a maintenance night.
 
-Decision: the start hour s[t] of every maintenance task t (the answer's integers), with
-one Boolean per possible start (x[t,k], exactly one true, s[t] = sum k x[t,k]) so that
-window and freeze rules are start exclusions and the hours a task runs are linear in its
-starts. Time rules are built on interval variables, as PyJobShop builds its CP-SAT
+Decision: the start hour s[t] of every maintenance task t (the answer's integers);
+window and freeze rules are domain constraints on the starts, and the hours a task runs
+come from order literals (s[t] <= h) where downtime needs them. Time rules are built on interval variables, as PyJobShop builds its CP-SAT
 model: the engineers on call are ``add_cumulative`` over the tasks' intervals (demand:
 the engineers a task needs), a cluster's tasks are ``add_no_overlap``, and the change
 board's limit is one more cumulative; every interval of a rule is optional with the
@@ -174,6 +173,8 @@ SIZES = SizeTable[MaintSizes](
     default=MaintSizes(services=5, tasks=6, hours=PositiveRange(lo=1, hi=3), engineers=3, slack=3),
     large=MaintSizes(services=8, tasks=12, hours=PositiveRange(lo=1, hi=4), engineers=4, slack=4),
 )
+PARAMETERS: dict[str, Any] = {"linearization_level": 0}  # the LP relaxation slows these small models 2-4x (measured)
+UNIQUENESS_PARAMETERS: dict[str, Any] = {"cp_model_presolve": False}
 PROBE_TIME = 2.0  # deterministic seconds per hard-tier feasibility probe
 
 
@@ -182,15 +183,10 @@ class MaintModel(ModelBase):
     def __init__(self, data: MaintData) -> None:
         super().__init__()
         self.data = d = data
-        self.s: dict[str, cp_model.IntVar] = {}
-        self.x: dict[str, list[cp_model.IntVar]] = {}
-        for t in d.tasks:
-            last = d.horizon - t.duration
-            self.s[t.id] = self.m.new_int_var(0, last, f"s[{t.id}]")
-            xs = [self.m.new_bool_var(f"x[{t.id},{k}]") for k in range(last + 1)]
-            self.m.add_exactly_one(xs)
-            self.m.add(self.s[t.id] == sum(k * v for k, v in enumerate(xs)))
-            self.x[t.id] = xs
+        self.s: dict[str, cp_model.IntVar] = {
+            t.id: self.m.new_int_var(0, d.horizon - t.duration, f"s[{t.id}]") for t in d.tasks
+        }
+        self._le: dict[tuple[str, int], cp_model.IntVar] = {}
         self._run: dict[tuple[str, int], cp_model.IntVar] = {}
         self._down: dict[tuple[str, int], cp_model.IntVar] = {}
         self._busy: dict[int, cp_model.IntVar] = {}
@@ -206,10 +202,25 @@ class MaintModel(ModelBase):
         ]
 
     def forbid_starts(self, t: MTask, bad: Callable[[int], bool], lit: cp_model.IntVar) -> None:
-        """Under the rule's literal, no start k of ``t`` with ``bad(k)``."""
-        for k, v in enumerate(self.x[t.id]):
-            if bad(k):
-                self.m.add_implication(lit, ~v)
+        """Under the rule's literal, no start k of ``t`` with ``bad(k)`` (a domain constraint)."""
+        ok = [k for k in range(self.data.horizon - t.duration + 1) if not bad(k)]
+        if len(ok) <= self.data.horizon - t.duration:
+            domain = cp_model.Domain.from_values(ok) if ok else cp_model.Domain(1, 0)
+            self.m.add_linear_expression_in_domain(self.s[t.id], domain).only_enforce_if(lit)
+
+    def started_by(self, t: MTask, h: int) -> cp_model.IntVar | int:
+        """1 exactly when ``t`` starts at hour ``h`` or earlier (constant outside its start range)."""
+        if h < 0:
+            return 0
+        if h >= self.data.horizon - t.duration:
+            return 1
+        key = (t.id, h)
+        if key not in self._le:
+            v = self.m.new_bool_var(f"le[{t.id},{h}]")
+            self.m.add(self.s[t.id] <= h).only_enforce_if(v)
+            self.m.add(self.s[t.id] >= h + 1).only_enforce_if(~v)
+            self._le[key] = v
+        return self._le[key]
 
     def apart(self, a: MTask, b: MTask, lit: cp_model.IntVar, gap_ab: int = 0) -> None:
         """Under ``lit``, b runs wholly before a starts, or b starts at least ``gap_ab``
@@ -219,13 +230,11 @@ class MaintModel(ModelBase):
         self.m.add(self.end(b) <= self.s[a.id]).only_enforce_if([lit, ~first])
 
     def running(self, t: MTask, h: int) -> cp_model.IntVar:
-        """1 exactly when ``t`` runs in hour ``h``."""
+        """1 exactly when ``t`` runs in hour ``h``: started by h, not by h - duration."""
         key = (t.id, h)
         if key not in self._run:
-            xs = self.x[t.id]
-            lo, hi = max(0, h - t.duration + 1), min(h, len(xs) - 1)
             v = self.m.new_bool_var(f"run[{t.id},{h}]")
-            self.m.add(v == sum(xs[lo : hi + 1]))
+            self.m.add(v == self.started_by(t, h) - self.started_by(t, h - t.duration))
             self._run[key] = v
         return self._run[key]
 
@@ -234,10 +243,15 @@ class MaintModel(ModelBase):
         tasks = self.data.affecting[service]
         if not tasks:
             return 0
+        if len(tasks) == 1:
+            return self.running(tasks[0], h)
         key = (service, h)
         if key not in self._down:
             v = self.m.new_bool_var(f"down[{service},{h}]")
-            self.m.add_max_equality(v, [self.running(t, h) for t in tasks])
+            runs = [self.running(t, h) for t in tasks]
+            for r in runs:
+                self.m.add_implication(r, v)
+            self.m.add_bool_or([*runs, ~v])
             self._down[key] = v
         return self._down[key]
 
@@ -245,7 +259,10 @@ class MaintModel(ModelBase):
         """1 exactly when some task runs in hour ``h``."""
         if h not in self._busy:
             v = self.m.new_bool_var(f"busy[{h}]")
-            self.m.add_max_equality(v, [self.running(t, h) for t in self.data.tasks])
+            runs = [self.running(t, h) for t in self.data.tasks]
+            for r in runs:
+                self.m.add_implication(r, v)
+            self.m.add_bool_or([*runs, ~v])
             self._busy[h] = v
         return self._busy[h]
 
@@ -369,13 +386,17 @@ def _objective(tm: MaintModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExpr
     d = tm.data
     if term.kind == "downtime":
         parts, weights = [], []
+        fixed = 0  # a service only one task takes down is down for exactly that task's hours
         for sv in d.services:
+            if len(d.affecting[sv.id]) <= 1:
+                fixed += sv.users * sum(t.duration for t in d.affecting[sv.id])
+                continue
             for h in range(d.horizon):
                 v = tm.down(sv.id, h)
                 if not isinstance(v, int):
                     parts.append(v)
                     weights.append(sv.users)
-        return cp_model.LinearExpr.weighted_sum(parts, weights), sum(sv.users for sv in d.services) * d.horizon
+        return cp_model.LinearExpr.weighted_sum(parts, weights) + fixed, sum(sv.users for sv in d.services) * d.horizon
     if term.kind == "finish":
         last = tm.m.new_int_var(0, d.horizon, "finish")
         tm.m.add_max_equality(last, [tm.end(t) for t in d.tasks])
@@ -397,7 +418,10 @@ def build(draft: Draft) -> SolverModel:
         return {"schedule": [{"task": t.id, "start": int(solver.value(tm.s[t.id]))} for t in data.tasks]}
 
     starts = [tm.s[t.id] for t in data.tasks]
-    return solver_model(tm, draft, ENCODERS, mc.RULE_PARAMS, _objective, decode, [], starts)
+    return solver_model(
+        tm, draft, ENCODERS, mc.RULE_PARAMS, _objective, decode, [], starts,
+        parameters=PARAMETERS, uniqueness_parameters=UNIQUENESS_PARAMETERS,
+    )  # fmt: skip
 
 
 # -- sampling --------------------------------------------------------------------------
