@@ -378,8 +378,8 @@ def _busy_run(tm: MaintModel, p: mc.BusyRun, lit: cp_model.IntVar) -> None:
 @encoder("overrun_buffer")
 def _overrun_buffer(tm: MaintModel, p: mc.OverrunBuffer, lit: cp_model.IntVar) -> None:
     _window_starts(tm, lit, p.hours)
-    _capacity(tm, lit, p.hours)
-    _clusters(tm, lit, p.hours)
+    if p.clusters:
+        _clusters(tm, lit, p.hours)
 
 
 def _objective(tm: MaintModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExprT, int]:
@@ -716,24 +716,39 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> Plan:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    return make_rule("overrun_buffer", "hard", mc.OverrunBuffer(hours=1)), []
+    """Room for a one-hour overrun of any task inside its window and, where the instance has
+    clusters and that still leaves a plan, between the tasks of a cluster too."""
+    d = MaintData.model_validate(draft_.data)
+    if d.clusters and any(r.kind == "cluster_exclusive" for r in draft_.rules):
+        rule = make_rule("overrun_buffer", "hard", mc.OverrunBuffer(hours=1, clusters=True))
+        trial = Draft(spec=draft_.spec, data=draft_.data, rules=[*draft_.rules, rule], objective=draft_.objective)
+        if is_feasible(build(trial), SolverLimits(deterministic_time=PROBE_TIME)):
+            return rule, []
+    return make_rule("overrun_buffer", "hard", mc.OverrunBuffer(hours=1, clusters=False)), []
 
 
 def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
-    """Task hours (worst: high); every rule only gets harder as a task grows."""
+    """Task hours and the engineers a task needs (worst: high for both; every rule only
+    gets harder as a task grows or needs more engineers). Longer tasks almost always cost
+    downtime, extra engineers only where the engineers on call are short, so both sorts
+    of input (one whose best case helps, one whose does not) are usually found."""
     d = MaintData.model_validate(draft_.data)
-    tasks = rng.sample(list(d.tasks), min(4, len(d.tasks)))
     out = [
         Uncertain(id="", kind="duration", target=t.id, low=t.duration, high=t.duration + 1)
-        for t in tasks
-        if t.duration + 1 <= d.horizon
+        for t in rng.sample(list(d.tasks), min(2, len(d.tasks)))
+    ]
+    out += [
+        Uncertain(id="", kind="staff", target=t.id, low=t.staff, high=t.staff + 1)
+        for t in rng.sample(list(d.tasks), min(3, len(d.tasks)))
+        if t.staff < d.engineers
     ]
     rng.shuffle(out)
     return out
 
 
 def with_value(data: dict[str, Any], u: Uncertain, value: int) -> dict[str, Any]:
-    tasks = [dict(t, duration=value) if t["id"] == u.target and u.kind == "duration" else t for t in data["tasks"]]
+    field_ = {"duration": "duration", "staff": "staff"}[u.kind]
+    tasks = [dict(t, **{field_: value}) if t["id"] == u.target else t for t in data["tasks"]]
     return {**data, "tasks": tasks}
 
 

@@ -17,7 +17,7 @@ TEXT = TaskText(
     data_type=MaintData,
     rule_params=mc.RULE_PARAMS,
     term_params=mc.TERM_PARAMS,
-    worst_case="the data's least favourable values are task hours at the high end",
+    worst_case="the data's least favourable values are task hours and engineers needed at the high end",
 )
 CONTEXT = {
     "web_patch_night": "the monthly patch night of a web stack: load balancers, web and application servers and "
@@ -133,10 +133,16 @@ def _busy_run(d: MaintData, p: mc.BusyRun) -> str:
 
 @TEXT.rule("overrun_buffer")
 def _overrun(d: MaintData, p: mc.OverrunBuffer) -> str:
+    clusters = (
+        ", and two tasks of one cluster still never run in the same hour (the next task in a cluster starts at "
+        f"least {_hours(p.hours)} after the previous one ends)"
+        if p.clusters
+        else ""
+    )
     return (
         f"Robustness: leave room for every task overrunning by {_hours(p.hours)}: with each task counted "
-        f"{_hours(p.hours)} longer, it still ends inside its maintenance window, the engineers on call still "
-        "suffice in every hour, and tasks of one cluster still never run in the same hour."
+        f"{_hours(p.hours)} longer, it still ends inside its maintenance window (at least {_hours(p.hours)} before "
+        f"the window closes){clusters}."
     )
 
 
@@ -176,6 +182,13 @@ def _task_hours(d: MaintData, t: mc.MTask) -> str:
     return f"{t.duration} h"
 
 
+def _task_staff(d: MaintData, t: mc.MTask) -> str:
+    for u in d.uncertain:
+        if u.kind == "staff" and u.target == t.id:
+            return f"{u.low}–{u.high} engineers (uncertain input {u.id})"
+    return plural(t.staff, "engineer")
+
+
 @TEXT.body
 def _body(d: MaintData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     kinds = {r.kind for r in rules}
@@ -200,7 +213,7 @@ def _body(d: MaintData, subtask: str, objective: list[ObjectiveTerm], rules: lis
     out += ["", "**Tasks** (`id`: what, on which service, hours, engineers needed, risk points):"]
     for t in d.tasks:
         out.append(
-            f"- {t.id}: {t.name} ({t.service}), {_task_hours(d, t)}, {plural(t.staff, 'engineer')}, "
+            f"- {t.id}: {t.name} ({t.service}), {_task_hours(d, t)}, {_task_staff(d, t)}, "
             f"risk points {t.risk}"
         )
     changes = next((t for t in objective if t.kind == "changes"), None)
