@@ -40,6 +40,7 @@ from pbsolve.kit import (
     SizeTable,
     Uncertain,
     insert_position,
+    parsed,
     sampled_kinds,
     witness_rules,
 )
@@ -170,7 +171,7 @@ class MaintSizes(Settings):
 SIZES = SizeTable[MaintSizes](
     tiny=MaintSizes(services=2, tasks=3, hours=PositiveRange(lo=1, hi=2), engineers=2, slack=1),
     small=MaintSizes(services=3, tasks=4, hours=PositiveRange(lo=1, hi=3), engineers=2, slack=2),
-    default=MaintSizes(services=5, tasks=6, hours=PositiveRange(lo=1, hi=3), engineers=3, slack=3),
+    default=MaintSizes(services=4, tasks=5, hours=PositiveRange(lo=1, hi=3), engineers=3, slack=2),
     large=MaintSizes(services=8, tasks=12, hours=PositiveRange(lo=1, hi=4), engineers=4, slack=4),
 )
 PARAMETERS: dict[str, Any] = {"linearization_level": 0}  # the LP relaxation slows these small models 2-4x (measured)
@@ -187,7 +188,6 @@ class MaintModel(ModelBase):
             t.id: self.m.new_int_var(0, d.horizon - t.duration, f"s[{t.id}]") for t in d.tasks
         }
         self._le: dict[tuple[str, int], cp_model.IntVar] = {}
-        self._run: dict[tuple[str, int], cp_model.IntVar] = {}
         self._down: dict[tuple[str, int], cp_model.IntVar] = {}
         self._busy: dict[int, cp_model.IntVar] = {}
 
@@ -229,16 +229,21 @@ class MaintModel(ModelBase):
         self.m.add(self.s[b.id] >= self.end(a) + gap_ab).only_enforce_if([lit, first])
         self.m.add(self.end(b) <= self.s[a.id]).only_enforce_if([lit, ~first])
 
-    def running(self, t: MTask, h: int) -> cp_model.IntVar:
-        """1 exactly when ``t`` runs in hour ``h``: started by h, not by h - duration."""
-        key = (t.id, h)
-        if key not in self._run:
-            v = self.m.new_bool_var(f"run[{t.id},{h}]")
-            self.m.add(v == self.started_by(t, h) - self.started_by(t, h - t.duration))
-            self._run[key] = v
-        return self._run[key]
+    def running(self, t: MTask, h: int) -> Any:
+        """1 exactly when ``t`` runs in hour ``h`` (started by h, not by h - duration): a 0/1
+        linear expression of two order literals."""
+        return self.started_by(t, h) - self.started_by(t, h - t.duration)
 
-    def down(self, service: str, h: int) -> cp_model.IntVar | int:
+    def _any(self, tasks: tuple[MTask, ...], name: str, h: int) -> cp_model.IntVar:
+        """A Boolean equal to 1 exactly when one of ``tasks`` runs in hour ``h``."""
+        v = self.m.new_bool_var(name)
+        runs = [self.running(t, h) for t in tasks]
+        for r in runs:
+            self.m.add(v >= r)
+        self.m.add(v <= sum(runs))
+        return v
+
+    def down(self, service: str, h: int) -> Any:
         """1 exactly when the service is down in hour ``h`` (a task on it or a provider runs)."""
         tasks = self.data.affecting[service]
         if not tasks:
@@ -247,23 +252,13 @@ class MaintModel(ModelBase):
             return self.running(tasks[0], h)
         key = (service, h)
         if key not in self._down:
-            v = self.m.new_bool_var(f"down[{service},{h}]")
-            runs = [self.running(t, h) for t in tasks]
-            for r in runs:
-                self.m.add_implication(r, v)
-            self.m.add_bool_or([*runs, ~v])
-            self._down[key] = v
+            self._down[key] = self._any(tasks, f"down[{service},{h}]", h)
         return self._down[key]
 
     def busy(self, h: int) -> cp_model.IntVar:
         """1 exactly when some task runs in hour ``h``."""
         if h not in self._busy:
-            v = self.m.new_bool_var(f"busy[{h}]")
-            runs = [self.running(t, h) for t in self.data.tasks]
-            for r in runs:
-                self.m.add_implication(r, v)
-            self.m.add_bool_or([*runs, ~v])
-            self._busy[h] = v
+            self._busy[h] = self._any(self.data.tasks, f"busy[{h}]", h)
         return self._busy[h]
 
 
@@ -392,10 +387,8 @@ def _objective(tm: MaintModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExpr
                 fixed += sv.users * sum(t.duration for t in d.affecting[sv.id])
                 continue
             for h in range(d.horizon):
-                v = tm.down(sv.id, h)
-                if not isinstance(v, int):
-                    parts.append(v)
-                    weights.append(sv.users)
+                parts.append(tm.down(sv.id, h))
+                weights.append(sv.users)
         return cp_model.LinearExpr.weighted_sum(parts, weights) + fixed, sum(sv.users for sv in d.services) * d.horizon
     if term.kind == "finish":
         last = tm.m.new_int_var(0, d.horizon, "finish")
@@ -411,7 +404,7 @@ def _objective(tm: MaintModel, term: ObjectiveTerm) -> tuple[cp_model.LinearExpr
 
 
 def build(draft: Draft) -> SolverModel:
-    data = MaintData.model_validate(draft.data)
+    data = parsed(MaintData, draft.data)
     tm = MaintModel(data)
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
