@@ -605,7 +605,14 @@ def _b_service_uptime(d: MaintData, w: Witness, rng: random.Random) -> mc.Uptime
 
 
 def _b_downtime_budget(d: MaintData, w: Witness, rng: random.Random) -> mc.DowntimeBudget | None:
-    options = [(sv.id, len(mc.down_hours(d, w.plan, sv.id))) for sv in d.services if len(d.affecting[sv.id]) >= 2]
+    """A service whose down hours in the witness are fewer than its tasks' and providers'
+    hours added up (some of them overlap), capped at the witness's: a budget no plan
+    could break would be no rule."""
+    options = []
+    for sv in d.services:
+        used = len(mc.down_hours(d, w.plan, sv.id))
+        if used < sum(t.duration for t in d.affecting[sv.id]):
+            options.append((sv.id, used))
     if not options:
         return None
     sid, used = rng.choice(options)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pbsolve.checkers.project import maintenance as mc
 from pbsolve.checkers.project.maintenance import MaintData
 from pbsolve.params import NoParams
-from pbsolve.render_kit import TaskText, and_list, plural
+from pbsolve.render_kit import TaskText, and_list, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
 TEXT = TaskText(
@@ -176,17 +176,11 @@ def _disrupted(rules: list[Rule]) -> str:
 
 
 def _task_hours(d: MaintData, t: mc.MTask) -> str:
-    for u in d.uncertain:
-        if u.kind == "duration" and u.target == t.id:
-            return f"{u.low}–{u.high} h (uncertain input {u.id})"
-    return f"{t.duration} h"
+    return ranged(d, "duration", t.id, t.duration)
 
 
 def _task_staff(d: MaintData, t: mc.MTask) -> str:
-    for u in d.uncertain:
-        if u.kind == "staff" and u.target == t.id:
-            return f"{u.low}–{u.high} engineers (uncertain input {u.id})"
-    return plural(t.staff, "engineer")
+    return ranged(d, "staff", t.id, t.staff)
 
 
 @TEXT.body
@@ -210,11 +204,11 @@ def _body(d: MaintData, subtask: str, objective: list[ObjectiveTerm], rules: lis
         wins = " and ".join(f"from hour {w.start} to hour {w.end}" for w in sv.windows)
         facts.append(f"maintenance window{'s' if len(sv.windows) > 1 else ''} {wins}")
         out.append(f"- {sv.id} {sv.name}: " + "; ".join(facts))
-    out += ["", "**Tasks** (`id`: what, on which service, hours, engineers needed, risk points):"]
+    out += ["", "**Tasks** (`id`: what, on which service; how many hours it runs; engineers it needs while it runs):"]
     for t in d.tasks:
         out.append(
-            f"- {t.id}: {t.name} ({t.service}), {_task_hours(d, t)}, {_task_staff(d, t)}, "
-            f"risk points {t.risk}"
+            f"- {t.id}: {t.name} ({t.service}); hours: {_task_hours(d, t)}; engineers needed: {_task_staff(d, t)}; "
+            f"risk points: {t.risk}"
         )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
