@@ -577,7 +577,24 @@ def _b_rollback_slot(d: MaintData, w: Witness, rng: random.Random) -> mc.Rollbac
 
 
 def _b_not_together(d: MaintData, w: Witness, rng: random.Random) -> mc.NotTogether | None:
-    pairs = [(a.id, b.id) for i, a in enumerate(d.tasks) for b in d.tasks[i + 1 :] if not mc.overlap(w.plan, a, b)]
+    """Pairs apart in the witness that nothing else keeps apart: not one cluster, engineers
+    enough for both, windows that meet (a pair no plan could run together would be no rule)."""
+
+    def could_meet(a: MTask, b: MTask) -> bool:
+        ca, cb = d.service_by_id[a.service].cluster, d.service_by_id[b.service].cluster
+        wa, wb = d.service_by_id[a.service].windows, d.service_by_id[b.service].windows
+        return (
+            not (ca and ca == cb)
+            and a.staff + b.staff <= d.engineers
+            and any(x.start < y.end and y.start < x.end for x in wa for y in wb)
+        )
+
+    pairs = [
+        (a.id, b.id)
+        for i, a in enumerate(d.tasks)
+        for b in d.tasks[i + 1 :]
+        if not mc.overlap(w.plan, a, b) and could_meet(a, b)
+    ]
     return mc.NotTogether(pairs=sorted(rng.sample(pairs, min(len(pairs), 2)))) if pairs else None
 
 
