@@ -138,7 +138,11 @@ def test_the_model_figures_equal_the_checker_figures_on_every_plan():
         solver.parameters.num_workers = 1
         assert solver.solve(sm.model) == cp_model.OPTIMAL
         got = {tid: int(solver.value(expr)) for tid, expr, _ in sm.objective_terms}
-        want = {"downtime": mc.downtime(DATA, plan), "finish": mc.finish(DATA, plan), "exposure": mc.exposure(DATA, plan)}
+        want = {
+            "downtime": mc.downtime(DATA, plan),
+            "finish": mc.finish(DATA, plan),
+            "exposure": mc.exposure(DATA, plan),
+        }
         assert got == want, plan
 
 

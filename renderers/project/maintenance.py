@@ -192,8 +192,7 @@ def _body(d: MaintData, subtask: str, objective: list[ObjectiveTerm], rules: lis
         f"s + d (in hours s, s+1, …, s+d-1) and takes its service down for that time. Every task must end by hour "
         f"{d.horizon} (the end of the horizon). {d.engineers} engineers are on call in every hour.",
         "",
-        "**Services** (users affected per hour down; a service is also down whenever a service it depends on is "
-        "down):",
+        "**Services** (users affected per hour down; a service is also down whenever a service it depends on is down):",
     ]
     for sv in d.services:
         facts = [f"{sv.users} users"]
