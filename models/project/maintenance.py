@@ -503,8 +503,14 @@ def _fits(d: MaintData, plan: Plan, t: MTask, h: int, plant: Plant) -> bool:
 
 def _plant(d: MaintData, sampled: list[str], rng: random.Random) -> tuple[Plant, dict[str, Params]]:
     plant, planted = Plant(), dict[str, Params]()
-    if "precedence" in sampled:
-        a, b = rng.sample([t.id for t in d.tasks], 2)
+    if "precedence" in sampled:  # a task on a provider before one on its dependent where there is one
+        ordered = [
+            (a.id, b.id)
+            for a in d.tasks
+            for b in d.tasks
+            if a.service != b.service and a.service in d.providers[b.service]
+        ]
+        a, b = rng.choice(ordered) if ordered else rng.sample([t.id for t in d.tasks], 2)
         plant.after = (a, b)
         planted["precedence"] = mc.Precedence(pairs=[(a, b)])
     if "change_freeze" in sampled:

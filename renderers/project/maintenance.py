@@ -63,7 +63,7 @@ def _clusters(d: MaintData, p: NoParams) -> str:
 @TEXT.rule("precedence")
 def _precedence(d: MaintData, p: mc.Precedence) -> str:
     pairs = [f"{b} starts no earlier than the hour {a} ends" for a, b in p.pairs]
-    return f"Order: {and_list(pairs)}."
+    return f"Sequence: {and_list(pairs)}."
 
 
 @TEXT.rule("deadline")
