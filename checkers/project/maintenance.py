@@ -63,6 +63,7 @@ class MTask(_Frozen):
     duration: PositiveInt = Field(description="hours")
     staff: PositiveInt = Field(default=1, description="engineers the task needs while it runs")
     risk: PositiveInt = Field(default=1, description="risk points: exposure weighs the end hour by them")
+    skill: str = Field(default="", description="the specialist skill the task needs (one specialist while it runs)")
 
 
 class MaintData(BaseModel):
@@ -214,6 +215,13 @@ class DowntimeBudget(Params):
     hours: NonNegativeInt
 
 
+class Specialists(Params):
+    """At most ``max`` tasks needing the ``skill`` run in any hour (so many specialists on call)."""
+
+    skill: str
+    max: PositiveInt
+
+
 class BusyRun(Params):
     """The on-call team works at most ``hours`` hours in a row: no ``hours`` + 1 consecutive
     hours each have a task running."""
@@ -249,6 +257,7 @@ RULE_PARAMS: ParamsTable = {
     "max_parallel": MaxParallel,
     "service_uptime": Uptime,
     "downtime_budget": DowntimeBudget,
+    "specialists": Specialists,
     "busy_run": BusyRun,
     "overrun_buffer": OverrunBuffer,
 }
@@ -413,6 +422,19 @@ def _max_parallel(d: MaintData, plan: Plan, p: MaxParallel) -> Verdict:
     for h, (n, _) in sorted(load(d, plan).items()):
         if n > p.max:
             return False, f"{n} tasks run in hour {h} (at most {p.max})"
+    return OK
+
+
+@check("specialists")
+def _specialists(d: MaintData, plan: Plan, p: Specialists) -> Verdict:
+    count: dict[int, int] = {}
+    for t in d.tasks:
+        if t.skill == p.skill:
+            for h in hours_of(plan, t):
+                count[h] = count.get(h, 0) + 1
+    for h, n in sorted(count.items()):
+        if n > p.max:
+            return False, f"{n} tasks needing {p.skill} run in hour {h} (only {p.max} on call)"
     return OK
 
 

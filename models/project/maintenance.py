@@ -101,6 +101,7 @@ TASK = TaskSpec(
         ConstraintSpec("rollback_slot", "medium", "rollback hours kept free on the service after a risky change"),
         ConstraintSpec("not_together", "medium", "named pairs of tasks never run in the same hour"),
         ConstraintSpec("max_parallel", "medium", "the change board allows at most so many tasks at once"),
+        ConstraintSpec("specialists", "medium", "tasks needing a skill (DBA, network) never outnumber its specialists"),
         ConstraintSpec(
             "service_uptime", "medium", "a service stays up in its business hours, counting its providers' tasks"
         ),
@@ -116,6 +117,7 @@ TASK = TaskSpec(
     base_rules=("windows", "engineer_capacity"),
 )
 
+SKILLS = ("database administration", "networking")
 SERVICES = {
     "web_patch_night": ("Load balancer", "Web server A", "Web server B", "App server", "Cache", "Auth service",
                         "Search", "CDN edge"),
@@ -351,6 +353,13 @@ def _max_parallel(tm: MaintModel, p: mc.MaxParallel, lit: cp_model.IntVar) -> No
     tm.m.add_cumulative(tm.intervals(tasks, lit, "board"), [1] * len(tasks), p.max)
 
 
+@encoder("specialists")
+def _specialists(tm: MaintModel, p: mc.Specialists, lit: cp_model.IntVar) -> None:
+    tasks = [t for t in tm.data.tasks if t.skill == p.skill]
+    if len(tasks) > p.max:
+        tm.m.add_cumulative(tm.intervals(tasks, lit, f"skill{p.skill}"), [1] * len(tasks), p.max)
+
+
 @encoder("service_uptime")
 def _service_uptime(tm: MaintModel, p: mc.Uptime, lit: cp_model.IntVar) -> None:
     for t in tm.data.affecting[p.service]:
@@ -430,7 +439,6 @@ class Witness:
 class Plant:
     """What the greedy witness must respect besides engineers and clusters."""
 
-    after: tuple[str, str] | None = None  # task b starts after task a ends
     blocked: set[int] = field(default_factory=set)  # hours no task runs in (a freeze, a planted rest hour)
 
 
@@ -458,28 +466,21 @@ def _entities(spec: GenerationSpec, sampled: list[str], rng: random.Random) -> M
         sv = services[(k - 1) % len(services)] if k <= len(services) else rng.choice(services)
         tasks.append(
             MTask(id=f"T{k}", name=f"{rng.choice(verbs)} {sv.name}", service=sv.id, duration=s.hours.draw(rng),
-                  staff=rng.randint(1, min(2, s.engineers)), risk=points[k - 1])
+                  staff=rng.randint(1, min(2, s.engineers)), risk=points[k - 1],
+                  skill=rng.choice(SKILLS) if "specialists" in sampled else "")
         )  # fmt: skip
     return MaintData(services=tuple(services), tasks=tuple(tasks), horizon=100, engineers=s.engineers)
 
 
 def _greedy(d: MaintData, plant: Plant, rng: random.Random) -> Plan:
-    """A random serial schedule: tasks in random order (a planted predecessor first), each
-    at the first hour (from a random 0-1 hour offset) where the engineers suffice, its
-    cluster is free, no blocked hour is touched and a planted predecessor has ended."""
+    """A random serial schedule: tasks in random order, each at the first hour (from a
+    random 0-1 hour offset) where the engineers suffice, its cluster is free and no
+    blocked hour is touched."""
     order = list(d.tasks)
     rng.shuffle(order)
-    if plant.after is not None:
-        a, b = plant.after
-        ia = next(i for i, t in enumerate(order) if t.id == a)
-        ib = next(i for i, t in enumerate(order) if t.id == b)
-        if ib < ia:
-            order[ia], order[ib] = order[ib], order[ia]
     plan: Plan = {}
     for t in order:
         h = rng.randint(0, 1)
-        if plant.after is not None and t.id == plant.after[1]:
-            h = max(h, mc.end(plan, d.task_by_id[plant.after[0]]))
         while not _fits(d, plan, t, h, plant):
             h += 1
         plan[t.id] = h
@@ -503,16 +504,6 @@ def _fits(d: MaintData, plan: Plan, t: MTask, h: int, plant: Plant) -> bool:
 
 def _plant(d: MaintData, sampled: list[str], rng: random.Random) -> tuple[Plant, dict[str, Params]]:
     plant, planted = Plant(), dict[str, Params]()
-    if "precedence" in sampled:  # a task on a provider before one on its dependent where there is one
-        ordered = [
-            (a.id, b.id)
-            for a in d.tasks
-            for b in d.tasks
-            if a.service != b.service and a.service in d.providers[b.service]
-        ]
-        a, b = rng.choice(ordered) if ordered else rng.sample([t.id for t in d.tasks], 2)
-        plant.after = (a, b)
-        planted["precedence"] = mc.Precedence(pairs=[(a, b)])
     if "change_freeze" in sampled:
         start = rng.randint(1, 3)
         freeze = (start, start + rng.randint(1, 2))
@@ -545,8 +536,20 @@ def _with_windows(d: MaintData, plan: Plan, rng: random.Random, slack: int) -> M
 
 
 def _b_precedence(d: MaintData, w: Witness, rng: random.Random) -> mc.Precedence | None:
-    pairs = [(a.id, b.id) for a in d.tasks for b in d.tasks if a.id != b.id and mc.end(w.plan, a) <= w.plan[b.id]]
-    return mc.Precedence(pairs=[rng.choice(pairs)]) if pairs else None
+    """A pair in witness order that could otherwise run together (see :func:`_could_meet`),
+    a task on a provider before one on its dependent where there is such a pair (the
+    database before the application)."""
+    pairs = [
+        (a, b)
+        for a in d.tasks
+        for b in d.tasks
+        if a.id != b.id and mc.end(w.plan, a) <= w.plan[b.id] and _could_meet(d, a, b)
+    ]
+    upstream = [(a, b) for a, b in pairs if a.service != b.service and a.service in d.providers[b.service]]
+    if not pairs:
+        return None
+    a, b = rng.choice(upstream or pairs)
+    return mc.Precedence(pairs=[(a.id, b.id)])
 
 
 def _b_deadline(d: MaintData, w: Witness, rng: random.Random) -> mc.Deadline | None:
@@ -582,19 +585,22 @@ def _b_rollback_slot(d: MaintData, w: Witness, rng: random.Random) -> mc.Rollbac
     return mc.Rollback(tasks=sorted((t for t, _ in chosen), key=ids.index), hours=min(2, *(r for _, r in chosen)))
 
 
+def _could_meet(d: MaintData, a: MTask, b: MTask) -> bool:
+    """Could two tasks run in the same hour as far as the data goes: not one cluster,
+    engineers enough for both, windows that meet? (A rule keeping apart tasks that can
+    never meet would be no rule.)"""
+    ca, cb = d.service_by_id[a.service].cluster, d.service_by_id[b.service].cluster
+    wa, wb = d.service_by_id[a.service].windows, d.service_by_id[b.service].windows
+    return (
+        not (ca and ca == cb)
+        and a.staff + b.staff <= d.engineers
+        and any(x.start < y.end and y.start < x.end for x in wa for y in wb)
+    )
+
+
 def _b_not_together(d: MaintData, w: Witness, rng: random.Random) -> mc.NotTogether | None:
-    """Pairs apart in the witness that nothing else keeps apart: not one cluster, engineers
-    enough for both, windows that meet (a pair no plan could run together would be no rule)."""
-
-    def could_meet(a: MTask, b: MTask) -> bool:
-        ca, cb = d.service_by_id[a.service].cluster, d.service_by_id[b.service].cluster
-        wa, wb = d.service_by_id[a.service].windows, d.service_by_id[b.service].windows
-        return (
-            not (ca and ca == cb)
-            and a.staff + b.staff <= d.engineers
-            and any(x.start < y.end and y.start < x.end for x in wa for y in wb)
-        )
-
+    """Pairs apart in the witness that nothing else keeps apart (see :func:`_could_meet`)."""
+    could_meet = lambda a, b: _could_meet(d, a, b)  # noqa: E731
     pairs = [
         (a.id, b.id)
         for i, a in enumerate(d.tasks)
@@ -607,6 +613,23 @@ def _b_not_together(d: MaintData, w: Witness, rng: random.Random) -> mc.NotToget
 def _b_max_parallel(d: MaintData, w: Witness, rng: random.Random) -> mc.MaxParallel | None:
     most = max(n for n, _ in mc.load(d, w.plan).values())
     return mc.MaxParallel(max=most) if most < len(d.tasks) else None
+
+
+def _b_specialists(d: MaintData, w: Witness, rng: random.Random) -> mc.Specialists | None:
+    """A skill with two tasks that could meet, capped at the most of its tasks running
+    together in the witness."""
+    options = []
+    for skill in SKILLS:
+        tasks = [t for t in d.tasks if t.skill == skill]
+        hours = [h for t in tasks for h in mc.hours_of(w.plan, t)]
+        most = max((hours.count(h) for h in hours), default=0)
+        meet = any(_could_meet(d, a, b) for i, a in enumerate(tasks) for b in tasks[i + 1 :])
+        if meet and 1 <= most < len(tasks):
+            options.append((skill, most))
+    if not options:
+        return None
+    skill, most = rng.choice(options)
+    return mc.Specialists(skill=skill, max=most)
 
 
 def _b_service_uptime(d: MaintData, w: Witness, rng: random.Random) -> mc.Uptime | None:
@@ -654,6 +677,7 @@ BUILDERS: dict[str, Callable[[MaintData, Witness, random.Random], Params | None]
     "rollback_slot": _b_rollback_slot,
     "not_together": _b_not_together,
     "max_parallel": _b_max_parallel,
+    "specialists": _b_specialists,
     "service_uptime": _b_service_uptime,
     "downtime_budget": _b_downtime_budget,
     "busy_run": _b_busy_run,

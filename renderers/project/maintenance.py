@@ -107,6 +107,15 @@ def _max_parallel(d: MaintData, p: mc.MaxParallel) -> str:
     return f"Change board limit: at most {plural(p.max, 'task')} run in any hour."
 
 
+@TEXT.rule("specialists")
+def _specialists(d: MaintData, p: mc.Specialists) -> str:
+    return (
+        f"Specialists: each task marked as needing {p.skill} needs one {p.skill} specialist while it runs, and "
+        f"{plural(p.max, 'specialist is', 'specialists are')} on call, so at most {plural(p.max, 'such task')} "
+        "run in any hour."
+    )
+
+
 @TEXT.rule("service_uptime")
 def _uptime(d: MaintData, p: mc.Uptime) -> str:
     return (
@@ -207,7 +216,7 @@ def _body(d: MaintData, subtask: str, objective: list[ObjectiveTerm], rules: lis
     for t in d.tasks:
         out.append(
             f"- {t.id}: {t.name} ({t.service}); hours: {_task_hours(d, t)}; engineers needed: {_task_staff(d, t)}; "
-            f"risk points: {t.risk}"
+            f"risk points: {t.risk}" + (f"; needs a {t.skill} specialist" if t.skill and "specialists" in kinds else "")
         )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
