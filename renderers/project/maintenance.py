@@ -120,7 +120,8 @@ def _specialists(d: MaintData, p: mc.Specialists) -> str:
 def _uptime(d: MaintData, p: mc.Uptime) -> str:
     return (
         f"Business hours: {p.service} must stay up from hour {p.start} to hour {p.end}: no task on {p.service} or on "
-        f"any service it depends on (directly or indirectly) runs in any of the hours {p.start} to {p.end - 1}."
+        "any service it depends on (directly or indirectly) runs "
+        + (f"in hour {p.start}." if p.end - p.start == 1 else f"in any of the hours {p.start} to {p.end - 1}.")
     )
 
 
