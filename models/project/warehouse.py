@@ -690,16 +690,27 @@ def existing(draft_: Draft, plan: dict[str, Any]) -> dict[str, str]:
 
 
 def robust(draft_: Draft, rng: random.Random) -> tuple[Rule, list[ObjectiveTerm]] | None:
-    """One empty slot kept in one or two zones with two or more slots, the first choice in
-    random order that stays feasible (the kit probes it again)."""
+    """One empty slot kept in one zone, chosen so that the rule bites or is one move from
+    biting: zones the optimal plan fills first (the rule changes the plan), then zones it
+    leaves one slot empty; accepted when the optimal plan under the rule keeps exactly one
+    slot of that zone empty, so a plan one move away can break it."""
     d = WarehouseData.model_validate(draft_.data)
-    named = [z.id for z in d.zones if len(d.zone_slots(z.id)) >= 2]
-    rng.shuffle(named)
     probe = SolverLimits(deterministic_time=PROBE_TIME)
-    for k in range(len(named)):
-        zones = sorted(named[k : k + rng.randint(1, 2)], key=lambda x: int(x[1:]))
-        rule = make_rule("spare_slot", "hard", wh.SpareSlot(zones=zones), f"R{len(draft_.rules) + 1}")
-        if is_feasible(build(Draft(draft_.spec, draft_.data, [*draft_.rules, rule], draft_.objective)), probe):
+    best = _optimal_plan(draft_, probe)
+    if best is None:
+        return None
+
+    def empties(w: Witness, zone: str) -> int:
+        used = set(w.values())
+        return sum(1 for s in d.zone_slots(zone) if s.id not in used)
+
+    named = [z.id for z in d.zones if len(d.zone_slots(z.id)) >= 2 and empties(best, z.id) <= 1]
+    rng.shuffle(named)
+    named.sort(key=lambda z: empties(best, z))
+    for zid in named[:3]:
+        rule = make_rule("spare_slot", "hard", wh.SpareSlot(zones=[zid]), f"R{len(draft_.rules) + 1}")
+        after = _optimal_plan(Draft(draft_.spec, draft_.data, [*draft_.rules, rule], draft_.objective), probe)
+        if after is not None and empties(after, zid) == 1:
             return rule, []
     return None
 
