@@ -457,6 +457,32 @@ def _layout(spec: GenerationSpec, rng: random.Random) -> tuple[list[Zone], list[
     return zones, slots
 
 
+def _witness(items: list[Item], slots: list[Slot], zones: list[Zone], rng: random.Random) -> Witness:
+    """A random placement in which, most of the time, each hazard class has a home zone (a
+    store keeps a class together), so segregation rules drawn from it usually exist."""
+    if not any(i.hazard for i in items) or rng.random() < 0.3:
+        return {i.id: sl.id for i, sl in zip(items, rng.sample(slots, len(items)))}
+    free = {z.id: [sl for sl in slots if sl.zone == z.id] for z in zones}
+    for group in free.values():
+        rng.shuffle(group)
+    homes = [z.id for z in zones]
+    rng.shuffle(homes)
+    classes = sorted({i.hazard for i in items if i.hazard})
+    rng.shuffle(classes)
+    witness: Witness = {}
+    for k, c in enumerate(classes):
+        for i in items:
+            if i.hazard == c:
+                home = free[homes[k % len(homes)]] or next(g for g in free.values() if g)
+                witness[i.id] = home.pop().id
+    rest = [sl for z in homes for sl in free[z]]
+    rng.shuffle(rest)
+    for i in items:
+        if i.id not in witness:
+            witness[i.id] = rest.pop().id
+    return witness
+
+
 def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[WarehouseData, Witness]:
     s = SIZES.of(spec.size)
     sub = spec.subtask
@@ -476,8 +502,12 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[WarehouseData, 
         )
         for k in range(s.items)
     ]
-    chosen = rng.sample(slots, len(items))
-    witness = {i.id: sl.id for i, sl in zip(items, chosen)}
+    if len({i.hazard for i in items if i.hazard}) < 2 and len(items) >= 2:  # two classes at least, so
+        a, b = rng.sample(range(len(items)), 2)  # segregation rules always have something to separate
+        ca, cb = rng.sample(classes, 2)
+        items[a] = items[a].model_copy(update={"hazard": ca})
+        items[b] = items[b].model_copy(update={"hazard": cb})
+    witness = _witness(items, slots, zones, rng)
     # the heaviest item on the floor in the witness (heavy goods low, as a store would place them)
     by_slot = {sid: iid for iid, sid in witness.items()}
     heavy = max(items, key=lambda i: i.weight)
