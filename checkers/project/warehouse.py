@@ -372,7 +372,10 @@ def _affinity(d: WarehouseData, plan: Plan, p: Affinity) -> Verdict:
     for a, b in p.pairs:
         gap = abs(aisle_of(d, plan, a) - aisle_of(d, plan, b))
         if gap > p.max_aisles:
-            return False, f"{a} (aisle {aisle_of(d, plan, a)}) and {b} (aisle {aisle_of(d, plan, b)}) are {gap} aisles apart (at most {p.max_aisles})"
+            return (
+                False,
+                f"{a} (aisle {aisle_of(d, plan, a)}) and {b} (aisle {aisle_of(d, plan, b)}) are {gap} aisles apart (at most {p.max_aisles})",
+            )
     return OK
 
 
@@ -420,7 +423,9 @@ def _load_threshold(d: WarehouseData, plan: Plan, p: LoadThreshold) -> Verdict:
     if kg <= p.threshold:
         return OK
     upper = [s.id for s in d.zone_slots(p.zone) if s.level >= p.level]
-    return _empty(d, plan, upper, f"is on level {p.level} or above while zone {p.zone} holds {kg} kg (over {p.threshold} kg)")
+    return _empty(
+        d, plan, upper, f"is on level {p.level} or above while zone {p.zone} holds {kg} kg (over {p.threshold} kg)"
+    )
 
 
 @check("spare_slot")

@@ -20,6 +20,7 @@ exactly the same metres and kg-levels (the certifier counts those rare cases).
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -101,9 +102,7 @@ TASK = TaskSpec(
         ConstraintSpec("zone_pick_cap", "medium", "picker congestion: picks per week per zone within a cap"),
         ConstraintSpec("fast_movers", "medium", "items with many picks within a walking distance of the dock"),
         ConstraintSpec("same_zone", "medium", "the items of a group (a trailer, a kit) all in one zone"),
-        ConstraintSpec(
-            "load_threshold", "stateful", "a zone's load above a threshold switches its upper levels off"
-        ),
+        ConstraintSpec("load_threshold", "stateful", "a zone's load above a threshold switches its upper levels off"),
         *mechanism_pool(
             "named zones keep one slot empty, so the goods of any single damaged slot can move within their zone",
             replan="re-slot after a slot is closed, moving the fewest items",
@@ -181,12 +180,8 @@ class WarehouseSizes(Settings):
 SIZES = SizeTable[WarehouseSizes](
     tiny=WarehouseSizes(items=3, zones=2, aisles_per_zone=1, bays=1, levels=2, picks=PositiveRange(lo=5, hi=60)),
     small=WarehouseSizes(items=5, zones=2, aisles_per_zone=1, bays=2, levels=2, picks=PositiveRange(lo=5, hi=120)),
-    default=WarehouseSizes(
-        items=7, zones=3, aisles_per_zone=1, bays=2, levels=2, picks=PositiveRange(lo=5, hi=200)
-    ),
-    large=WarehouseSizes(
-        items=14, zones=4, aisles_per_zone=2, bays=2, levels=2, picks=PositiveRange(lo=5, hi=300)
-    ),
+    default=WarehouseSizes(items=7, zones=3, aisles_per_zone=1, bays=2, levels=2, picks=PositiveRange(lo=5, hi=200)),
+    large=WarehouseSizes(items=14, zones=4, aisles_per_zone=2, bays=2, levels=2, picks=PositiveRange(lo=5, hi=300)),
 )
 LEVELS = {"spare_parts": 3}  # the spare-parts store has three rack levels (capped by the size's levels + 1)
 PROBE_TIME = 2.0
@@ -221,14 +216,14 @@ class WarehouseModel(ModelBase):
                 m.add(y == cp_model.LinearExpr.sum([self.x[i.id, s.id] for s in self._zone_slots[z.id]]))
                 self.y[i.id, z.id] = y
             m.add_exactly_one(self.y[i.id, z.id] for z in d.zones)  # redundant: tightens the relaxation
-        self._aisle: dict[str, cp_model.LinearExprT] = {}
+        self._aisle: dict[str, cp_model.LinearExpr] = {}
         self._empty: dict[str, cp_model.IntVar] = {}
 
     def in_zone(self, iid: str, zone: str) -> cp_model.IntVar:
         """1 when item ``iid`` is in ``zone``, else 0."""
         return self.y[iid, zone]
 
-    def aisle(self, iid: str) -> cp_model.LinearExprT:
+    def aisle(self, iid: str) -> cp_model.LinearExpr:
         """The aisle number of item ``iid``'s slot (read off its zone when zones are one aisle wide)."""
         if iid not in self._aisle:
             d = self.data
@@ -243,11 +238,11 @@ class WarehouseModel(ModelBase):
                 )
         return self._aisle[iid]
 
-    def count(self, sid: str) -> cp_model.LinearExprT:
+    def count(self, sid: str) -> cp_model.LinearExpr:
         """How many items are in slot ``sid``."""
         return cp_model.LinearExpr.sum([self.x[i.id, sid] for i in self.data.items])
 
-    def load(self, zone: str) -> cp_model.LinearExprT:
+    def load(self, zone: str) -> cp_model.LinearExpr:
         d = self.data
         return cp_model.LinearExpr.weighted_sum([self.y[i.id, zone] for i in d.items], [i.weight for i in d.items])
 
@@ -359,7 +354,7 @@ def _fast_movers(tm: WarehouseModel, p: wh.FastMovers, lit: cp_model.IntVar) -> 
 @encoder("same_zone")
 def _same_zone(tm: WarehouseModel, p: wh.SameZone, lit: cp_model.IntVar) -> None:
     for group in p.groups:
-        for a, b in zip(group, group[1:]):
+        for a, b in itertools.pairwise(group):
             for z in tm.data.zones:
                 tm.post(tm.in_zone(a, z.id) == tm.in_zone(b, z.id), lit)
 
@@ -522,9 +517,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[WarehouseData, 
     load = {z.id: 0 for z in zones}
     for i in items:
         load[slot_of[witness[i.id]].zone] += i.weight
-    zones = [
-        z.model_copy(update={"max_load": -(-(load[z.id] + rng.randint(0, hi // 3)) // 10) * 10}) for z in zones
-    ]
+    zones = [z.model_copy(update={"max_load": -(-(load[z.id] + rng.randint(0, hi // 3)) // 10) * 10}) for z in zones]
     data = WarehouseData(zones=tuple(zones), slots=tuple(slots), items=tuple(items))
     return data, witness
 
@@ -597,7 +590,9 @@ def _b_affinity(d: WarehouseData, w: Witness, rng: random.Random) -> wh.Affinity
     close = [pr for pr in pairs if gap[pr] <= limit]
     if not close:
         return None
-    picked = sorted(rng.sample(close, min(len(close), rng.randint(1, 2))), key=lambda pr: (int(pr[0][1:]), int(pr[1][1:])))
+    picked = sorted(
+        rng.sample(close, min(len(close), rng.randint(1, 2))), key=lambda pr: (int(pr[0][1:]), int(pr[1][1:]))
+    )
     return wh.Affinity(pairs=picked, max_aisles=max(gap[pr] for pr in picked))
 
 
@@ -647,11 +642,11 @@ def _b_load_threshold(d: WarehouseData, w: Witness, rng: random.Random) -> wh.Lo
     level = rng.randint(1, top)
     kg = wh.loads(d, _plan(w))[z]
     upper_used = any(d.slot_by_id[w[i.id]].zone == z and d.slot_by_id[w[i.id]].level >= level for i in d.items)
-    if upper_used:  # the witness keeps within the threshold
-        threshold = kg + rng.randint(0, 50)
-    else:  # the witness is over the threshold with its upper levels empty
-        threshold = rng.randint(max(0, kg - 300), max(0, kg - 1)) if kg else 0
-    return wh.LoadThreshold(zone=z, threshold=-(-threshold // 10) * 10 if upper_used else threshold // 10 * 10, level=level)
+    if upper_used:  # the witness keeps within the threshold (rounded up to 10 kg)
+        threshold = -(-(kg + rng.randint(0, 50)) // 10) * 10
+    else:  # the witness is over the threshold with its upper levels empty (rounded down to 10 kg)
+        threshold = rng.randint(max(0, kg - 300), max(0, kg - 1)) // 10 * 10 if kg else 0
+    return wh.LoadThreshold(zone=z, threshold=threshold, level=level)
 
 
 BUILDERS = {
@@ -725,7 +720,9 @@ def make_infeasible(draft_: Draft, rng: random.Random, limits: SolverLimits) -> 
         dists = sorted({s.distance for s in d.slots if s.distance <= far}, reverse=True)  # loosest first
 
         def with_rule(dist: int, picks: int = fast[-1].picks) -> Draft:
-            return with_conflict_rule(draft_, "fast_movers", wh.FastMovers(min_picks=picks, max_distance=dist), position)
+            return with_conflict_rule(
+                draft_, "fast_movers", wh.FastMovers(min_picks=picks, max_distance=dist), position
+            )
 
         found = first_infeasible(dists, with_rule, feasible)
         if found is not None and not alone_infeasible(build, found, added_rule(found, position), probe):

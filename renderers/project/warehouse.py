@@ -101,9 +101,7 @@ def _hazard_distance(d: WarehouseData, p: wh.HazardDistance) -> str:
 
 @TEXT.rule("zone_pick_cap")
 def _pick_cap(d: WarehouseData, p: wh.ZonePickCap) -> str:
-    return (
-        f"Picker congestion: in every zone, the picks per week of the items stored there sum to at most {p.max}."
-    )
+    return f"Picker congestion: in every zone, the picks per week of the items stored there sum to at most {p.max}."
 
 
 @TEXT.rule("fast_movers")
