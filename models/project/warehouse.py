@@ -113,16 +113,17 @@ TASK = TaskSpec(
 
 ZONE_NAMES: dict[str, tuple[str, ...]] = {
     "ecommerce": ("Forward pick", "Mezzanine", "Bulk racking", "Long-tail shelving"),
-    "cold_chain": ("Chill room A", "Chill room B", "Ambient dry store", "Chill room C"),
+    "cold_chain": ("Ambient dry store", "Dispatch hall", "Returns hall", "Overflow store"),
     "chemical_store": ("Bay North", "Bay South", "Cage West", "Bay East"),
     "spare_parts": ("Heavy racking", "Fast parts", "Bulk parts", "Overflow"),
     "cross_dock": ("Lane 1", "Lane 2", "Lane 3", "Lane 4"),
 }
+CHILLED_NAMES = ("Chill room A", "Chill room B", "Chill room C", "Chill room D")  # chilled zones, any subtask
 ITEM_NAMES: dict[str, tuple[str, ...]] = {
     "ecommerce": (
         "Phone cases", "USB cables", "Sneakers", "Yoga mats", "Coffee beans", "Board games", "Headphones",
         "Water bottles", "Desk lamps", "Backpacks", "Dog food", "Printer paper", "Kettles", "Towels",
-        "Vitamins", "Hair dryers", "Toner", "Tea lights",
+        "Vitamins", "Hair dryers", "Toner", "Notebooks",
     ),
     "cold_chain": (
         "Yoghurt", "Fresh milk", "Cheese", "Salads", "Vaccines", "Insulin", "Butter", "Smoked salmon",
@@ -130,9 +131,9 @@ ITEM_NAMES: dict[str, tuple[str, ...]] = {
         "Ham", "Berries",
     ),
     "chemical_store": (
-        "Acetone", "Ethanol", "Hydrogen peroxide", "Sodium hypochlorite", "Sulphuric acid", "Caustic soda",
-        "Aerosol paint", "Pesticide", "Lithium cells", "Paint thinner", "Nitric acid", "Chlorine tablets",
-        "Propane cans", "Methanol", "Ammonia", "Resin", "Lubricant", "Solvent",
+        "Distilled water", "Glycerine", "Silicone sealant", "Paraffin wax", "Citric acid", "Lubricant",
+        "Resin", "Talc", "Soda ash", "Epsom salt", "Gypsum", "Kaolin", "Salt", "Starch", "Urea",
+        "Calcium carbonate", "Cellulose", "Gelatine",
     ),
     "spare_parts": (
         "Gearboxes", "Bearings", "Hydraulic pumps", "Filters", "Drive belts", "Motors", "Valves", "Gaskets",
@@ -141,6 +142,15 @@ ITEM_NAMES: dict[str, tuple[str, ...]] = {
     ),
     "cross_dock": tuple(f"Pallet P{k}" for k in range(1, 19)),
 }  # fmt: skip
+# goods of each hazard class (an item of that class is named from its list)
+HAZARD_ITEMS: dict[str, tuple[str, ...]] = {
+    "2.1": ("Hair spray", "Spray paint", "Deodorant aerosols", "Canned air", "Propane cans", "Insect spray"),
+    "3": ("Acetone", "Ethanol", "Paint thinner", "Lamp oil", "Methanol", "Nail polish remover"),
+    "5.1": ("Hydrogen peroxide", "Pool chlorine", "Chlorine tablets", "Sodium nitrate", "Bleach powder"),
+    "6.1": ("Pesticide", "Rat poison", "Wood preservative", "Herbicide", "Phenol"),
+    "8": ("Sulphuric acid", "Caustic soda", "Drain cleaner", "Nitric acid", "Battery acid", "Ammonia"),
+    "9": ("Power banks", "Lithium cells", "Laptop batteries", "E-bike batteries", "Phone batteries"),
+}
 # hazard classes an item may carry, and how often, per subtask
 HAZARDS: dict[str, tuple[tuple[str, ...], float]] = {
     "ecommerce": (("2.1", "9"), 0.3),
@@ -437,8 +447,12 @@ def _layout(spec: GenerationSpec, rng: random.Random) -> tuple[list[Zone], list[
         dist.append(k)
     chilled = max(1, s.zones // 2 + (s.zones > 2)) if sub == "cold_chain" else 1
     cold = set(rng.sample(range(s.zones), chilled))
+    ambient = iter(ZONE_NAMES[sub])
+    chill = iter(CHILLED_NAMES)
     zones = [
-        Zone(id=f"Z{z + 1}", name=ZONE_NAMES[sub][z], temperature="chilled" if z in cold else "ambient", max_load=0)
+        Zone(id=f"Z{z + 1}", name=next(chill), temperature="chilled", max_load=0)
+        if z in cold
+        else Zone(id=f"Z{z + 1}", name=next(ambient), max_load=0)
         for z in range(s.zones)
     ]
     slots: list[Slot] = []
@@ -483,25 +497,20 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[WarehouseData, 
     sub = spec.subtask
     zones, slots = _layout(spec, rng)
     lo, hi = WEIGHTS[sub]
-    names = rng.sample(ITEM_NAMES[sub], s.items)
     picks = rng.sample(range(s.picks.lo, s.picks.hi + 1), s.items)
     weights = rng.sample(range(lo, hi + 1), s.items)
     classes, share = HAZARDS[sub]
+    hazards = [rng.choice(classes) if rng.random() < share else "" for _ in range(s.items)]
+    if len({h for h in hazards if h}) < 2 and s.items >= 2:  # two classes at least, so segregation
+        a, b = rng.sample(range(s.items), 2)  # rules always have something to separate
+        hazards[a], hazards[b] = rng.sample(classes, 2)
+    plain = rng.sample(ITEM_NAMES[sub], s.items)
+    dangerous = {c: rng.sample(HAZARD_ITEMS[c], len(HAZARD_ITEMS[c])) for c in sorted(set(hazards) - {""})}
+    names = [dangerous[h].pop() if h and dangerous[h] else plain[k] for k, h in enumerate(hazards)]
     items = [
-        Item(
-            id=f"I{k + 1}",
-            name=names[k],
-            picks=picks[k],
-            weight=weights[k],
-            hazard=rng.choice(classes) if rng.random() < share else "",
-        )
+        Item(id=f"I{k + 1}", name=names[k], picks=picks[k], weight=weights[k], hazard=hazards[k])
         for k in range(s.items)
     ]
-    if len({i.hazard for i in items if i.hazard}) < 2 and len(items) >= 2:  # two classes at least, so
-        a, b = rng.sample(range(len(items)), 2)  # segregation rules always have something to separate
-        ca, cb = rng.sample(classes, 2)
-        items[a] = items[a].model_copy(update={"hazard": ca})
-        items[b] = items[b].model_copy(update={"hazard": cb})
     witness = _witness(items, slots, zones, rng)
     # the heaviest item on the floor in the witness (heavy goods low, as a store would place them)
     by_slot = {sid: iid for iid, sid in witness.items()}
