@@ -16,7 +16,10 @@ TEXT = TaskText(
     data_type=WarehouseData,
     rule_params=wh.RULE_PARAMS,
     term_params=wh.TERM_PARAMS,
-    worst_case="the data's least favourable values are item weights at the high end and zone load limits at the low end",
+    worst_case=(
+        "the data's least favourable values are item weights at the high end and zone load limits at the low end; "
+        "every figure you report (objective, verification) counts an uncertain weight at the top of its range"
+    ),
     current="the current slotting",
 )
 CONTEXT = {
@@ -31,6 +34,12 @@ LAYOUT_NOTE = (
     "aisles apart. Rack levels count from 0 (floor level) upwards. A slot's walking distance is the metres a "
     "picker walks for one pick there (dock to slot and back); all slots of one bay share it."
 )
+
+
+def _kg(d: WarehouseData, kind: str, target: str, value: int) -> str:
+    """'350 kg', or '320–350 kg (uncertain input U2)' for an uncertain input."""
+    text = ranged(d, kind, target, value)
+    return text.replace(" (", " kg (", 1) if "uncertain input" in text else f"{text} kg"
 
 
 def _klass(c: str) -> str:
@@ -177,14 +186,14 @@ def _body(d: WarehouseData, subtask: str, objective: list[ObjectiveTerm], rules:
         aisles = sorted({s.aisle for s in d.zone_slots(z.id)})
         out.append(
             f"- {z.id} {z.name} — {temp} — aisle{'s' if len(aisles) > 1 else ''} {and_list([str(a) for a in aisles])} "
-            f"— load limit {ranged(d, 'max_load', z.id, z.max_load)} kg"
+            f"— load limit {_kg(d, 'max_load', z.id, z.max_load)}"
         )
     out += ["", "**Slots** (zone, aisle, level, walking distance per pick):"]
     for s in d.slots:
         out.append(f"- {s.id}: zone {s.zone}, aisle {s.aisle}, level {s.level}, {s.distance} m")
     out += ["", "**Items** (picks per week, weight" + (", hazard class" if hazards else "") + "):"]
     for i in d.items:
-        parts = [f"{i.id} {i.name}", f"{i.picks} picks per week", f"{ranged(d, 'weight', i.id, i.weight)} kg"]
+        parts = [f"{i.id} {i.name}", f"{i.picks} picks per week", _kg(d, "weight", i.id, i.weight)]
         if i.hazard:
             parts.append(f"hazard {_klass(i.hazard)}")
         out.append("- " + " — ".join(parts))
