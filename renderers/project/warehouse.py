@@ -36,10 +36,10 @@ LAYOUT_NOTE = (
 )
 
 
-def _kg(d: WarehouseData, kind: str, target: str, value: int) -> str:
-    """'350 kg', or '320–350 kg (uncertain input U2)' for an uncertain input."""
+def _kg(d: WarehouseData, kind: str, target: str, value: int, what: str) -> str:
+    """'load limit 350 kg', or 'load limit (kg) 320–350 (uncertain input U2)' for an uncertain input."""
     text = ranged(d, kind, target, value)
-    return text.replace(" (", " kg (", 1) if "uncertain input" in text else f"{text} kg"
+    return f"{what} (kg) {text}" if "uncertain input" in text else f"{what} {text} kg"
 
 
 def _klass(c: str) -> str:
@@ -186,14 +186,14 @@ def _body(d: WarehouseData, subtask: str, objective: list[ObjectiveTerm], rules:
         aisles = sorted({s.aisle for s in d.zone_slots(z.id)})
         out.append(
             f"- {z.id} {z.name} — {temp} — aisle{'s' if len(aisles) > 1 else ''} {and_list([str(a) for a in aisles])} "
-            f"— load limit {_kg(d, 'max_load', z.id, z.max_load)}"
+            f"— {_kg(d, 'max_load', z.id, z.max_load, 'load limit')}"
         )
     out += ["", "**Slots** (zone, aisle, level, walking distance per pick):"]
     for s in d.slots:
         out.append(f"- {s.id}: zone {s.zone}, aisle {s.aisle}, level {s.level}, {s.distance} m")
     out += ["", "**Items** (picks per week, weight" + (", hazard class" if hazards else "") + "):"]
     for i in d.items:
-        parts = [f"{i.id} {i.name}", f"{i.picks} picks per week", _kg(d, "weight", i.id, i.weight)]
+        parts = [f"{i.id} {i.name}", f"{i.picks} picks per week", _kg(d, "weight", i.id, i.weight, "weight")]
         if i.hazard:
             parts.append(f"hazard {_klass(i.hazard)}")
         out.append("- " + " — ".join(parts))
