@@ -118,7 +118,13 @@ ZONE_NAMES: dict[str, tuple[str, ...]] = {
     "spare_parts": ("Heavy racking", "Fast parts", "Bulk parts", "Overflow"),
     "cross_dock": ("Lane 1", "Lane 2", "Lane 3", "Lane 4"),
 }
-CHILLED_NAMES = ("Chill room A", "Chill room B", "Chill room C", "Chill room D")  # chilled zones, any subtask
+CHILLED_NAMES: dict[str, tuple[str, ...]] = {  # names of the chilled zones
+    "ecommerce": ("Chilled grocery room",),
+    "cold_chain": ("Chill room A", "Chill room B", "Chill room C", "Chill room D"),
+    "chemical_store": ("Cooled store",),
+    "spare_parts": ("Climate-controlled room",),
+    "cross_dock": ("Reefer lane",),
+}
 ITEM_NAMES: dict[str, tuple[str, ...]] = {
     "ecommerce": (
         "Phone cases", "USB cables", "Sneakers", "Yoga mats", "Coffee beans", "Board games", "Headphones",
@@ -448,7 +454,7 @@ def _layout(spec: GenerationSpec, rng: random.Random) -> tuple[list[Zone], list[
     chilled = max(1, s.zones // 2 + (s.zones > 2)) if sub == "cold_chain" else 1
     cold = set(rng.sample(range(s.zones), chilled))
     ambient = iter(ZONE_NAMES[sub])
-    chill = iter(CHILLED_NAMES)
+    chill = iter(CHILLED_NAMES[sub])
     zones = [
         Zone(id=f"Z{z + 1}", name=next(chill), temperature="chilled", max_load=0)
         if z in cold

@@ -191,7 +191,12 @@ def _body(d: WarehouseData, subtask: str, objective: list[ObjectiveTerm], rules:
     out += ["", "**Slots** (zone, aisle, level, walking distance per pick):"]
     for s in d.slots:
         out.append(f"- {s.id}: zone {s.zone}, aisle {s.aisle}, level {s.level}, {s.distance} m")
-    out += ["", "**Items** (picks per week, weight" + (", hazard class" if hazards else "") + "):"]
+    out += [
+        "",
+        "**Items** (picks per week; weight: the kg of the item's stock held in its slot"
+        + ("; hazard class" if hazards else "")
+        + "):",
+    ]
     for i in d.items:
         parts = [f"{i.id} {i.name}", f"{i.picks} picks per week", _kg(d, "weight", i.id, i.weight, "weight")]
         if i.hazard:
