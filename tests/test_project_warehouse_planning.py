@@ -282,3 +282,36 @@ def test_no_two_items_or_bays_are_interchangeable_in_sampled_warehouses():
         assert len(set(picks)) == len(picks) and len(set(weights)) == len(weights)
         bays = {(s.aisle, s.distance) for s in data.slots}
         assert len({dist for _, dist in bays}) == len(bays)
+
+
+# -- the MILP twin ---------------------------------------------------------------------
+@pytest.mark.parametrize(("index", "hard"), [(0, False), (1, True), (2, True), (3, False)])
+def test_the_milp_twin_proves_the_certified_optimum_and_its_plan_passes(index, hard):
+    pytest.importorskip("pulp")
+    from pbsolve.models.project import milp
+    from tests.instances import draft_of, instance_at
+
+    inst = instance_at(T, 21, index, "default", hard)
+    if inst is None:
+        pytest.skip("no certified instance at this index")
+    result = milp.optimum(draft_of(inst))
+    cert = inst.certificate.objective
+    assert result.values == (tuple(cert[t.id] for t in inst.objective) if cert else None)
+    if result.plan is not None:
+        answer = {**inst.reference, **result.plan}
+        assert grade(inst, json.dumps(answer)).all_pass  # a unique optimum: the same plan
+
+
+def test_the_milp_twin_finds_a_single_rule_off_as_cp_sat_does():
+    pytest.importorskip("pulp")
+    from pbsolve.certify import SolverLimits, optimum
+    from pbsolve.family import family
+    from pbsolve.models.project import milp
+    from tests.instances import draft_of, instance_at
+
+    inst = instance_at(T, 21, 0, "default")
+    assert inst is not None
+    draft = draft_of(inst)
+    for rule in inst.rules:
+        cp = optimum(family("project"), draft, SolverLimits(deterministic_time=20), without=rule.id)
+        assert milp.optimum(draft, without=rule.id).values == cp, rule.kind
