@@ -467,7 +467,7 @@ def _layout(spec: GenerationSpec, rng: random.Random) -> tuple[list[Zone], list[
         for b in range(per_aisle):
             for lv in range(levels):
                 slots.append(
-                    Slot(id=f"S{len(slots) + 1}", zone=zone, aisle=a + 1, level=lv, distance=dist[a * per_aisle + b])
+                    Slot(id=f"L{len(slots) + 1}", zone=zone, aisle=a + 1, level=lv, distance=dist[a * per_aisle + b])
                 )
     return zones, slots
 
