@@ -543,6 +543,8 @@ def _plan(w: Witness) -> Plan:
 
 def _b_chilled(d: WarehouseData, w: Witness, rng: random.Random) -> wh.Chilled | None:
     cold = [i.id for i in d.items if d.zone_by_id[d.slot_by_id[w[i.id]].zone].temperature == "chilled"]
+    fresh = [iid for iid in cold if not d.item_by_id[iid].hazard]  # food and drugs, not aerosols or batteries
+    cold = fresh or cold
     if not cold:
         return None
     picked = rng.sample(cold, min(len(cold), rng.randint(1, 3)))
