@@ -133,7 +133,7 @@ ITEM_NAMES: dict[str, tuple[str, ...]] = {
     ),
     "cold_chain": (
         "Yoghurt", "Fresh milk", "Cheese", "Salads", "Vaccines", "Insulin", "Butter", "Smoked salmon",
-        "Fruit juice", "Ready meals", "Flowers", "Chocolate", "Eggs", "Tinned fish", "Rice", "Flour",
+        "Fruit juice", "Ready meals", "Flowers", "Cream", "Eggs", "Prawns", "Sausages", "Tofu",
         "Ham", "Berries",
     ),
     "chemical_store": (
