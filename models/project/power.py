@@ -147,8 +147,8 @@ SIZES = SizeTable[PowerSizes](
         rate=PositiveRange(lo=1, hi=3),
     ),
     default=PowerSizes(
-        units=4, hours=8, pmax=PositiveRange(lo=4, hi=12), capacity=PositiveRange(lo=6, hi=12),
-        rate=PositiveRange(lo=2, hi=4),
+        units=4, hours=6, pmax=PositiveRange(lo=4, hi=10), capacity=PositiveRange(lo=5, hi=10),
+        rate=PositiveRange(lo=2, hi=3),
     ),
     large=PowerSizes(
         units=6, hours=12, pmax=PositiveRange(lo=5, hi=20), capacity=PositiveRange(lo=10, hi=20),
@@ -157,7 +157,7 @@ SIZES = SizeTable[PowerSizes](
 )  # fmt: skip
 PROBE_TIME = 2.0
 PARAMETERS: dict[str, Any] = {}
-UNIQUENESS_PARAMETERS: dict[str, Any] = {}
+UNIQUENESS_PARAMETERS: dict[str, Any] = {"cp_model_presolve": False}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -195,19 +195,30 @@ class PowerModel(ModelBase):
                 self.level.append(level)
         charge = b.charge if b is not None else 0
         self.net: list[cp_model.LinearExprT] = []
-        self.used: list[cp_model.IntVar] = []
         self.shed: list[cp_model.IntVar] = []
         for h in H:
             net = sum(self.p[u.id, h] for u in d.units) + (self.b[h] if b is not None else 0)
             self.net.append(net)
-            x = m.new_int_var(0, d.demand[h] + charge, f"residual[{h}]")
-            m.add_max_equality(x, [0, d.demand[h] - net])
-            used = m.new_int_var(0, d.available(h), f"used[{h}]")
-            m.add_min_equality(used, [d.available(h), x])
+            # shed = max(0, demand - net) - min(available, max(0, demand - net)) = max(0, demand - available - net)
             shed = m.new_int_var(0, d.demand[h] + charge, f"shed[{h}]")
-            m.add(shed == x - used)
-            self.used.append(used)
+            m.add_max_equality(shed, [0, d.demand[h] - d.available(h) - net])
             self.shed.append(shed)
+        self._curtailed: list[cp_model.IntVar] | None = None
+
+    def curtailed(self) -> list[cp_model.IntVar]:
+        """Renewable MW curtailed per hour: available - min(available, max(0, demand - net)),
+        which is min(available, max(0, available + net - demand)); made when a rule reads it."""
+        if self._curtailed is None:
+            d, m = self.data, self.m
+            self._curtailed = []
+            for h in range(d.hours):
+                top = d.available(h) + sum(u.pmax for u in d.units) + (d.battery.discharge if d.battery else 0)
+                over = m.new_int_var(0, top, "")
+                m.add_max_equality(over, [0, d.available(h) + self.net[h] - d.demand[h]])
+                c = m.new_int_var(0, d.available(h), f"curtailed[{h}]")
+                m.add_min_equality(c, [d.available(h), over])
+                self._curtailed.append(c)
+        return self._curtailed
 
     def answer_ints(self) -> list[cp_model.IntVar]:
         return [*self.p.values(), *self.b]
@@ -303,8 +314,7 @@ def _max_starts(tm: PowerModel, p: pw.MaxStarts, lit: cp_model.IntVar) -> None:
 
 @encoder("curtailment_cap")
 def _curtailment_cap(tm: PowerModel, p: pw.CurtailmentCap, lit: cp_model.IntVar) -> None:
-    d = tm.data
-    tm.post(sum(d.available(h) for h in range(d.hours)) - sum(tm.used) <= p.mwh, lit)
+    tm.post(sum(tm.curtailed()) <= p.mwh, lit)
 
 
 @encoder("battery_floor")
