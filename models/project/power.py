@@ -715,15 +715,16 @@ def uncertain(draft_: Draft, rng: random.Random) -> list[Uncertain]:
     curtailed), so forecasts are uncertain only without one."""
     d = parsed(PowerData, draft_.data)
     out = [
-        Uncertain(id="", kind="pmax", target=u.id, low=u.pmax - rng.randint(1, 2), high=u.pmax)
+        Uncertain(id="", kind="pmax", target=u.id, low=u.pmax - rng.randint(1, min(2, u.pmax - u.pmin)), high=u.pmax)
         for u in d.units
-        if u.pmax - 2 >= u.pmin
+        if u.pmax > u.pmin
     ]
     out = rng.sample(out, min(3, len(out)))
     capped = any(r.kind == "curtailment_cap" for r in draft_.rules)  # more renewable output, more curtailed
-    hours = [] if capped else [h for h in range(d.hours) if d.available(h) >= 2]
+    hours = [] if capped else [h for h in range(d.hours) if d.available(h) >= 1]
     for h in rng.sample(hours, min(2, len(hours))):
-        out.append(Uncertain(id="", kind="renewable", target=f"hour {h}", low=d.available(h) - 2, high=d.available(h)))
+        low = max(0, d.available(h) - rng.randint(1, 2))
+        out.append(Uncertain(id="", kind="renewable", target=f"hour {h}", low=low, high=d.available(h)))
     rng.shuffle(out)
     return out
 
