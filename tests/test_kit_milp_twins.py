@@ -51,6 +51,7 @@ TWINS = [
     Twin("workforce", "shift_duty_scheduling", sample=4, pool_sample=16, kinds_seen=9),
     Twin("emergency", "disaster_evacuation_planning", sample=6, pool_sample=30, kinds_seen=9),
     Twin("routing", "urban_traffic_planning", sample=4, pool_sample=20, kinds_seen=8),
+    Twin("project", "power_dispatch_planning", sample=4, pool_sample=20, kinds_seen=10),
 ]
 SAMPLE = [
     (twin, size, index, hard)
