@@ -65,14 +65,26 @@ CASES = [
     ("min_up_time", None, OK_PLAN, plan(u2=(0, 0, 1)), "U2 starts in hour 2"),  # the horizon ends its run: holds
     ("min_down_time", None, OK_PLAN, plan(u2=(1, 0, 1)), "U2 stops in hour 1 and runs in hour 2"),
     ("max_starts", pw.MaxStarts(unit="U2", max=1), OK_PLAN, plan(u2=(1, 0, 1)), "U2 starts up 2 times (at most 1)"),
-    ("curtailment_cap", pw.CurtailmentCap(mwh=1), OK_PLAN, plan(u2=(0, 2, 2), flows=(0, 0, 0)), "2 MWh of wind farm curtailed"),
+    (
+        "curtailment_cap",
+        pw.CurtailmentCap(mwh=1),
+        OK_PLAN,
+        plan(u2=(0, 2, 2), flows=(0, 0, 0)),
+        "2 MWh of wind farm curtailed",
+    ),
     ("battery_floor", pw.BatteryFloor(mwh=1), plan(flows=(0, 0, 0)), OK_PLAN, "holds 0 MWh at the end of hour 0"),
     ("battery_end", pw.BatteryEnd(mwh=1), OK_PLAN, plan(flows=(-1, 1, 0)), "ends the day with 0 MWh"),
     ("trip_reserve", None, plan(u1=(0, 0, 0), u2=(0, 0, 0), flows=(0, 0, 0)), OK_PLAN, "if U1 tripped in hour 0"),
     ("derate", pw.Derate(unit="U2", first=1, last=2, mw=1), plan(u2=(0, 1, 1)), OK_PLAN, "U2 runs at 2 MW in hour 1"),
 ]
 CASES[8] = ("min_up_time", None, OK_PLAN, plan(u2=(1, 0, 0)), "U2 starts in hour 0 and is off in hour 1")
-CASES[12] = ("battery_floor", pw.BatteryFloor(mwh=1), plan(flows=(-1, 0, 0)), OK_PLAN, "holds 0 MWh at the end of hour 0")
+CASES[12] = (
+    "battery_floor",
+    pw.BatteryFloor(mwh=1),
+    plan(flows=(-1, 0, 0)),
+    OK_PLAN,
+    "holds 0 MWh at the end of hour 0",
+)
 
 
 @pytest.mark.parametrize(("kind", "params", "keeps", "breaks", "why"), CASES, ids=[c[0] for c in CASES])

@@ -611,7 +611,7 @@ class PowerDispatch(PlanChecker):
     def verification_schema(self, d: PowerData) -> dict[str, Any]:
         hours = [str(h) for h in range(d.hours)]
         groups = {
-            "shed": (hours, "for each hour (\"0\", \"1\", ...), the MW of demand shed (unserved)"),
+            "shed": (hours, 'for each hour ("0", "1", ...), the MW of demand shed (unserved)'),
             "starts": ([u.id for u in d.units], "for each unit, its number of start-ups"),
         }
         if d.battery is not None:

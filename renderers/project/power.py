@@ -55,9 +55,7 @@ def _must_run(d: PowerData, p: pw.MustRun) -> str:
 
 @TEXT.rule("critical_load")
 def _critical(d: PowerData, p: NoParams) -> str:
-    return (
-        "Critical loads: in every hour the demand served (demand minus shed) is at least that hour's critical load."
-    )
+    return "Critical loads: in every hour the demand served (demand minus shed) is at least that hour's critical load."
 
 
 @TEXT.rule("unit_outage")
@@ -235,6 +233,6 @@ def _verification(d: PowerData) -> str:
         else ""
     )
     return (
-        "under `verification`, report from your plan `shed` (for every hour, keyed \"0\", \"1\", ..., the MW of "
+        'under `verification`, report from your plan `shed` (for every hour, keyed "0", "1", ..., the MW of '
         f"demand shed), `starts` (for every unit, its number of start-ups){level}."
     )
