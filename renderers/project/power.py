@@ -26,20 +26,33 @@ CONTEXT = {
     "solar_storage": "a solar-plus-storage site: a solar farm, a battery and backup generators serve a town",
     "hospital_backup": "a hospital during a grid outage: backup generators and a UPS battery serve its loads",
 }
-HOURS_NOTE = (
-    "Time runs in whole hours 0, 1, 2, ...; an output of x MW for one hour delivers x MWh. In every hour, the units "
-    "and the battery supply `net` MW = the sum of the units' outputs + the battery flow (positive = discharging, "
-    "negative = charging). Renewable output fills the rest of the demand: it is used up to min(available, demand − "
-    "net) MW (0 if net covers the demand), the demand still not met is **shed** (unserved), and renewable output "
-    "not used is **curtailed**. A unit is **on** in an hour when its output is above 0 and off at 0 MW; it "
-    "**starts up** in an hour when it is on and was off in the hour before (every unit is off before hour 0), "
-    "and **shuts down** in an hour when it is off and was on in the hour before."
-)
+
+
+def _hours_note(d: PowerData) -> str:
+    """How the hourly figures are computed, naming only what this system has."""
+    supply = "the sum of the units' outputs" + (
+        " + the battery flow (positive = discharging, negative = charging)" if d.battery else ""
+    )
+    rest = (
+        "Renewable output fills the rest of the demand: it is used up to min(available, demand − net) MW (0 if net "
+        "covers the demand), the demand still not met is **shed** (unserved), and renewable output not used is "
+        "**curtailed**."
+        if d.renewable and any(d.renewable)
+        else "The demand not met by `net` is **shed** (unserved)."
+    )
+    who = "the units and the battery supply" if d.battery else "the units supply"
+    return (
+        f"Time runs in whole hours 0, 1, 2, ...; an output of x MW for one hour delivers x MWh. In every hour, {who} "
+        f"`net` MW = {supply}. {rest} A unit is **on** in an hour when its output is above 0 and off at 0 MW; it "
+        "**starts up** in an hour when it is on and was off in the hour before (every unit is off before hour 0), "
+        "and **shuts down** in an hour when it is off and was on in the hour before."
+    )
 
 
 @TEXT.rule("power_balance")
 def _balance(d: PowerData, p: NoParams) -> str:
-    return "In every hour, `net` (units' outputs + battery flow) is at most the demand: the grid cannot export."
+    what = "units' outputs + battery flow" if d.battery else "the units' outputs"
+    return f"In every hour, `net` ({what}) is at most the demand: the grid cannot export."
 
 
 @TEXT.rule("output_limits")
@@ -174,7 +187,7 @@ def _body(d: PowerData, subtask: str, objective: list[ObjectiveTerm], rules: lis
         f"You are planning the dispatch of {CONTEXT.get(subtask, 'a power system')} over {d.hours} hours "
         f"(hours 0 to {d.hours - 1}). Give every unit an output in whole MW for every hour"
         + (", and the battery a flow in whole MW for every hour." if d.battery else "."),
-        HOURS_NOTE,
+        _hours_note(d),
         "",
         "**Hourly figures** (MW):",
     ]
@@ -186,7 +199,7 @@ def _body(d: PowerData, subtask: str, objective: list[ObjectiveTerm], rules: lis
             parts.append(f"{d.renewable_name} available {ranged(d, 'renewable', f'hour {h}', d.renewable[h])}")
         out.append(f"- hour {h}: " + ", ".join(parts))
     if not d.renewable:
-        out.append("(There is no renewable output: the units and the battery serve the demand.)")
+        out.append("(There is no renewable output.)")
     out += ["", "**Units** (output limits in MW when on; fuel cost per MWh of output; cost per start-up):"]
     for u in d.units:
         parts = [
