@@ -269,10 +269,10 @@ def test_malformed_power_data_is_a_clear_error(change, why):
 
 STRUCTURE = {
     "island_grid": (True, True, {"fuel_limit"}),
-    "industrial_microgrid": (False, False, {"must_run", "ramp_limits"}),
-    "regional_fleet": (False, False, {"ramp_limits", "min_up_time", "min_down_time"}),
+    "industrial_microgrid": (False, True, {"must_run", "ramp_limits"}),
+    "regional_fleet": (False, True, {"ramp_limits", "min_up_time", "min_down_time"}),
     "solar_storage": (True, True, {"curtailment_cap"}),
-    "hospital_backup": (True, False, {"critical_load", "spinning_reserve"}),
+    "hospital_backup": (True, True, {"critical_load", "spinning_reserve"}),
 }
 
 

@@ -65,12 +65,12 @@ TASK = TaskSpec(
         SubtaskSpec(
             "industrial_microgrid",
             "Industrial microgrid",
-            "a must-run CHP plant and gas engines with ramp limits serve a factory, no storage",
+            "a must-run CHP plant, gas engines with ramp limits and rooftop solar serve a factory, no storage",
         ),
         SubtaskSpec(
             "regional_fleet",
             "Regional thermal fleet",
-            "coal, gas and peaker units with ramps, minimum up and down times and start-up costs",
+            "coal, gas and peaker units with ramps, minimum up and down times and start-up costs, beside a wind farm",
         ),
         SubtaskSpec(
             "solar_storage",
@@ -115,7 +115,14 @@ UNIT_NAMES: dict[str, tuple[str, ...]] = {
     "hospital_backup": ("Generator A", "Generator B", "Generator C", "Generator D", "Mobile genset", "Generator E"),
 }
 BATTERY_SUBTASKS = ("island_grid", "solar_storage", "hospital_backup")
-RENEWABLE: dict[str, str] = {"island_grid": "wind farm", "solar_storage": "solar farm"}
+# subtask -> (renewable source, its share of the units' total capacity at its best hour, solar-shaped?)
+RENEWABLE: dict[str, tuple[str, float, bool]] = {
+    "island_grid": ("wind farm", 0.25, False),
+    "industrial_microgrid": ("rooftop solar", 0.15, True),
+    "regional_fleet": ("wind farm", 0.2, False),
+    "solar_storage": ("solar farm", 0.5, True),
+    "hospital_backup": ("rooftop solar", 0.15, True),
+}
 FORCED: dict[str, tuple[str, ...]] = {
     "island_grid": ("fuel_limit",),
     "industrial_microgrid": ("must_run", "ramp_limits"),
@@ -414,13 +421,12 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[PowerData, Plan
     total = sum(u.pmax for u in units)
     H = s.hours
     demand = [max(1, round(total * f * rng.uniform(0.7, 1.0))) for f in _shape(rng, H)]
-    renewable: list[int] = []
-    if sub in RENEWABLE:
-        if sub == "solar_storage":
-            mid, width = (H - 1) / 2, max(1.0, H / 3)
-            renewable = [max(0, round(total * 0.5 * (1 - ((h - mid) / (width + 1)) ** 2))) for h in range(H)]
-        else:
-            renewable = [rng.randint(0, max(1, total // 4)) for _ in range(H)]
+    source, share, solar = RENEWABLE[sub]
+    if solar:
+        mid, width = (H - 1) / 2, max(1.0, H / 3)
+        renewable = [max(0, round(total * share * (1 - ((h - mid) / (width + 1)) ** 2))) for h in range(H)]
+    else:
+        renewable = [rng.randint(0, max(1, round(total * share))) for _ in range(H)]
     battery = None
     if sub in BATTERY_SUBTASKS:
         cap = s.capacity.draw(rng)
@@ -431,7 +437,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[PowerData, Plan
         hours=H,
         demand=tuple(demand),
         renewable=tuple(renewable),
-        renewable_name=RENEWABLE.get(sub, "renewable output"),
+        renewable_name=source,
         units=tuple(units),
         battery=battery,
     )
@@ -462,7 +468,7 @@ def _witness(d: PowerData, rng: random.Random) -> Plan:
             out[u.id][h] = u.pmin + extra
             fill -= extra
             room -= extra
-        if on and rng.random() < 0.6 and not sum(u.pmax - out[u.id][h] for u in on):
+        if on and not sum(u.pmax - out[u.id][h] for u in on):
             top = next((u for u in on if out[u.id][h] > u.pmin), None)  # keep 1 MW spinning in reserve
             if top is not None:
                 out[top.id][h] -= 1

@@ -21,10 +21,10 @@ TEXT = TaskText(
 )
 CONTEXT = {
     "island_grid": "an island grid: diesel gensets, a wind farm and a battery serve the island's demand",
-    "industrial_microgrid": "an industrial microgrid: a combined heat and power (CHP) plant and gas engines serve a factory",
-    "regional_fleet": "a regional thermal fleet: coal, gas and peaking units serve the region's demand",
+    "industrial_microgrid": "an industrial microgrid: a combined heat and power (CHP) plant, gas engines and rooftop solar serve a factory",
+    "regional_fleet": "a regional thermal fleet: coal, gas and peaking units and a wind farm serve the region's demand",
     "solar_storage": "a solar-plus-storage site: a solar farm, a battery and backup generators serve a town",
-    "hospital_backup": "a hospital during a grid outage: backup generators and a UPS battery serve its loads",
+    "hospital_backup": "a hospital during a grid outage: backup generators, rooftop solar and a UPS battery serve its loads",
 }
 
 
