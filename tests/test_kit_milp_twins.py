@@ -55,6 +55,7 @@ TWINS = [
     Twin("project", "production_planning", sample=4, pool_sample=20, kinds_seen=8),
     Twin("project", "financial_budgeting", sample=4, pool_sample=20, kinds_seen=10),
     Twin("project", "warehouse_planning", sample=3, pool_sample=16, kinds_seen=8),
+    Twin("project", "power_dispatch_planning", sample=4, pool_sample=20, kinds_seen=10),
 ]
 SAMPLE = [
     (twin, size, index, hard)
