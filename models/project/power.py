@@ -146,7 +146,7 @@ class PowerSizes(Settings):
 
 SIZES = SizeTable[PowerSizes](
     tiny=PowerSizes(
-        units=2, hours=3, pmax=PositiveRange(lo=2, hi=3), capacity=PositiveRange(lo=2, hi=2),
+        units=2, hours=3, pmax=PositiveRange(lo=2, hi=2), capacity=PositiveRange(lo=2, hi=2),
         rate=PositiveRange(lo=1, hi=1),
     ),
     small=PowerSizes(
