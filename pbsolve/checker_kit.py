@@ -101,6 +101,41 @@ def owner_rows(
     return out, ""
 
 
+def start_rows(
+    section: Any, field: str, plural: str, names: Names, durations: Mapping[str, int], horizon: int, unit: str
+) -> tuple[dict[str, int] | None, str]:
+    """A schedule that gives each entity one whole-number start: the list
+    ``section["schedule"]`` of rows naming the entity under ``field`` ("task",
+    "operation") and its ``start`` in ``unit``s, each entity (one of ``names``; its
+    duration in ``durations``, in the data's order) exactly once and inside ``[0,
+    horizon]`` -- as entity -> start, or None and why not (``plural`` names the entities
+    in the reason for missing ones)."""
+    rows = section.get("schedule") if isinstance(section, dict) else None
+    if not isinstance(rows, list):
+        return None, "'schedule' is missing or not a list"
+    plan: dict[str, int] = {}
+    for k, row in enumerate(rows):
+        if not isinstance(row, dict):
+            return None, f"schedule row {k + 1} is not an object"
+        name, start = row.get(field), row.get("start")
+        if not isinstance(name, str):
+            return None, f"schedule row {k + 1} needs a string field '{field}'"
+        found = names.find(name)
+        if found is None:
+            return None, f"schedule row {k + 1} names unknown {field} {name[:40]!r}"
+        if isinstance(start, bool) or not isinstance(start, int):
+            return None, f"{field} {found} needs a whole-number 'start' {unit}"
+        if start < 0 or start + durations[found] > horizon:
+            return None, f"{field} {found} starts at {start}: it must start at 0 or later and end by {horizon}"
+        if found in plan:
+            return None, f"{field} {found} appears more than once"
+        plan[found] = start
+    missing = [e for e in durations if e not in plan]
+    if missing:
+        return None, f"{plural} missing from the schedule: {', '.join(missing[:8])}"
+    return plan, "complete plan"
+
+
 class PlanChecker(checking.TaskChecker):
     """A task type's grading side with a baseline plan; subclasses set ``family`` and fill
     every method."""

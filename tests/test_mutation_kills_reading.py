@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pbsolve.checker_kit import MAX_QUANTITY, Names, owner_rows, row_names
+from pbsolve.checker_kit import MAX_QUANTITY, Names, owner_rows, row_names, start_rows
 from pbsolve.checkers.allocation import TASKS, education, grouping
 from pbsolve.checkers.scheduling import checks, read_data
 from pbsolve.schema import Instance
@@ -125,6 +125,54 @@ def test_owner_rows_quotes_forty_characters_of_an_unknown_owner() -> None:
 def test_owner_rows_refuses_a_second_row_for_one_owner() -> None:
     rows = [{"vehicle": "Van A", "stops": []}, {"vehicle": "VAN A", "stops": ["S1"]}]
     assert _routes(rows) == (None, "vehicle Van A has more than one route")
+
+
+# -- start_rows ----------------------------------------------------------------------------
+TASKS_ = Names(["T1", "T2", "T3"])
+DURATIONS = {"T1": 2, "T2": 3, "T3": 1}
+
+
+def _starts(rows: Any) -> tuple[Any, str]:
+    return start_rows({"schedule": rows}, "task", "tasks", TASKS_, DURATIONS, 10, "hour")
+
+
+def _rows(**starts: Any) -> list[dict[str, Any]]:
+    return [{"task": t, "start": v} for t, v in starts.items()]
+
+
+def test_start_rows_gives_each_start_under_the_name_the_data_spells() -> None:
+    rows = [{"task": " t2 ", "start": 7}, {"task": "T1", "start": 0}, {"task": "T3", "start": 9}]
+    assert _starts(rows) == ({"T2": 7, "T1": 0, "T3": 9}, "complete plan")
+
+
+def test_start_rows_needs_the_schedule_list() -> None:
+    assert _starts({"task": "T1"}) == (None, "'schedule' is missing or not a list")
+    assert start_rows([], "task", "tasks", TASKS_, DURATIONS, 10, "hour") == (None, "'schedule' is missing or not a list")
+
+
+def test_start_rows_numbers_a_row_that_is_not_an_object_from_one() -> None:
+    assert _starts([*_rows(T1=0), "T2"]) == (None, "schedule row 2 is not an object")
+
+
+def test_start_rows_needs_a_string_name_and_knows_every_name() -> None:
+    assert _starts([{"task": 1, "start": 0}]) == (None, "schedule row 1 needs a string field 'task'")
+    assert _starts([*_rows(T1=0), {"task": LONG, "start": 0}]) == (None, f"schedule row 2 names unknown task {QUOTED}")
+
+
+def test_start_rows_needs_a_whole_number_start_in_the_unit() -> None:
+    for bad in ("3", True, 2.0, None):
+        assert _starts(_rows(T1=bad)) == (None, "task T1 needs a whole-number 'start' hour")
+
+
+def test_start_rows_keeps_every_entity_inside_the_horizon() -> None:
+    assert _starts(_rows(T1=0, T2=7, T3=9)) == ({"T1": 0, "T2": 7, "T3": 9}, "complete plan")  # T2 ends at 10
+    assert _starts(_rows(T2=8)) == (None, "task T2 starts at 8: it must start at 0 or later and end by 10")
+    assert _starts(_rows(T1=-1)) == (None, "task T1 starts at -1: it must start at 0 or later and end by 10")
+
+
+def test_start_rows_refuses_an_entity_given_twice_and_lists_the_missing_in_data_order() -> None:
+    assert _starts([*_rows(T1=0), {"task": "t1", "start": 1}]) == (None, "task T1 appears more than once")
+    assert _starts(_rows(T2=0)) == (None, "tasks missing from the schedule: T1, T3")
 
 
 # -- educational resources -------------------------------------------------------------------

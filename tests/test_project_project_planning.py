@@ -212,10 +212,10 @@ def answer_with(rows: list[dict]) -> str:
         (lambda rows: [{**rows[0], "activity": "Z9"}, *rows[1:]], "unknown activity 'Z9'"),
         (lambda rows: rows[1:], "missing from the schedule"),
         (lambda rows: [*rows, rows[0]], "appears more than once"),
-        (lambda rows: [{**rows[0], "start": "3"}, *rows[1:]], "integer 'start'"),
-        (lambda rows: [{**rows[0], "start": True}, *rows[1:]], "integer 'start'"),
-        (lambda rows: [{**rows[0], "start": -1}, *rows[1:]], "a start day is from 0"),
-        (lambda rows: [{**rows[0], "start": 10_000}, *rows[1:]], "a start day is from 0"),
+        (lambda rows: [{**rows[0], "start": "3"}, *rows[1:]], "whole-number 'start' day"),
+        (lambda rows: [{**rows[0], "start": True}, *rows[1:]], "whole-number 'start' day"),
+        (lambda rows: [{**rows[0], "start": -1}, *rows[1:]], "it must start at 0 or later and end by"),
+        (lambda rows: [{**rows[0], "start": 10_000}, *rows[1:]], "it must start at 0 or later and end by"),
     ],
 )
 def test_a_malformed_schedule_fails_the_format_item_with_a_reason(change, why):

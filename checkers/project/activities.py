@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, start_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -136,6 +136,11 @@ class ProjectData(BaseModel):
     @cached_property
     def activity_by_id(self) -> dict[str, Activity]:
         return {a.id: a for a in self.activities}
+
+    @cached_property
+    def activity_duration(self) -> dict[str, int]:
+        """Duration by id, in the data's order (what a schedule must cover)."""
+        return {a.id: a.duration for a in self.activities}
 
     @cached_property
     def resource_by_id(self) -> dict[str, Resource]:
@@ -530,31 +535,10 @@ class ProjectPlanning(PlanChecker):
         return {"activity": lookup([a.id for a in d.activities])}
 
     def read_plan(self, d: ProjectData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
-        rows = section.get("schedule") if isinstance(section, dict) else None
-        if not isinstance(rows, list):
-            return None, "'schedule' is missing or not a list"
-        start: dict[str, int] = {}
-        for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"row {k + 1} is not an object"
-            name, s = row.get("activity"), row.get("start")
-            if not isinstance(name, str):
-                return None, f"row {k + 1} needs a string field 'activity'"
-            aid = lk["activity"].find(name)
-            if aid is None:
-                return None, f"row {k + 1} names unknown activity {name[:40]!r}"
-            if isinstance(s, bool) or not isinstance(s, int):
-                return None, f"row {k + 1} ({aid}) needs an integer 'start' day"
-            top = d.horizon - d.activity_by_id[aid].duration
-            if not 0 <= s <= top:
-                return None, f"{aid} starts on day {s}: a start day is from 0 to {top} (horizon {d.horizon})"
-            if aid in start:
-                return None, f"activity {aid} appears more than once"
-            start[aid] = s
-        missing = [a.id for a in d.activities if a.id not in start]
-        if missing:
-            return None, f"activities missing from the schedule: {', '.join(missing)}"
-        return Plan(start), "complete plan"
+        start, why = start_rows(
+            section, "activity", "activities", lk["activity"], d.activity_duration, d.horizon, "day"
+        )
+        return (None, why) if start is None else (Plan(start), why)
 
     def objective_value(self, d: ProjectData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
         return objective_value(d, plan, term, tp)

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, start_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -117,6 +117,11 @@ class ShopData(BaseModel):
     @cached_property
     def op_by_id(self) -> dict[str, Op]:
         return {o.id: o for o in self.ops}
+
+    @cached_property
+    def op_duration(self) -> dict[str, int]:
+        """Duration by id, in the data's order (what a schedule must cover)."""
+        return {o.id: o.duration for o in self.ops}
 
     @cached_property
     def job_by_id(self) -> dict[str, Job]:
@@ -546,31 +551,7 @@ class ResourceScheduling(PlanChecker):
         return {"op": lookup([o.id for o in d.ops])}
 
     def read_plan(self, d: ShopData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
-        rows = section.get("schedule") if isinstance(section, dict) else None
-        if not isinstance(rows, list):
-            return None, "'schedule' is missing or not a list"
-        plan: Plan = {}
-        for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"schedule row {k + 1} is not an object"
-            name, start = row.get("operation"), row.get("start")
-            if not isinstance(name, str):
-                return None, f"schedule row {k + 1} needs a string field 'operation'"
-            oid = lk["op"].find(name)
-            if oid is None:
-                return None, f"schedule row {k + 1} names unknown operation {name[:40]!r}"
-            if isinstance(start, bool) or not isinstance(start, int):
-                return None, f"operation {oid} needs a whole-number 'start' minute"
-            op = d.op_by_id[oid]
-            if start < 0 or start + op.duration > d.horizon:
-                return None, f"operation {oid} starts at {start}: it must start at 0 or later and end by {d.horizon}"
-            if oid in plan:
-                return None, f"operation {oid} appears more than once"
-            plan[oid] = start
-        missing = [o.id for o in d.ops if o.id not in plan]
-        if missing:
-            return None, f"operations missing from the schedule: {', '.join(missing[:8])}"
-        return plan, "complete plan"
+        return start_rows(section, "operation", "operations", lk["op"], d.op_duration, d.horizon, "minute")
 
     def objective_value(self, d: ShopData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
         return objective_value(d, plan, term, tp)

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, start_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -109,6 +109,11 @@ class MaintData(BaseModel):
     @cached_property
     def task_by_id(self) -> dict[str, MTask]:
         return {t.id: t for t in self.tasks}
+
+    @cached_property
+    def task_duration(self) -> dict[str, int]:
+        """Duration by id, in the data's order (what a schedule must cover)."""
+        return {t.id: t.duration for t in self.tasks}
 
     @cached_property
     def on_service(self) -> dict[str, tuple[MTask, ...]]:
@@ -537,31 +542,7 @@ class MaintenancePlanning(PlanChecker):
         return {"task": lookup([t.id for t in d.tasks])}
 
     def read_plan(self, d: MaintData, section: dict[str, Any], lk: Any, rules: list[Rule]) -> tuple[Plan | None, str]:
-        rows = section.get("schedule") if isinstance(section, dict) else None
-        if not isinstance(rows, list):
-            return None, "'schedule' is missing or not a list"
-        plan: Plan = {}
-        for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"schedule row {k + 1} is not an object"
-            name, start = row.get("task"), row.get("start")
-            if not isinstance(name, str):
-                return None, f"schedule row {k + 1} needs a string field 'task'"
-            tid = lk["task"].find(name)
-            if tid is None:
-                return None, f"schedule row {k + 1} names unknown task {name[:40]!r}"
-            if isinstance(start, bool) or not isinstance(start, int):
-                return None, f"task {tid} needs a whole-number 'start' hour"
-            t = d.task_by_id[tid]
-            if start < 0 or start + t.duration > d.horizon:
-                return None, f"task {tid} starts at {start}: it must start at 0 or later and end by {d.horizon}"
-            if tid in plan:
-                return None, f"task {tid} appears more than once"
-            plan[tid] = start
-        missing = [t.id for t in d.tasks if t.id not in plan]
-        if missing:
-            return None, f"tasks missing from the schedule: {', '.join(missing[:8])}"
-        return plan, "complete plan"
+        return start_rows(section, "task", "tasks", lk["task"], d.task_duration, d.horizon, "hour")
 
     def objective_value(self, d: MaintData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
         return objective_value(d, plan, term, tp)
