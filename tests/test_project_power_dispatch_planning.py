@@ -20,6 +20,7 @@ from pbsolve.models.project import power as model
 from pbsolve.params import NoParams, Params, make_rule, make_term
 from pbsolve.schema import GenerationSpec, Instance
 from tests.instances import subtask_instances
+from tests.model_enumeration import enumerate_solutions
 
 T = pw.TASK_ID
 SPEC = GenerationSpec(family="project", task=T, subtask="island_grid", seed=0, size="tiny")
@@ -156,18 +157,7 @@ def model_accepts(rule_id: str) -> frozenset[tuple[int, ...]]:
     for lit in sm.rule_literals.values():
         sm.model.add(lit == 1)
     sm.model.add_allowed_assignments(sm.answer_ints[-3:], FLOWS)  # the battery's flows come last
-    found: set[tuple[int, ...]] = set()
-
-    class Collect(cp_model.CpSolverSolutionCallback):
-        def on_solution_callback(self) -> None:
-            found.add(tuple(self.value(v) for v in sm.answer_ints))
-
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.enumerate_all_solutions = True
-    solver.parameters.keep_all_feasible_solutions_in_presolve = True
-    assert solver.solve(sm.model, Collect()) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    return frozenset(found)
+    return enumerate_solutions(sm)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.kind for r in RULES])

@@ -25,6 +25,7 @@ from pbsolve.params import NoParams, Params, make_rule, make_term
 from pbsolve.schema import GenerationSpec, Instance
 from pbsolve.sources import SourceError, SourceFile
 from tests.instances import subtask_instances
+from tests.model_enumeration import enumerate_solutions
 from tests.test_cli import run
 
 T = pj.TASK_ID
@@ -155,18 +156,7 @@ def model_accepts(rule_id: str) -> frozenset[tuple[int, ...]]:
     draft = Draft(spec=SPEC, data=DATA.model_dump(mode="json"), rules=[rule], objective=[])
     sm = model.build(draft)
     sm.model.add(sm.rule_literals[rule_id] == 1)
-    found: set[tuple[int, ...]] = set()
-
-    class Collect(cp_model.CpSolverSolutionCallback):
-        def on_solution_callback(self) -> None:
-            found.add(tuple(self.value(v) for v in sm.answer_ints))
-
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.enumerate_all_solutions = True
-    solver.parameters.keep_all_feasible_solutions_in_presolve = True
-    assert solver.solve(sm.model, Collect()) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    return frozenset(found)
+    return enumerate_solutions(sm)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.kind for r in RULES])

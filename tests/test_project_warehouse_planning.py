@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections.abc import Callable
 from functools import cache
 
 import pytest
@@ -21,6 +22,7 @@ from pbsolve.models.project import warehouse as model
 from pbsolve.params import NoParams, Params, make_rule, make_term
 from pbsolve.schema import GenerationSpec, Instance
 from tests.instances import subtask_instances
+from tests.model_enumeration import enumerate_solutions
 
 T = wh.TASK_ID
 SPEC = GenerationSpec(family="project", task=T, subtask="ecommerce", seed=0, size="tiny")
@@ -144,20 +146,13 @@ def model_accepts(rule_id: str) -> frozenset[tuple[str, ...]]:
     sm = model.build(draft)
     sm.model.add(sm.rule_literals[rule_id] == 1)
     names = [v.name for v in sm.answer_literals]
-    found: set[tuple[str, ...]] = set()
 
-    class Collect(cp_model.CpSolverSolutionCallback):
-        def on_solution_callback(self) -> None:
-            on = [n for n, v in zip(names, sm.answer_literals) if self.value(v)]
-            slot = dict(n[2:-1].split(",") for n in on)  # "x[I1,S3]" -> I1: S3
-            found.add(tuple(slot[i.id] for i in DATA.items))
+    def slots(value: Callable[[cp_model.IntVar], int]) -> tuple[str, ...]:
+        on = [n for n, v in zip(names, sm.answer_literals) if value(v)]
+        slot = dict(n[2:-1].split(",") for n in on)  # "x[I1,S3]" -> I1: S3
+        return tuple(slot[i.id] for i in DATA.items)
 
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.enumerate_all_solutions = True
-    solver.parameters.keep_all_feasible_solutions_in_presolve = True
-    assert solver.solve(sm.model, Collect()) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    return frozenset(found)
+    return enumerate_solutions(sm, slots)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.kind for r in RULES])
