@@ -336,8 +336,8 @@ def _windows_hold(d: MaintData, plan: Plan, extra: int) -> Verdict:
     return OK
 
 
-def _capacity_holds(d: MaintData, plan: Plan, extra: int) -> Verdict:
-    for h, (_, busy) in sorted(load(d, plan, extra).items()):
+def _capacity_holds(d: MaintData, plan: Plan) -> Verdict:
+    for h, (_, busy) in sorted(load(d, plan).items()):
         if busy > d.engineers:
             return False, f"{busy} engineers are needed in hour {h} (only {d.engineers} on call)"
     return OK
@@ -360,7 +360,7 @@ def _windows(d: MaintData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("engineer_capacity")
 def _engineer_capacity(d: MaintData, plan: Plan, p: NoParams) -> Verdict:
-    return _capacity_holds(d, plan, 0)
+    return _capacity_holds(d, plan)
 
 
 @check("cluster_exclusive")
@@ -590,7 +590,7 @@ class MaintenancePlanning(PlanChecker):
                 trial = {**plan, t.id: s}
                 placed = [x for x in d.tasks if x.id in trial]
                 sub = replaced(d, tasks=tuple(placed))
-                if _capacity_holds(sub, trial, 0)[0] and _clusters_hold(sub, trial, 0)[0]:
+                if _capacity_holds(sub, trial)[0] and _clusters_hold(sub, trial, 0)[0]:
                     chosen = s
                     break
             plan[t.id] = chosen

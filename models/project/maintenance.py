@@ -274,11 +274,11 @@ def _window_starts(tm: MaintModel, lit: cp_model.IntVar, extra: int) -> None:
         tm.forbid_starts(t, lambda k, ok=ok: k not in ok, lit)  # type: ignore[misc]
 
 
-def _capacity(tm: MaintModel, lit: cp_model.IntVar, extra: int) -> None:
+def _capacity(tm: MaintModel, lit: cp_model.IntVar) -> None:
     d = tm.data
     tasks = list(d.tasks)
     if sum(t.staff for t in tasks) > d.engineers:
-        tm.m.add_cumulative(tm.intervals(tasks, lit, f"eng{extra}", extra), [t.staff for t in tasks], d.engineers)
+        tm.m.add_cumulative(tm.intervals(tasks, lit, "eng"), [t.staff for t in tasks], d.engineers)
 
 
 def _clusters(tm: MaintModel, lit: cp_model.IntVar, extra: int) -> None:
@@ -295,7 +295,7 @@ def _windows(tm: MaintModel, p: NoParams, lit: cp_model.IntVar) -> None:
 
 @encoder("engineer_capacity")
 def _engineer_capacity(tm: MaintModel, p: NoParams, lit: cp_model.IntVar) -> None:
-    _capacity(tm, lit, 0)
+    _capacity(tm, lit)
 
 
 @encoder("cluster_exclusive")
