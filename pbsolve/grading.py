@@ -21,7 +21,7 @@ from operator import is_
 from types import ModuleType
 from typing import Any, Literal
 
-from pbsolve import params
+from pbsolve import interrupts, params
 from pbsolve.family import checker
 from pbsolve.mechanisms import ITEM_OWNERS, MECHANISMS
 from pbsolve.parsing import parse_response
@@ -107,6 +107,7 @@ def _family_checker(instance: Instance) -> ModuleType:
             ) from exc
         raise GradingError(f"the checker of family {fid!r} cannot be imported: {exc}", instance.id) from exc
     except Exception as exc:
+        interrupts.reraise_if_stopping(exc)
         raise GradingError(
             f"the checker of family {fid!r} cannot be imported: {type(exc).__name__}: {exc}", instance.id
         ) from exc
@@ -160,6 +161,7 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
     try:
         module.read_data(instance)
     except Exception as exc:
+        interrupts.reraise_if_stopping(exc)
         return [f"data does not match task {instance.task!r}: {type(exc).__name__}: {str(exc)[:300]}"]
     return []
 
@@ -237,6 +239,7 @@ def _verdicts(instance: Instance, module: ModuleType, answer: Any, ids: Sequence
     try:
         verdicts = module.check_answer(instance, answer)
     except Exception as exc:
+        interrupts.reraise_if_stopping(exc)
         raise GradingError(
             f"the {instance.family} checker raised on instance {instance.id}: {type(exc).__name__}: {str(exc)[:500]}",
             instance.id,

@@ -72,6 +72,28 @@ def check() -> None:
         raise Interrupted()
 
 
+def reraise_if_stopping(exc: BaseException) -> None:
+    """Call first in an ``except Exception`` handler: once a stop was requested, the error
+    is taken for the interrupt itself and re-raised as :class:`Interrupted`.
+
+    The handler's ``Interrupted`` can surface wrapped: raised inside a C extension's
+    callback (pydantic's serializers, for one) it comes back as that library's own error.
+    Without this, such an error became a result (an empty answer, a rejected instance)."""
+    if _stop.is_set() and not isinstance(exc, KeyboardInterrupt):
+        raise Interrupted() from exc
+
+
+def _raised_while_handling_an_interrupt(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    link: BaseException | None = exc.__context__
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return True
+        seen.add(id(link))
+        link = link.__context__
+    return False
+
+
 def stop_active_solvers() -> None:
     """Ask every search running in this process to stop (safe from any thread)."""
     with _lock:
@@ -140,6 +162,10 @@ def owned_signals(raise_in_main: bool = True) -> Iterator[None]:
         signal.signal(s, handle)
     try:
         yield
+    except Exception as exc:  # an interrupt that a library wrapped in its own error type
+        if not _raised_while_handling_an_interrupt(exc):  # the caller's own exit after a stop stays as it is
+            reraise_if_stopping(exc)
+        raise
     finally:
         for s, h in previous.items():
             signal.signal(s, h)

@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+import pydantic
+import pydantic_core
 import pytest
 
 from pbsolve import interrupts
@@ -109,6 +111,63 @@ def test_an_index_built_after_a_stop_request_raises_instead_of_recording_a_rejec
     interrupts.request_stop(signal.SIGINT)
     with pytest.raises(interrupts.Interrupted):
         build_instance(1, 1, TINY)
+
+
+# -- an interrupt that a library wraps in its own error is still an interrupt -------------------
+class _Serialised(pydantic.BaseModel):
+    x: int = 0
+
+    @pydantic.model_serializer(mode="wrap")
+    def _signal_midway(self, handler: pydantic.SerializerFunctionWrapHandler) -> object:
+        os.kill(os.getpid(), signal.SIGINT)  # the handler runs here and raises inside pydantic
+        time.sleep(0.2)
+        return handler(self)
+
+
+def test_sigint_inside_a_pydantic_serializer_leaves_the_block_as_interrupted():
+    with pytest.raises(interrupts.Interrupted) as caught, interrupts.owned_signals():
+        _Serialised().model_dump_json()
+    assert isinstance(caught.value.__cause__, pydantic_core.PydanticSerializationError)
+    assert caught.value.signum == signal.SIGINT
+
+
+def test_an_ordinary_error_in_an_owned_block_is_not_taken_for_an_interrupt():
+    with pytest.raises(ZeroDivisionError), interrupts.owned_signals():
+        1 / 0
+
+
+def test_an_exit_raised_while_handling_the_interrupt_leaves_the_block_unchanged():
+    class Exit(RuntimeError):  # what a CLI framework raises to end with a code
+        pass
+
+    with pytest.raises(Exit), interrupts.owned_signals():
+        try:
+            interrupts.request_stop(signal.SIGTERM)
+            interrupts.check()
+        except interrupts.Interrupted:
+            raise Exit(143) from None
+
+
+def test_a_checker_error_after_a_stop_request_is_an_interrupt_not_a_grading_error(any_instance, monkeypatch):
+    from pbsolve.family import checker
+    from pbsolve.grading import grade
+
+    monkeypatch.setattr(checker(any_instance.family), "check_answer", lambda i, a: 1 / 0)
+    interrupts.request_stop(signal.SIGINT)
+    with pytest.raises(interrupts.Interrupted):
+        grade(any_instance, "{}")
+
+
+def test_a_responder_error_after_a_stop_request_is_an_interrupt_not_an_empty_answer(any_instance):
+    from pbsolve.llm.responders import answer_one
+
+    def failing(instance: object) -> str:
+        raise RuntimeError("wrapped interrupt")
+
+    assert answer_one(failing, any_instance).error == "responder error: RuntimeError: wrapped interrupt"
+    interrupts.request_stop(signal.SIGINT)
+    with pytest.raises(interrupts.Interrupted):
+        answer_one(failing, any_instance)
 
 
 # -- generate: a real signal to a real subprocess -----------------------------------------

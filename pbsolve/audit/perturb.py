@@ -52,6 +52,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbsolve import interrupts
 from pbsolve.family import checker
 from pbsolve.grading import grade
 from pbsolve.parsing import parse_response
@@ -271,7 +272,8 @@ def _generic(instance: Instance, rng: random.Random) -> list[tuple[str, dict[str
         out.append(("alternative_conflict", {"feasible": False, "conflict": others[rng.randrange(len(others))]}))
     try:
         baseline = checker(instance.family).baseline_answer(instance)
-    except Exception:  # a family's baseline planner failing costs this one kind only
+    except Exception as exc:  # a family's baseline planner failing costs this one kind only
+        interrupts.reraise_if_stopping(exc)
         baseline = None
     if isinstance(baseline, str):
         parsed = parse_response(baseline)
@@ -354,6 +356,7 @@ def perturb_instance(
         try:
             candidates.extend(hook(instance, random.Random(derive_seed("near_misses", seed, instance.id))))
         except Exception as exc:  # a hook bug must not stop the run
+            interrupts.reraise_if_stopping(exc)
             report.hook_errors[instance.id] = f"{type(exc).__name__}: {exc}"[:200]
     out: list[Perturbation] = []
     seen: Counter = Counter()

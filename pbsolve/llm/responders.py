@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbsolve import interrupts
 from pbsolve.family import checker
 from pbsolve.llm.client import LLMClient, LLMConfig, RequestFailed
 from pbsolve.schema import Instance
@@ -122,6 +123,7 @@ def answer_one(responder: Responder, instance: Instance) -> Answer:
     try:
         text = responder(instance)
     except Exception as exc:
+        interrupts.reraise_if_stopping(exc)
         return Answer(
             text="", seconds=time.perf_counter() - t0, error=f"responder error: {type(exc).__name__}: {exc}"[:300]
         )

@@ -106,6 +106,7 @@ class LocalBackend:
             except CheckerDisagreement:
                 raise
             except Exception as exc:  # a deterministic failure of the shard's own work
+                interrupts.reraise_if_stopping(exc)
                 found.append((rng, ShardFailure(f"{type(exc).__name__}: {exc}", retryable=False)))
                 continue
             if out.interrupted:
