@@ -100,3 +100,45 @@ def test_without_settings_of_its_own_the_uniqueness_solve_keeps_presolve_on():
     sm = PickOne([0, 1]).build_model(None)  # type: ignore[arg-type]
     p = _tuned(sm, SolverLimits(), "uniqueness").parameters
     assert (p.cp_model_presolve, p.linearization_level) == (True, 2)
+
+
+# -- the uniqueness cut on integer answers ------------------------------------------------
+class IntegerPair:
+    """Two integers x, y in 0..hi with a linear cost: a model whose answer is integers."""
+
+    def __init__(self, hi: int, cost_x: int, cost_y: int, offset: int = 0) -> None:
+        self.hi, self.cost_x, self.cost_y, self.offset = hi, cost_x, cost_y, offset
+
+    def build_model(self, draft: Draft) -> SolverModel:
+        m = cp_model.CpModel()
+        x, y = m.new_int_var(0, self.hi, "x"), m.new_int_var(0, self.hi, "y")
+        cost = self.cost_x * x + self.cost_y * y + self.offset
+
+        def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+            return {"x": solver.value(x), "y": solver.value(y)}
+
+        return SolverModel(
+            model=m, answer_literals=[], answer_ints=[x, y], rule_literals={},
+            objective_terms=[("cost", cost, self.offset + self.hi * (abs(self.cost_x) + abs(self.cost_y)))],
+            decode=decode,
+        )  # fmt: skip
+
+
+def test_the_cut_lets_the_second_best_plan_differ_in_one_integer_only():
+    result = certify_feasible(IntegerPair(3, 1, 2), None, SolverLimits())  # type: ignore[arg-type]
+    assert result.plan == {"x": 0, "y": 0}
+    assert (result.certificate.second_best, result.certificate.margin) == ({"cost": 1}, 1)
+
+
+def test_the_cut_reaches_plans_below_the_reference_value():
+    # optimum x = y = 3 (cost 0); the next plan lowers one integer by one (x: cost 1)
+    result = certify_feasible(IntegerPair(3, -1, -2, offset=9), None, SolverLimits())  # type: ignore[arg-type]
+    assert result.plan == {"x": 3, "y": 3}
+    assert (result.certificate.second_best, result.certificate.margin) == ({"cost": 1}, 1)
+
+
+def test_a_tie_that_moves_one_integer_is_found_and_not_called_unique():
+    # cost = y: x is free, so three plans (x = 0, 1 or 2, with y = 0) share the optimum
+    result = certify_feasible(IntegerPair(2, 0, 1), None, SolverLimits())  # type: ignore[arg-type]
+    cert = result.certificate
+    assert (cert.determinacy, cert.optimal_plans, cert.optimal_plans_exact) == ("value", 3, True)
