@@ -135,6 +135,26 @@ def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
     kit.post(tm.m, ct, lit)
 
 
+_NO_LOWER_BOUND = (-(2**63), 1)  # the domain CP-SAT's Python API writes for "sum <= 1"
+
+
+def at_most_one_rows(tm: TimetableModel, rows: Sequence[Sequence[int]], lit: cp_model.IntVar) -> None:
+    """For each row (indices of distinct Boolean variables, at least two) the constraint
+    ``post(tm, total(variables) <= 1, lit)`` posts, written straight into the model's
+    proto: the same constraints, in the same order and form (variables in row order,
+    coefficients 1, domain [int64 min, 1], enforced by ``lit``), without building a
+    Python expression, a bounded expression and a constraint object per row."""
+    constraints = tm.m.model_proto.constraints
+    enforce = lit.index
+    for row in rows:
+        ct = constraints.add()
+        ct.enforcement_literal.append(enforce)
+        linear = ct.linear
+        linear.vars.extend(row)
+        linear.coeffs.extend([1] * len(row))
+        linear.domain.extend(_NO_LOWER_BOUND)
+
+
 Encoder = Callable[[TimetableModel, Any, cp_model.IntVar], None]  # (model, the rule's Params model, literal)
 # every timetable task shares one encoder per rule kind (base, sampled, hard, stateful)
 ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
