@@ -13,12 +13,12 @@ from __future__ import annotations
 import functools
 import itertools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ortools.sat.python import cp_model
 
 from pbsolve.checkers.scheduling import places as pp
-from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.models.scheduling.common import (
     RULE_BUILDERS,
     Witness,
@@ -299,6 +299,47 @@ def travel_ok(data: TimetableData, witness: Witness, rule: pp.TravelTime) -> boo
                     return False
                 if len(days[data.slots[s].day]) - (pos_in_day[s] + e.duration) < rule.between(r, rule.home):
                     return False
+    return True
+
+
+def travel_ok_adding(
+    data: TimetableData,
+    plan: Witness,
+    e: Event,
+    s: int,
+    room: str,
+    rule: pp.TravelTime,
+    between: Callable[[str, str], int] | None = None,
+) -> bool:
+    """``travel_ok(data, {**plan, e.id: (s, room)}, rule)`` for a partial ``plan`` that
+    keeps the rule and does not place ``e``: only the pairs of ``e`` with the events placed
+    so far, and ``e``'s own trips from and back home, can break it. The witness sampler
+    asks this for every candidate placement; the whole plan's pairs each time cost it a
+    sixth of a schedule-planning instance. ``between`` may stand for ``rule.between``
+    (a table of it, say)."""
+    between = between or rule.between
+    people = [p for p in rule.people if p in e.people]
+    if not people:
+        return True
+    day = data.slots[s].day
+    slot_day = data.slot_days
+    end = s + e.duration
+    for b in data.events:
+        placed = plan.get(b.id)
+        if placed is None or b.id == e.id:
+            continue
+        sb, rb = placed
+        if rb == room or slot_day[sb] != day or not any(p in b.people for p in people):
+            continue
+        gap = sb - end if s <= sb else s - (sb + b.duration)
+        if gap < between(room, rb):
+            return False
+    if rule.home is not None:
+        pos_in_day = _in_day(data)
+        if pos_in_day[s] < between(rule.home, room):
+            return False
+        if len(_day_slots(data)[day]) - (pos_in_day[s] + e.duration) < between(room, rule.home):
+            return False
     return True
 
 
