@@ -127,7 +127,9 @@ def place_witness(
     # per event, the same in every try: the rooms it fits (in order) and each start's span
     # (no room: no option at all)
     fitting = {e.id: [r.id for r in data.rooms if fits(e, r)] for e in data.events}
-    spans = {e.id: [(s, range(s, s + e.duration)) for s in data.starts(e)] if fitting[e.id] else [] for e in data.events}
+    spans = {
+        e.id: [(s, range(s, s + e.duration)) for s in data.starts(e)] if fitting[e.id] else [] for e in data.events
+    }
     for _ in range(tries):
         busy_people: dict[str, set[int]] = {p.id: set() for p in data.people}
         busy_rooms: dict[str, set[int]] = {r.id: set() for r in data.rooms}

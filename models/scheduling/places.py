@@ -24,7 +24,7 @@ from pbsolve.models.scheduling.common import (
     Witness,
     fits,
 )
-from pbsolve.models.scheduling.timetable_model import TimetableModel, at_most_one_rows, encoder, post, total
+from pbsolve.models.scheduling.timetable_model import TimetableModel, at_most_one_rows, encoder, post
 
 
 def _day_slots(data: TimetableData) -> tuple[tuple[int, ...], ...]:
@@ -74,9 +74,7 @@ def _travel_time(tm: TimetableModel, params: pp.TravelTime, lit: cp_model.IntVar
     for person in params.people:
         mine = tm.events_of(person)
         if len(mine) >= 2:
-            at = [
-                [tm.m.new_bool_var(f"at[{person},{t},{r}]").index for r in rooms] for t in range(len(d.slots))
-            ]
+            at = [[tm.m.new_bool_var(f"at[{person},{t},{r}]").index for r in rooms] for t in range(len(d.slots))]
             for e in mine:
                 for s in tm.starts[e.id]:
                     span = range(s, s + e.duration)

@@ -13,8 +13,6 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from ortools.util.python.sorted_interval_list import Domain
-
 from pbsolve import kit
 from pbsolve.certify import new_model
 from pbsolve.checkers.scheduling import rule_params as rp
@@ -24,8 +22,7 @@ from pbsolve.kit import KindRegistry
 from pbsolve.params import NoParams, as_model, parse
 from pbsolve.schema import ObjectiveTerm, Rule
 
-
-_BOOLEAN = Domain(0, 1)
+_BOOLEAN = cp_model.Domain(0, 1)
 
 
 class TimetableModel:
@@ -212,7 +209,8 @@ def _person_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVa
         if len(mine) < 2:
             continue
         rows = [
-            [v for e in mine for s in tm.covering_starts(e, t) for v in index[e.id, s]] for t in range(len(tm.data.slots))
+            [v for e in mine for s in tm.covering_starts(e, t) for v in index[e.id, s]]
+            for t in range(len(tm.data.slots))
         ]
         at_most_one_rows(tm, [row for row in rows if row], lit)  # an empty sum is no constraint
 
