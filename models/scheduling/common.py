@@ -124,9 +124,15 @@ def place_witness(
     listed = {e.id: i for i, e in enumerate(data.events)}
     series = data.series_members()
     previous = {b.id: a for members in series.values() for a, b in itertools.pairwise(members)}
+    # per event, the same in every try: the rooms it fits (in order) and each start's span
+    # (no room: no option at all)
+    fitting = {e.id: [r.id for r in data.rooms if fits(e, r)] for e in data.events}
+    spans = {
+        e.id: [(s, range(s, s + e.duration)) for s in data.starts(e)] if fitting[e.id] else [] for e in data.events
+    }
     for _ in range(tries):
-        busy_people: set[tuple[str, int]] = set()
-        busy_rooms: set[tuple[str, int]] = set()
+        busy_people: dict[str, set[int]] = {p.id: set() for p in data.people}
+        busy_rooms: dict[str, set[int]] = {r.id: set() for r in data.rooms}
         plan: Witness = {}
         order = list(data.events)
         rng.shuffle(order)
@@ -138,26 +144,25 @@ def place_witness(
             prev = previous.get(e.id)
             earliest = plan[prev.id][0] + prev.duration if prev is not None else 0
             # (start, room) in start-then-room order; people are checked once per start
-            rooms = [r for r in data.rooms if fits(e, r)]
+            rooms = fitting[e.id]
+            taken = set().union(*(busy_people.setdefault(p, set()) for p in e.people))
             options: list[tuple[int, str]] = []
-            for s in data.starts(e) if rooms else ():
-                span = range(s, s + e.duration)
-                if s < earliest or any((p, t) in busy_people for p in e.people for t in span):
+            for s, span in spans[e.id]:
+                if s < earliest or not taken.isdisjoint(span):
                     continue
                 options += [
-                    (s, r.id)
+                    (s, r)
                     for r in rooms
-                    if all((r.id, t) not in busy_rooms for t in span)
-                    and (allowed is None or allowed(data, plan, e, s, r.id))
+                    if busy_rooms[r].isdisjoint(span) and (allowed is None or allowed(data, plan, e, s, r))
                 ]
             if not options:
                 break
             s, room = rng.choice(options)
             plan[e.id] = (s, room)
-            for t in range(s, s + e.duration):
-                busy_rooms.add((room, t))
-                for p in e.people:
-                    busy_people.add((p, t))
+            span = range(s, s + e.duration)
+            busy_rooms[room].update(span)
+            for p in e.people:
+                busy_people[p].update(span)
         else:
             if _series_in_order(data, plan):
                 return plan

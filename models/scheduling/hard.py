@@ -16,7 +16,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft
 from pbsolve.kit import Uncertain, insert_rule
-from pbsolve.models.scheduling.timetable_model import TimetableModel, build, encoder, post
+from pbsolve.models.scheduling.timetable_model import TimetableModel, at_most_one_rows, build, encoder, post
 from pbsolve.params import NoParams, make_rule, make_term
 from pbsolve.schema import ObjectiveTerm
 
@@ -65,16 +65,22 @@ def _room_backup(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> 
                     u = tm.m.new_bool_var(f"moved[{e.id},{s},{f.id},{r.id}]")
                     tm.m.add(u >= tm.x[e.id, s, f.id] + tm.backup[e.id, r.id] - 1)
                     moved[e.id, s, f.id, r.id] = u
+    # the (event, start) pairs covering each slot, in event then start order
+    covering = [[(e.id, s) for e in d.events for s in tm.covering_starts(e, t)] for t in range(len(d.slots))]
+    x = {key: v.index for key, v in tm.x.items()}
+    moved_index = {key: v.index for key, v in moved.items()}
+    rows = []
     for f in d.rooms:
         for r in d.rooms:
             if r.id == f.id:
                 continue
             for t in range(len(d.slots)):
-                here = [tm.x[e.id, s, r.id] for e in d.events for s in tm.starts[e.id] if tm.covers(e, s, t)] + [
-                    moved[e.id, s, f.id, r.id] for e in d.events for s in tm.starts[e.id] if tm.covers(e, s, t)
+                here = [x[eid, s, r.id] for eid, s in covering[t]] + [
+                    moved_index[eid, s, f.id, r.id] for eid, s in covering[t]
                 ]
                 if len(here) > 1:
-                    post(tm, sum(here) <= 1, lit)
+                    rows.append(here)
+    at_most_one_rows(tm, rows, lit)  # sum(here) <= 1 for each, as post writes it
 
 
 def _plan_rows(plan: dict[str, Any]) -> dict[str, tuple[str, str]]:

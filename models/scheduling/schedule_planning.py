@@ -20,7 +20,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
 from pbsolve.models.scheduling.common import PEOPLE, WEEKDAYS, WITHOUT_BACKUPS, Entities, TaskRecipe, Witness
-from pbsolve.models.scheduling.places import legs_from, travel_ok
+from pbsolve.models.scheduling.places import legs_from, travel_ok_adding
 from pbsolve.params import Params, make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -200,10 +200,19 @@ def _allowed(ent: Entities):  # type: ignore[no-untyped-def]
     travel: pp.TravelTime = ent.notes["travel"]
     opening = {o.room: set(o.open) for o in ent.notes.get("opening", [])}
 
+    trips: dict[tuple[str, str], int] = {}
+
+    def between(a: str, b: str) -> int:
+        key = (a, b)
+        if key not in trips:
+            trips[key] = travel.between(a, b)
+        return trips[key]
+
     def allowed(data: TimetableData, plan: Witness, e: Event, s: int, room: str) -> bool:
         if room in opening and any(data.slots[t].id not in opening[room] for t in range(s, s + e.duration)):
             return False
-        return travel_ok(data, {**plan, e.id: (s, room)}, travel)
+        # the plan so far keeps the travel rule (every placement in it was allowed)
+        return travel_ok_adding(data, plan, e, s, room, travel, between)
 
     return allowed
 

@@ -22,6 +22,8 @@ from pbsolve.kit import KindRegistry
 from pbsolve.params import NoParams, as_model, parse
 from pbsolve.schema import ObjectiveTerm, Rule
 
+_BOOLEAN = cp_model.Domain(0, 1)
+
 
 class TimetableModel:
     """Variables and derived expressions shared by the rule encoders.
@@ -40,14 +42,20 @@ class TimetableModel:
         # the x variables of event e at start s, over the rooms in order
         self._cells: dict[tuple[str, int], list[cp_model.IntVar]] = {}
         self._at: dict[tuple[str, int], cp_model.LinearExpr | int] = {}
+        self._cell_indices: dict[tuple[str, int], list[int]] | None = None
+        # the variables new_bool_var makes, without a fresh Domain object per variable
+        proto = self.m.model_proto
+        room_ids = [r.id for r in data.rooms]
+        # covering starts per (event, slot), asked by several encoders for every slot
+        self._covering: dict[tuple[str, int], list[int]] = {}
         for e in data.events:
             self.starts[e.id] = data.starts(e)
             event_cells = []
             for s in self.starts[e.id]:
                 row = []
-                for r in data.rooms:
-                    v = self.m.new_bool_var(f"x[{e.id},{s},{r.id}]")
-                    self.x[e.id, s, r.id] = v
+                for r in room_ids:
+                    v = cp_model.IntVar(proto).with_name(f"x[{e.id},{s},{r}]").with_domain(_BOOLEAN)
+                    self.x[e.id, s, r] = v
                     row.append(v)
                 self._cells[e.id, s] = row
                 event_cells += row
@@ -58,6 +66,12 @@ class TimetableModel:
                 self.m.add_exactly_one(brow)
 
     # -- derived expressions -------------------------------------------------------
+    def cell_indices(self) -> dict[tuple[str, int], list[int]]:
+        """The proto indices of :meth:`cells`, per (event id, start) (built once per model)."""
+        if self._cell_indices is None:
+            self._cell_indices = {key: [v.index for v in row] for key, row in self._cells.items()}
+        return self._cell_indices
+
     def cells(self, e: Event, s: int) -> list[cp_model.IntVar]:
         """The x variables of event e at start s, one per room in the rooms' order."""
         return self._cells[e.id, s]
@@ -74,8 +88,13 @@ class TimetableModel:
         return s <= t < s + e.duration
 
     def covering_starts(self, e: Event, t: int) -> list[int]:
-        """The starts of e (in order) at which it occupies slot t."""
-        return [s for s in self.starts[e.id] if s <= t < s + e.duration]
+        """The starts of e (in order) at which it occupies slot t (cached: callers must not
+        change the list)."""
+        key = (e.id, t)
+        found = self._covering.get(key)
+        if found is None:
+            found = self._covering[key] = [s for s in self.starts[e.id] if s <= t < s + e.duration]
+        return found
 
     def occupying(self, e: Event, t: int) -> list[cp_model.IntVar]:
         """The x variables of e that occupy slot t."""
@@ -135,6 +154,26 @@ def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
     kit.post(tm.m, ct, lit)
 
 
+_NO_LOWER_BOUND = (-(2**63), 1)  # the domain CP-SAT's Python API writes for "sum <= 1"
+
+
+def at_most_one_rows(tm: TimetableModel, rows: Sequence[Sequence[int]], lit: cp_model.IntVar) -> None:
+    """For each row (indices of distinct Boolean variables, at least two) the constraint
+    ``post(tm, total(variables) <= 1, lit)`` posts, written straight into the model's
+    proto: the same constraints, in the same order and form (variables in row order,
+    coefficients 1, domain [int64 min, 1], enforced by ``lit``), without building a
+    Python expression, a bounded expression and a constraint object per row."""
+    constraints = tm.m.model_proto.constraints
+    enforce = lit.index
+    for row in rows:
+        ct = constraints.add()
+        ct.enforcement_literal.append(enforce)
+        linear = ct.linear
+        linear.vars.extend(row)
+        linear.coeffs.extend([1] * len(row))
+        linear.domain.extend(_NO_LOWER_BOUND)
+
+
 Encoder = Callable[[TimetableModel, Any, cp_model.IntVar], None]  # (model, the rule's Params model, literal)
 # every timetable task shares one encoder per rule kind (base, sampled, hard, stateful)
 ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
@@ -164,24 +203,30 @@ def _room_fit(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> Non
 
 @encoder("person_no_overlap")
 def _person_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
+    index = tm.cell_indices()
     for p in tm.data.people:
         mine = tm.events_of(p.id)
         if len(mine) < 2:
             continue
-        for t in range(len(tm.data.slots)):
-            post(tm, total([v for e in mine for v in tm.occupying(e, t)]) <= 1, lit)
+        rows = [
+            [v for e in mine for s in tm.covering_starts(e, t) for v in index[e.id, s]]
+            for t in range(len(tm.data.slots))
+        ]
+        at_most_one_rows(tm, [row for row in rows if row], lit)  # an empty sum is no constraint
 
 
 @encoder("room_no_overlap")
 def _room_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
+    index = tm.cell_indices()
     covering = [
-        [(e.id, s) for e in tm.data.events for s in tm.covering_starts(e, t)] for t in range(len(tm.data.slots))
+        [index[e.id, s] for e in tm.data.events for s in tm.covering_starts(e, t)] for t in range(len(tm.data.slots))
     ]
-    for r in tm.data.rooms:
+    rows = []
+    for ir in range(len(tm.data.rooms)):
         for t in range(len(tm.data.slots)):
-            using = [tm.x[eid, s, r.id] for eid, s in covering[t]]
-            if len(using) > 1:
-                post(tm, total(using) <= 1, lit)
+            if len(covering[t]) > 1:
+                rows.append([cell[ir] for cell in covering[t]])
+    at_most_one_rows(tm, rows, lit)
 
 
 @encoder("series_order")
@@ -308,7 +353,10 @@ def _objective(tm: TimetableModel, term: ObjectiveTerm) -> tuple[cp_model.Linear
         ub = sum(w[e.id] * max(d.slots[s].value + e.duration for s in tm.starts[e.id]) for e in d.events)
         return expr, ub
     if term.kind == "room_cost":
-        expr = sum(d.room_by_id[r].cost * v for (_, _, r), v in tm.x.items())
+        # one flat weighted sum (the objective CP-SAT receives is the same as from the
+        # nested Python sum, at a fraction of the cost)
+        cost = {r.id: r.cost for r in d.rooms}
+        expr = cp_model.LinearExpr.weighted_sum(list(tm.x.values()), [cost[r] for (_, _, r) in tm.x])
         return expr, len(d.events) * max(r.cost for r in d.rooms)
     if term.kind == "slot_penalty":
         pen = {d.slot_index[k]: v for k, v in as_model(tp, rp.SlotPenalty).penalty.items()}
