@@ -199,7 +199,9 @@ class RecruitmentModel(ModelBase):
         teams = {s.id: list(itertools.combinations(names, s.staff)) for s in d.stages}
         self._teams = {s: len(ts) for s, ts in teams.items()}  # teams per slot, per stage
         self._rows: dict[Step, list[cp_model.IntVar]] = {}  # a step's w, slot by slot
-        self._runs: dict[tuple[str, int], list[cp_model.IntVar]] = {(p, t): [] for p in names for t in range(len(d.slots))}
+        self._runs: dict[tuple[str, int], list[cp_model.IntVar]] = {
+            (p, t): [] for p in names for t in range(len(d.slots))
+        }
         self._order: list[int] = []  # each w's coefficient in the order score (see _objective)
         team_fee = {s: [sum(fee[p] for p in team) for team in ts] for s, ts in teams.items()}
         team_number = {s: [sum(number[p] for p in team) for team in ts] for s, ts in teams.items()}
