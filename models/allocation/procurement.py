@@ -244,6 +244,29 @@ def _inventory_balance(tm: ProcurementModel, p: NoParams, lit: cp_model.IntVar) 
     for levels in tm.stock.values():
         for level in levels:
             tm.post(level >= 0, lit)
+    _lot_sizing_cuts(tm, lit)
+
+
+def _lot_sizing_cuts(tm: ProcurementModel, lit: cp_model.IntVar) -> None:
+    """Redundant (l, S) lot-sizing inequalities with S one order line: an order of item i
+    with supplier s in week t (arriving in week a) exceeds neither the demand of weeks a..l
+    (when an order is placed with s in t at all) plus the stock at the end of l.
+
+    Valid for every plan with stock never negative: the units of that order, arriving in
+    week a, are either used in weeks a..l or still in stock at the end of l. They forbid no
+    plan; they tighten the LP relaxation of the order charges (q <= capacity * y)."""
+    d = tm.data
+    n = len(d.periods)
+    for (s, i, t), v in tm.q.items():
+        a = d.arrival(s, t)
+        cap = d.supplier_by_id[s].capacity
+        demand = d.item_by_id[i].demand
+        need = 0
+        for u in range(a, n):
+            need += demand[u]
+            if need >= cap:
+                break  # implied by q <= capacity * y and stock >= 0
+            tm.post(v <= need * tm.y[s, t] + tm.stock[i][u], lit)
 
 
 @encoder("supplier_capacity")
