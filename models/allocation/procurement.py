@@ -164,10 +164,11 @@ SEASONAL = "seasonal_demand"  # one peak week beyond the suppliers' weekly capac
 # relaxation (feasibility probes with the default level were measured up to 500x slower).
 # the uniqueness re-optimisation with linearization 1: measured on 31 stored default
 # instances, 0.66-0.90 against 1.5-1.8 s in all, the same certificates; and with one
-# presolve pass (with the lot-sizing inequalities, on 82 stored drafts: 3.1-3.3 against
-# 3.6-3.9 CPU s for both optimisations, uniqueness 2.6-4.2 against 3.4-5.8 s, the same
-# certificates)
-UNIQUENESS_PARAMETERS = {"linearization_level": 1, "max_presolve_iterations": 1}
+# presolve pass without probing (with the lot-sizing inequalities, on 82 stored drafts:
+# one pass 3.1-3.3 against 3.6-3.9 CPU s for both optimisations; no probing on top, on an
+# idler machine, 3.12 against 3.40-3.45 CPU s, uniqueness 1.66-1.80 against 1.98-2.07 s;
+# the same certificates)
+UNIQUENESS_PARAMETERS = {"linearization_level": 1, "max_presolve_iterations": 1, "cp_model_probing_level": 0}
 LP_PARAMETERS = {"linearization_level": 2}
 PROBE_TIME = 2.0  # deterministic seconds per feasibility probe of the infeasible variant
 
