@@ -118,9 +118,13 @@ SIZES = SizeTable[GroupingSizes](
 )
 GROUPS_OF = {"lab_partners": 3}  # lab groups stay small: more of them (one more group at default size)
 PROBE_TIME = 2.0
-# the uniqueness re-optimisation with linearization 1: measured on 30 stored default
-# instances, 0.39-0.41 against 0.65 s in all, the same certificates
-UNIQUENESS_PARAMETERS = {"linearization_level": 1}
+# Every solve without the LP relaxation: the model is pure 0-1 propagation (exactly-one
+# rows, small cardinalities) and the grouping code's coefficients (up to 10^11) only make
+# the LP slow. The uniqueness re-optimisation also without presolve. Measured on 79
+# certified drafts (default seeds 0-2 and small seed 0): 2.2 against 5.5 CPU s for both
+# optimisations, the same certificates (every optimum is unique: the code is injective).
+PARAMETERS = {"linearization_level": 0}
+UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
@@ -333,7 +337,8 @@ def build(draft: Draft, break_symmetry: bool = True) -> SolverModel:
         decode,
         answer,
         [],
-        uniqueness_parameters=UNIQUENESS_PARAMETERS,
+        PARAMETERS,
+        UNIQUENESS_PARAMETERS,
     )
     sm.symmetry = symmetry(data.groups, in_model=break_symmetry)
     return sm
