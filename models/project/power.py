@@ -171,7 +171,11 @@ PARAMETERS: dict[str, Any] = {}
 # and without the probing CP-SAT runs before its search even with presolve off: with the model's
 # tight rule forms, uniq/first CPU 1.86 -> 1.46 (level 1) -> 1.32 (no probing) on 69 default
 # drafts, the same certificates and plans; at level 0 it is far slower
-UNIQUENESS_PARAMETERS: dict[str, Any] = {"cp_model_presolve": False, "linearization_level": 1, "cp_model_probing_level": 0}
+UNIQUENESS_PARAMETERS: dict[str, Any] = {
+    "cp_model_presolve": False,
+    "linearization_level": 1,
+    "cp_model_probing_level": 0,
+}
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
