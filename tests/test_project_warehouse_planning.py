@@ -22,7 +22,7 @@ from pbsolve.models.project import warehouse as model
 from pbsolve.params import NoParams, Params, make_rule, make_term
 from pbsolve.schema import GenerationSpec, Instance
 from tests.instances import subtask_instances
-from tests.model_enumeration import enumerate_solutions
+from tests.model_enumeration import enumerate_solutions, with_rule_on
 
 T = wh.TASK_ID
 SPEC = GenerationSpec(family="project", task=T, subtask="ecommerce", seed=0, size="tiny")
@@ -143,8 +143,7 @@ def model_accepts(rule_id: str) -> frozenset[tuple[str, ...]]:
     by the solver itself over the answer Booleans."""
     rule = next(r for r in RULES if r.id == rule_id)
     draft = Draft(spec=SPEC, data=DATA.model_dump(mode="json"), rules=[rule], objective=[])
-    sm = model.build(draft)
-    sm.model.add(sm.rule_literals[rule_id] == 1)
+    sm = with_rule_on(model.build, draft, rule_id)
     names = [v.name for v in sm.answer_literals]
 
     def slots(value: Callable[[cp_model.IntVar], int]) -> tuple[str, ...]:
