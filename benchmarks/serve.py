@@ -1,11 +1,15 @@
 """Reward-server benchmark: a bounded load run against a local ``pbsolve serve``.
 
-1. Certifies ``--n`` instances in this process.
-2. Builds a store of ``--rows`` rows (default 1,000,000): the certified instances cloned
-   under new ids (``<id>~<k>``), written with ``StoreWriter`` (the rows are copies of
-   validated instances, so validation is skipped; the full ``build_store`` path -- JSON
-   Lines in, every line validated -- is timed separately on ``--validate-rows`` rows).
-   Reports build time, rows/s, file size, and in-process lookup latency and RSS.
+1. Certifies ``--n`` instances in this process (or reads them from ``--instances``).
+2. Builds a store of ``--rows`` rows (default 1,000,000) with ``StoreWriter``: first, for
+   every task type, its first ``DICT_SAMPLES`` instances (they become that task's
+   compression dictionary), then the other instances (the *base*) cloned under new ids
+   (``<id>~<k>``) up to ``--rows``. zstd compresses every row on its own, so a clone of an
+   instance that is not in its dictionary costs what a distinct row costs: the size per
+   row is that of a store of distinct instances. (The rows are copies of validated
+   instances, so validation is skipped; the full ``build_store`` path -- JSON Lines in,
+   every line validated -- is timed separately on ``--validate-rows`` rows.) Reports build
+   time, rows/s, file size, and in-process lookup latency and RSS.
 3. Starts ``python -m pbsolve serve`` on the store in a subprocess (127.0.0.1, a free
    port, ``--cache`` parsed instances) and runs, one client, keep-alive:
    * ``--singles`` requests to ``POST /grade``, one response each, random ids;
@@ -23,7 +27,7 @@ Targets (issue 18), each printed with its figure: a batch of 1,024 graded with p
 or more, with a cold parsed lookup p99 of at most 1 ms. The exit status is 0 only when
 every target is met.
 
-    python benchmarks/serve.py [--rows 1000000] [--n 64] [--singles 2000] [--batches 20] [--json]
+    python benchmarks/serve.py [--rows 1000000] [--n 576 | --instances FILE] [--singles 2000] [--batches 20] [--json]
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from pbsolve.jsonl import dumps
 from pbsolve.kit import SIZE_NAMES
 from pbsolve.llm.responders import baseline, oracle
 from pbsolve.schema import Instance
-from pbsolve.serve.store import InstanceStore, StoreWriter, build_store
+from pbsolve.serve.store import DICT_SAMPLES, InstanceStore, StoreWriter, build_store
 
 TARGET_BATCH_P99_MS = 250.0
 TARGET_BYTES_PER_ROW = 1024.0
@@ -150,11 +154,19 @@ def lat_row(kind: str, lat_s: list[float], items_per_call: int, wall_s: float, e
 def run(args: argparse.Namespace) -> dict[str, Any]:
     rep: dict[str, Any] = {"rows": args.rows, "cpus": os.cpu_count(), "loadavg_start": os.getloadavg()[0]}
     t_run = time.perf_counter()
-    # 1. certified instances
+    # 1. certified instances: each task's first DICT_SAMPLES are its dictionary, the rest the base
     t0 = time.perf_counter()
-    base = [o.instance for o in generate(args.n, args.seed, GenerateOptions(size=args.size)) if o.instance]
-    rep["certified"] = len(base)
+    if args.instances:
+        pool = [Instance.model_validate_json(line) for line in Path(args.instances).read_text().splitlines() if line]
+    else:
+        pool = [o.instance for o in generate(args.n, args.seed, GenerateOptions(size=args.size)) if o.instance]
+    rep["certified"] = len(pool)
     rep["certify_s"] = time.perf_counter() - t0
+    samples, base = split_pool(pool)
+    if not base:
+        raise SystemExit(f"no task type has more than {DICT_SAMPLES} instances in the pool: raise --n")
+    rep["samples"], rep["base"] = len(samples), len(base)
+    rep["base_tasks"] = len({b.task for b in base})
     texts = [dumps(i) for i in base]
     work = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="pbsolve-serve-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -164,7 +176,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         vrows = min(args.validate_rows, args.rows)
         jsonl = work / "validate.jsonl"
         with open(jsonl, "w", encoding="utf-8") as fh:
-            for k in range(vrows):
+            fh.writelines(dumps(inst) + "\n" for inst in samples)
+            for k in range(max(0, vrows - len(samples))):
                 b = base[k % len(base)]
                 fh.write(clone_text(texts[k % len(base)], b.id, f"{b.id}~{k}") + "\n")
         vrep = build_store([jsonl], work / "validate.pbstore")
@@ -173,9 +186,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         (work / "validate.pbstore").unlink()
         # 2b. the big store (kept from an earlier run with --dir ... --keep if it holds the same rows)
         t0 = time.perf_counter()
-        if not (args.keep and store_path.exists() and _same_store(store_path, base, args.rows)):
+        if not (args.keep and store_path.exists() and _same_store(store_path, base, args.rows, len(samples))):
             with StoreWriter(store_path, chunk_rows=5000) as w:
-                for k in range(args.rows):
+                for inst in samples:
+                    w.add(inst.id, inst.task, inst.family, dumps(inst))
+                for k in range(args.rows - len(samples)):
                     i = k % len(base)
                     b = base[i]
                     w.add(f"{b.id}~{k}", b.task, b.family, clone_text(texts[i], b.id, f"{b.id}~{k}"))
@@ -190,7 +205,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         }  # fmt: skip
         # 2c. in-process lookups
         rng = random.Random(args.seed)
-        ids = [f"{base[k % len(base)].id}~{k}" for k in (rng.randrange(args.rows) for _ in range(20_000))]
+        clones = args.rows - len(samples)
+        ids = [f"{base[k % len(base)].id}~{k}" for k in (rng.randrange(clones) for _ in range(20_000))]
         rss_before, _ = rss_mib()
         with InstanceStore(store_path, cache_size=256) as st:
             lat_text = [timed(st.get_text, i)[1] for i in ids]
@@ -210,6 +226,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ]  # fmt: skip
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
+            args.sample_rows = len(samples)
             rep["load"] = load_run(args, base, port, proc)
             rep["server_rss_mib"], rep["server_rss_peak_mib"] = rss_mib(proc.pid)
             if args.workers > 1:
@@ -251,9 +268,19 @@ def targets(rep: dict[str, Any], batch_p99_ms: float) -> list[dict[str, Any]]:
     ]
 
 
-def _same_store(path: Path, base: list[Instance], rows: int) -> bool:
+def split_pool(pool: list[Instance]) -> tuple[list[Instance], list[Instance]]:
+    """(samples, base): each task type's first DICT_SAMPLES instances, and the others."""
+    seen: dict[str, int] = {}
+    samples, base = [], []
+    for inst in pool:
+        seen[inst.task] = seen.get(inst.task, 0) + 1
+        (samples if seen[inst.task] <= DICT_SAMPLES else base).append(inst)
+    return samples, base
+
+
+def _same_store(path: Path, base: list[Instance], rows: int, samples: int) -> bool:
     with InstanceStore(path) as st:
-        last = rows - 1
+        last = rows - samples - 1
         return len(st) == rows and st.get_text(f"{base[last % len(base)].id}~{last}") is not None
 
 
@@ -281,7 +308,7 @@ def load_run(args: argparse.Namespace, base: list[Instance], port: int, proc: su
         lat, errors = [], 0
         t_start = time.perf_counter()
         for _ in range(args.singles):
-            k = rng.randrange(args.rows)
+            k = rng.randrange(args.rows - args.sample_rows)
             i = k % len(base)
             j = rng.randrange(len(resp[i]))
             body = json.dumps({"id": f"{base[i].id}~{k}", "response": resp[i][j]}).encode()
@@ -298,7 +325,7 @@ def load_run(args: argparse.Namespace, base: list[Instance], port: int, proc: su
             lat, errors = [], 0
             t_start = time.perf_counter()
             for _ in range(args.batches):
-                picks = [rng.randrange(args.rows) for _ in range(args.prompts)]
+                picks = [rng.randrange(args.rows - args.sample_rows) for _ in range(args.prompts)]
                 want, reqs, queries, prompts, labels = [], [], [], [], []
                 for k in picks:
                     i = k % len(base)
@@ -339,6 +366,8 @@ def format_text(rep: dict[str, Any]) -> str:
     lines = [
         f"serve benchmark: {rep['certified']} certified instances (certified in {rep['certify_s']:.1f} s), "
         f"{rep['rows']:,}-row store, {rep['cpus']} CPU(s)",
+        f"store rows: {rep['samples']} dictionary samples (the first {DICT_SAMPLES} of each task type), then "
+        f"clones of {rep['base']} other instances of {rep['base_tasks']} task types under new ids",
         (
             "store reused from --dir: "
             if rep.get("store_reused")
@@ -382,7 +411,8 @@ def format_text(rep: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("--n", type=int, default=64, help="instances to certify (default 64)")
+    ap.add_argument("--n", type=int, default=576, help="instances to certify (default 576: 18 of each of 32 task types)")
+    ap.add_argument("--instances", default=None, help="read certified instances from this JSON Lines file instead")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--size", choices=SIZE_NAMES, default="default")
     ap.add_argument("--rows", type=int, default=1_000_000, help="rows in the store (default 1,000,000)")

@@ -9,6 +9,7 @@ instance id must be an error, never a reward.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -394,16 +395,115 @@ def test_a_store_of_the_first_zlib_format_is_still_read(tmp_path, instances):
         assert all(st.get(i.id).model_dump() == i.model_dump() for i in instances[:20])
 
 
-def test_store_rows_are_zstd_with_a_dictionary_trained_on_the_first_rows(tmp_path, instances):
+def _trained_zstd_store(path: Path, instances: list[Instance]) -> None:
+    """A store in the second format (pbsolve-store/2: zstd rows, one trained dictionary)."""
+    import sqlite3
+
+    import zstandard
+
+    texts = [i.model_dump_json().encode() for i in instances]
+    zdict = zstandard.train_dictionary(16 * 1024, texts * 8).as_bytes()
+    c = zstandard.ZstdCompressor(level=3, dict_data=zstandard.ZstdCompressionDict(zdict))
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);"
+        "CREATE TABLE instances (id TEXT PRIMARY KEY, task TEXT NOT NULL, family TEXT NOT NULL, body BLOB NOT NULL);"
+    )
+    conn.executemany(
+        "INSERT INTO instances VALUES (?, ?, ?, ?)",
+        [(i.id, i.task, i.family, c.compress(raw)) for i, raw in zip(instances, texts)],
+    )
+    meta = {"format": "pbsolve-store/2", "count": str(len(instances)), "zdict": zdict}
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
+    conn.commit()
+    conn.close()
+
+
+def test_a_store_of_the_second_format_with_one_trained_dictionary_is_still_read(tmp_path, instances):
+    path = tmp_path / "v2.pbstore"
+    _trained_zstd_store(path, instances[:40])
+    with InstanceStore(path) as st:
+        assert st.format == "pbsolve-store/2" and len(st) == 40
+        assert all(st.get(i.id).model_dump() == i.model_dump() for i in instances[:40])
+        assert set(st.get_many([i.id for i in instances[:40]])) == {i.id for i in instances[:40]}
+
+
+def _kinds(path: Path) -> dict[str, tuple[str, int]]:
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        return {t: (f, n) for t, f, n in conn.execute("SELECT task, family, length(zdict) FROM kinds")}
+
+
+def test_store_rows_are_zstd_with_a_dictionary_per_task_type(tmp_path, instances):
     path = tmp_path / "s.pbstore"
     with StoreWriter(path) as w:
         for inst in instances:
             w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
     with InstanceStore(path) as st:
-        assert st.meta["format"] == "pbsolve-store/2" and st.meta["compression"].startswith("zstd-")
+        assert st.meta["format"] == "pbsolve-store/3" and st.meta["compression"].startswith("zstd-")
         assert all(st.get_text(i.id) == i.model_dump_json() for i in instances)
+        assert st.ids() == [i.id for i in instances]  # the order the rows were added in
+    kinds = _kinds(path)
+    assert kinds.keys() == {i.task for i in instances}
+    assert all(kinds[i.task][0] == i.family and kinds[i.task][1] > 0 for i in instances)
     raw = sum(len(i.model_dump_json()) for i in instances)
-    assert path.stat().st_size < raw / 4  # the dictionary shares the instances' common text
+    assert path.stat().st_size < raw / 4  # the dictionaries share the instances' common text
+
+
+def test_a_task_type_dictionary_is_its_first_rows_and_later_rows_of_the_same_chunk_use_it(tmp_path, instances):
+    import zstandard
+
+    from pbsolve.serve.store import DICT_SAMPLES, raw_dictionary
+
+    task = instances[0].task
+    same = [i for i in instances if i.task == task]
+    rows = [same[k % len(same)].model_copy(update={"id": f"{task}-row-{k}"}) for k in range(DICT_SAMPLES + 5)]
+    path = tmp_path / "one-task.pbstore"
+    with StoreWriter(path, chunk_rows=10_000) as w:  # one chunk: the dictionary is made mid-chunk
+        for inst in rows:
+            w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        (zdict,) = conn.execute("SELECT zdict FROM kinds").fetchone()
+    expected = raw_dictionary([i.model_dump_json().encode() for i in rows[:DICT_SAMPLES]])
+    assert zstandard.ZstdDecompressor().decompress(zdict) == expected  # kept compressed
+    with InstanceStore(path) as st:
+        assert [st.get_text(i.id) for i in rows] == [i.model_dump_json() for i in rows]
+
+
+def test_store_bytes_do_not_depend_on_the_chunk_size(tmp_path, instances):
+    import sqlite3
+
+    def rows(chunk: int) -> list[tuple]:
+        path = tmp_path / f"c{chunk}.pbstore"
+        with StoreWriter(path, chunk_rows=chunk) as w:
+            for inst in instances:
+                w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
+        with contextlib.closing(sqlite3.connect(path)) as conn:
+            return conn.execute("SELECT i.rowid, i.id, k.task, i.body FROM instances i JOIN kinds k USING (kind)").fetchall()
+
+    assert rows(7) == rows(1000)
+
+
+def test_a_damaged_row_is_a_store_error_not_a_crash(tmp_path, instances):
+    import sqlite3
+
+    path = tmp_path / "s.pbstore"
+    with StoreWriter(path) as w:
+        for inst in instances[:5]:
+            w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("UPDATE instances SET body = ? WHERE id = ?", (b"not zstd", instances[0].id))
+        conn.execute("UPDATE instances SET kind = 99 WHERE id = ?", (instances[1].id,))
+        conn.commit()
+    with InstanceStore(path) as st:
+        with pytest.raises(StoreError, match="does not decompress"):
+            st.get_text(instances[0].id)
+        with pytest.raises(StoreError, match="no dictionary"):
+            st.get(instances[1].id)
+        assert st.get(instances[2].id).model_dump() == instances[2].model_dump()
 
 
 @pytest.mark.parametrize("rows", [1, 3], ids=["one-row", "three-rows"])

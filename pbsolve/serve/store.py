@@ -8,11 +8,16 @@ nothing here loads a whole file into memory:
   ``executemany`` in chunks into ``<dest>.partial``, renamed into place only when complete.
   Bad lines and duplicate ids are reported as ``file:line: reason`` (the first copy of an
   id is kept) and the other lines are still stored.
-* Rows are zstd-compressed with a dictionary trained on the first ``DICT_SAMPLES``
-  instances of the build (instances share most of their text: prompt boilerplate, answer
-  schema). Measured on 845 distinct instances of 13 task types (14 KB of JSON each):
-  1,351 B per row at 40,000 rows/s, against 1,937 B at 3,100 rows/s for zlib with a 32 KB
-  preset dictionary (the ``pbsolve-store/1`` format, still read).
+* Rows are zstd-compressed, each with a dictionary of its own task type: the raw text of
+  that task's first ``DICT_SAMPLES`` rows (instances of one task type share most of their
+  text: prompt boilerplate, rule sentences, answer schema, checklist). Measured on 640
+  distinct instances of 32 task types (13.4 KB of JSON each), on the rows that are not
+  samples: 717 B per row at zstd level 5 (915 B at level 3, for half the CPU), against
+  1,723 B at level 3 with one dictionary trained on the first 256 rows of every task (the
+  ``pbsolve-store/2`` format, still read, as is the zlib ``pbsolve-store/1``). Large
+  chunks are compressed on several threads (zstd's own, outside the GIL). A row written before its task has its samples is stored empty and
+  filled in once the dictionary exists, so rows keep the order they were added in and the
+  writer holds at most ``DICT_SAMPLES`` rows per task type.
 * ``InstanceStore`` opens the file read-only, one SQLite connection per thread, looks ids
   up through the primary-key index and keeps a small LRU of parsed ``Instance`` objects
   (parsing and the per-instance grading memo are the cost; the SQLite page cache is small).
@@ -42,14 +47,16 @@ from pbsolve import __version__
 from pbsolve.jsonl import LineError
 from pbsolve.schema import Instance
 
-STORE_FORMAT = "pbsolve-store/2"  # zstd rows, trained dictionary in meta.zdict
+STORE_FORMAT = "pbsolve-store/3"  # zstd rows, a raw-content dictionary per task type in kinds.zdict
+TRAINED_FORMAT = "pbsolve-store/2"  # zstd rows, one trained dictionary in meta.zdict (read only)
 ZLIB_FORMAT = "pbsolve-store/1"  # zlib rows, preset dictionary in meta.zdict (read only)
 STORE_SUFFIXES = (".pbstore", ".sqlite", ".sqlite3", ".db")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PARQUET_MAGIC = b"PAR1"
-DICT_SAMPLES = 256  # instances the compression dictionary is trained on
-DICT_BYTES = 110 * 1024  # trained dictionary size (zstd's default)
-ZSTD_LEVEL = 3
+DICT_SAMPLES = 16  # rows of a task type whose text is that task's dictionary
+DICT_BYTES = 256 * 1024  # at most this much of their text (the end of it) is kept
+ZSTD_LEVEL = 5  # 717 B per row against 915 at level 3 (the docstring's rows), about twice the CPU
+PAGE_SIZE = 16384  # SQLite pages: ~1 KB rows leave less slack in larger pages
 MAX_ERRORS_KEPT = 1000
 
 
@@ -149,11 +156,16 @@ def parse_instance_text(text: str, path: str, no: int) -> Instance | LineError:
 # -- writing ------------------------------------------------------------------------------------
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-CREATE TABLE instances (
-    id     TEXT PRIMARY KEY,
+CREATE TABLE kinds (
+    kind   INTEGER PRIMARY KEY,
     task   TEXT NOT NULL,
     family TEXT NOT NULL,
-    body   BLOB NOT NULL  -- zstd(instance JSON, utf-8) with the dictionary in meta.zdict
+    zdict  BLOB NOT NULL  -- zstd(raw-content dictionary of this task type's rows), no dictionary
+);
+CREATE TABLE instances (
+    id   TEXT PRIMARY KEY,
+    kind INTEGER NOT NULL,  -- kinds.kind: task type, family and dictionary
+    body BLOB NOT NULL      -- zstd(instance JSON, utf-8) with the kind's dictionary
 );
 """
 
@@ -184,12 +196,27 @@ class BuildReport:
         }  # fmt: skip
 
 
+@dataclass
+class _Kind:
+    """One task type's rows while a store is written: its dictionary once it has one, and
+    until then its sample texts and the ids of the rows stored empty."""
+
+    kind: int
+    task: str
+    family: str
+    samples: list[bytes] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+    zdict: bytes | None = None
+    compressor: Any = None
+
+
 class StoreWriter:
     """Append rows to a new store file. ``add`` buffers; rows go to SQLite with
     ``executemany`` every ``chunk_rows`` rows, inside one transaction.
 
-    The compression dictionary is trained on the first ``DICT_SAMPLES`` rows, so those
-    rows are held until then. Use as a context manager, or call ``close()``; the file is
+    A task type's dictionary is its first ``DICT_SAMPLES`` rows (see the module docstring);
+    rows added before it exists are inserted empty and compressed when it does (at the
+    latest in ``close()``). Use as a context manager, or call ``close()``; the file is
     complete only after ``close()`` (``abort()`` leaves it unfinished).
     """
 
@@ -206,11 +233,11 @@ class StoreWriter:
         self.rows = 0
         self.duplicates: list[tuple[str, Any]] = []  # (id, tag) of rows not stored
         self._pending: list[tuple[str, str, str, bytes, Any]] = []  # id, task, family, utf-8 JSON, tag
-        self._zdict: bytes | None = None
-        self._compressor: Any = None
+        self._kinds: dict[tuple[str, str], _Kind] = {}
         self._conn = sqlite3.connect(self.path, isolation_level=None)
         self._conn.executescript(
-            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"
+            f"PRAGMA page_size={PAGE_SIZE}; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+            "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"
         )
         self._conn.executescript(_SCHEMA)
         self._conn.execute("BEGIN")
@@ -229,30 +256,65 @@ class StoreWriter:
     def add(self, instance_id: str, task: str, family: str, text: str | bytes, tag: Any = None) -> None:
         body = text.encode("utf-8") if isinstance(text, str) else bytes(text)
         self._pending.append((instance_id, task, family, body, tag))
-        if self._zdict is None and len(self._pending) < DICT_SAMPLES:
-            return
-        if len(self._pending) >= self.chunk_rows or (self._zdict is None and len(self._pending) >= DICT_SAMPLES):
+        if len(self._pending) >= self.chunk_rows:
             self._flush()
+
+    def _kind(self, task: str, family: str) -> _Kind:
+        k = self._kinds.get((task, family))
+        if k is None:
+            k = self._kinds[(task, family)] = _Kind(len(self._kinds) + 1, task, family)
+        return k
 
     def _flush(self) -> None:
         if not self._pending:
             return
-        if self._zdict is None:
-            self._zdict = train_dictionary([p[3] for p in self._pending[:DICT_SAMPLES]])
-            self._compressor = zstandard.ZstdCompressor(level=self.level, dict_data=_zstd_dict(self._zdict))
         ids = list(dict.fromkeys(p[0] for p in self._pending))
         marks = ",".join("?" * len(ids))
         existing = {r[0] for r in self._conn.execute(f"SELECT id FROM instances WHERE id IN ({marks})", ids)}
-        rows, seen = [], set()
+        rows: list[tuple[str, int, bytes]] = []
+        ready: list[_Kind] = []  # kinds whose samples are complete with this chunk
+        jobs: dict[int, tuple[_Kind, list[int], list[bytes]]] = {}  # rows to compress, per kind
+        seen: set[str] = set()
         for iid, task, fam, raw, tag in self._pending:
             if iid in existing or iid in seen:
                 self.duplicates.append((iid, tag))
                 continue
             seen.add(iid)
-            rows.append((iid, task, fam, self._compressor.compress(raw)))
-        self._conn.executemany("INSERT INTO instances (id, task, family, body) VALUES (?, ?, ?, ?)", rows)
+            k = self._kind(task, fam)
+            if k.compressor is not None:
+                job = jobs.setdefault(k.kind, (k, [], []))
+                job[1].append(len(rows))
+                job[2].append(raw)
+                rows.append((iid, k.kind, b""))
+                continue
+            rows.append((iid, k.kind, b""))  # filled in once the kind has its dictionary
+            k.samples.append(raw)
+            k.waiting.append(iid)
+            if len(k.samples) == DICT_SAMPLES:
+                self._make_dictionary(k)  # the kind's later rows, in this chunk too, are compressed at once
+                ready.append(k)
+        for k, where, raws in jobs.values():
+            for i, body in zip(where, compress_many(k.compressor, raws)):
+                rows[i] = (rows[i][0], rows[i][1], body)
+        self._conn.executemany("INSERT INTO instances (id, kind, body) VALUES (?, ?, ?)", rows)
+        for k in ready:
+            self._fill_waiting(k)
         self.rows += len(rows)
         self._pending.clear()
+
+    def _make_dictionary(self, k: _Kind) -> None:
+        k.zdict = raw_dictionary(k.samples)
+        zd = _zstd_dict(k.zdict, raw=True)
+        if zd is not None:
+            zd.precompute_compress(level=self.level)  # else every compress() loads the dictionary again
+        k.compressor = zstandard.ZstdCompressor(level=self.level, dict_data=zd)
+
+    def _fill_waiting(self, k: _Kind) -> None:
+        """Compress the rows stored empty while the kind had no dictionary (they are inserted)."""
+        assert k.compressor is not None
+        bodies = compress_many(k.compressor, k.samples)
+        self._conn.executemany("UPDATE instances SET body = ? WHERE id = ?", list(zip(bodies, k.waiting)))
+        k.samples, k.waiting = [], []
 
     def take_duplicates(self) -> list[tuple[str, Any]]:
         """Duplicates found so far (call after ``flush()`` to get every one), then forget them."""
@@ -264,16 +326,23 @@ class StoreWriter:
 
     def close(self) -> None:
         self._flush()
+        for k in self._kinds.values():
+            if k.compressor is None:  # fewer rows than DICT_SAMPLES of this task type
+                self._make_dictionary(k)
+                self._fill_waiting(k)
+        self._conn.executemany(
+            "INSERT INTO kinds (kind, task, family, zdict) VALUES (?, ?, ?, ?)",
+            [(k.kind, k.task, k.family, _pack_dictionary(k.zdict or b"")) for k in self._kinds.values()],
+        )
         meta = {
             "format": STORE_FORMAT,
             "count": str(self.rows),
             "pbsolve_version": __version__,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "sources": json.dumps(self.sources),
-            "compression": f"zstd-{self.level}+dict",
+            "compression": f"zstd-{self.level}+dict-per-task",
         }
         self._conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", list(meta.items()))
-        self._conn.execute("INSERT INTO meta (key, value) VALUES ('zdict', ?)", (self._zdict or b"",))
         self._conn.execute("COMMIT")
         self._conn.close()
 
@@ -283,21 +352,44 @@ class StoreWriter:
         self._conn.close()
 
 
-def train_dictionary(samples: list[bytes]) -> bytes:
-    """A zstd dictionary for rows like ``samples``: trained when zstd can (enough distinct
-    samples), else the samples' own text as a raw-content dictionary."""
-    if not samples:
-        return b""
-    pool: list[bytes | bytearray | memoryview] = list(samples)
-    try:
-        return zstandard.train_dictionary(DICT_BYTES, pool).as_bytes()
-    except zstandard.ZstdError:  # too few samples or too little text to train on
-        return b"\n".join(samples)[-DICT_BYTES:]
+COMPRESS_THREADS = min(4, os.cpu_count() or 1)
 
 
-def _zstd_dict(zdict: bytes) -> zstandard.ZstdCompressionDict | None:
-    # a trained dictionary starts with zstd's magic; anything else is raw content
-    return zstandard.ZstdCompressionDict(zdict) if zdict else None
+def compress_many(compressor: Any, raws: list[bytes]) -> list[bytes]:
+    """``compressor.compress`` of each, on up to ``COMPRESS_THREADS`` threads (zstd's own,
+    outside the GIL) when there are enough rows to share; the bytes are the same either way."""
+    if len(raws) >= 16 and COMPRESS_THREADS > 1:
+        return [bytes(seg) for seg in compressor.multi_compress_to_buffer(raws, threads=COMPRESS_THREADS)]
+    return [compressor.compress(raw) for raw in raws]
+
+
+def raw_dictionary(samples: list[bytes]) -> bytes:
+    """A raw-content zstd dictionary: the end of the samples' text, at most ``DICT_BYTES``.
+    With a few dozen rows per task type, raw content compresses better than a trained
+    dictionary (measured in the module docstring), and it is deterministic."""
+    return b"\n".join(samples)[-DICT_BYTES:]
+
+
+DICT_PACK_LEVEL = 9
+
+
+def _pack_dictionary(zdict: bytes) -> bytes:
+    """A dictionary as stored: compressed, since a store of a few rows per task type would
+    otherwise hold their text twice (the samples are the dictionary)."""
+    return zstandard.ZstdCompressor(level=DICT_PACK_LEVEL).compress(zdict) if zdict else b""
+
+
+def _unpack_dictionary(packed: bytes) -> bytes:
+    return zstandard.ZstdDecompressor().decompress(packed) if packed else b""
+
+
+def _zstd_dict(zdict: bytes, raw: bool = False) -> zstandard.ZstdCompressionDict | None:
+    """``raw``: the bytes are dictionary content (pbsolve-store/3); else a trained dictionary
+    starts with zstd's magic and anything else is taken as raw content (pbsolve-store/2)."""
+    if not zdict:
+        return None
+    kind = zstandard.DICT_TYPE_RAWCONTENT if raw else zstandard.DICT_TYPE_AUTO
+    return zstandard.ZstdCompressionDict(zdict, dict_type=kind)
 
 
 def source_fingerprint(sources: Sequence[str | Path]) -> list[dict[str, Any]]:
@@ -454,15 +546,30 @@ class InstanceStore:
             raise StoreError(f"{self.path}: not a pbsolve instance store ({exc})") from exc
         fmt = rows.get("format")
         fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
-        if fmt not in (STORE_FORMAT, ZLIB_FORMAT):
+        if fmt not in (STORE_FORMAT, TRAINED_FORMAT, ZLIB_FORMAT):
             self.close()
             raise StoreError(f"{self.path}: not a pbsolve instance store (format {fmt!r})")
-        self._zstd = fmt == STORE_FORMAT
-        self._zdict = bytes(rows.pop("zdict", b""))
-        self._zstd_dict = _zstd_dict(self._zdict) if self._zstd else None
+        self.format = fmt
+        zdict = bytes(rows.pop("zdict", b""))
+        # pbsolve-store/3: a dictionary per kind (task type); the older formats: one for all rows
+        self._dicts: dict[int, zstandard.ZstdCompressionDict | None] = {}
+        if fmt == STORE_FORMAT:
+            try:
+                kinds = self._conn().execute("SELECT kind, zdict FROM kinds").fetchall()
+            except sqlite3.DatabaseError as exc:
+                self.close()
+                raise StoreError(f"{self.path}: damaged store, no table of task kinds ({exc})") from exc
+            try:
+                self._dicts = {kind: _zstd_dict(_unpack_dictionary(bytes(z)), raw=True) for kind, z in kinds}
+            except zstandard.ZstdError as exc:
+                self.close()
+                raise StoreError(f"{self.path}: damaged store, a task dictionary does not decompress ({exc})") from exc
+        elif fmt == TRAINED_FORMAT:
+            self._dicts = {0: _zstd_dict(zdict)}
         self._decompressor = (
-            None if self._zstd else zlib.decompressobj(zdict=self._zdict) if self._zdict else zlib.decompressobj()
+            None if fmt != ZLIB_FORMAT else zlib.decompressobj(zdict=zdict) if zdict else zlib.decompressobj()
         )
+        self._select = "kind, body" if fmt == STORE_FORMAT else "0, body"
         self.meta: dict[str, str] = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in rows.items()}
         self._count = int(self.meta.get("count", "0"))
 
@@ -503,20 +610,27 @@ class InstanceStore:
             return False
         return self._conn().execute("SELECT 1 FROM instances WHERE id = ?", (instance_id,)).fetchone() is not None
 
-    def _decode(self, body: bytes) -> str:
-        if self._zstd:  # a decompressor per thread: they are not safe to share
-            d = getattr(self._local, "zstd", None)
+    def _decode(self, kind: int, body: bytes) -> str:
+        if self._decompressor is None:  # zstd; a decompressor per thread and kind: they are not safe to share
+            per_thread = getattr(self._local, "zstd", None)
+            if per_thread is None:
+                per_thread = self._local.zstd = {}
+            d = per_thread.get(kind)
             if d is None:
-                d = self._local.zstd = zstandard.ZstdDecompressor(dict_data=self._zstd_dict)
-            return d.decompress(body).decode("utf-8")
-        assert self._decompressor is not None  # a pbsolve-store/1 file
-        z = self._decompressor.copy()
+                if kind not in self._dicts:
+                    raise StoreError(f"{self.path}: damaged store, a row names kind {kind} that has no dictionary")
+                d = per_thread[kind] = zstandard.ZstdDecompressor(dict_data=self._dicts[kind])
+            try:
+                return d.decompress(body).decode("utf-8")
+            except (zstandard.ZstdError, UnicodeDecodeError) as exc:
+                raise StoreError(f"{self.path}: damaged store, a row does not decompress ({exc})") from exc
+        z = self._decompressor.copy()  # a pbsolve-store/1 file
         return (z.decompress(body) + z.flush()).decode("utf-8")
 
     def get_text(self, instance_id: str) -> str | None:
         """The instance's JSON text, or None for an unknown id."""
-        row = self._conn().execute("SELECT body FROM instances WHERE id = ?", (instance_id,)).fetchone()
-        return None if row is None else self._decode(row[0])
+        row = self._conn().execute(f"SELECT {self._select} FROM instances WHERE id = ?", (instance_id,)).fetchone()
+        return None if row is None else self._decode(row[0], row[1])
 
     def _parse(self, instance_id: str, text: str) -> Instance:
         try:
@@ -551,8 +665,9 @@ class InstanceStore:
         for start in range(0, len(missing), 500):
             part = missing[start : start + 500]
             marks = ",".join("?" * len(part))
-            for iid, body in conn.execute(f"SELECT id, body FROM instances WHERE id IN ({marks})", part):
-                inst = self._parse(iid, self._decode(body))
+            sql = f"SELECT id, {self._select} FROM instances WHERE id IN ({marks})"
+            for iid, kind, body in conn.execute(sql, part):
+                inst = self._parse(iid, self._decode(kind, body))
                 self.cache.put(iid, inst)
                 found[iid] = inst
         return found
