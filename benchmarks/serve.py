@@ -11,7 +11,8 @@
    every line validated -- is timed separately on ``--validate-rows`` rows.) Reports build
    time, rows/s, file size, and in-process lookup latency and RSS.
 3. Starts ``python -m pbsolve serve`` on the store in a subprocess (127.0.0.1, a free
-   port, ``--cache`` parsed instances) and runs, one client, keep-alive:
+   port, ``--cache`` parsed instances, batches graded on the server's default grading
+   processes unless ``--grade-processes`` says otherwise) and runs, one client, keep-alive:
    * ``--singles`` requests to ``POST /grade``, one response each, random ids;
    * ``--batches`` requests to ``POST /grade/batch`` and as many to ``POST /openrlhf``,
      each ``--prompts`` x ``--rollouts`` (128 x 8 = 1,024) responses for random ids --
@@ -85,6 +86,22 @@ def rss_mib(pid: int | str = "self") -> tuple[float, float]:
     except OSError:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return cur, peak
+
+
+def children(pid: int) -> list[int]:
+    """The server's grading processes: its children started by multiprocessing's spawn
+    (not its resource tracker), from Linux /proc; [] where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            kids = [int(x) for x in fh.read().split()]
+        out = []
+        for k in kids:
+            with open(f"/proc/{k}/cmdline", "rb") as fh:
+                if b"spawn_main" in fh.read():
+                    out.append(k)
+        return out
+    except OSError:
+        return []
 
 
 def wrong(inst: Instance) -> str:
@@ -224,11 +241,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             sys.executable, "-m", "pbsolve", "serve", "--instances", str(store_path), "--port", str(port),
             "--cache", str(args.cache), "--workers", str(args.workers),
         ]  # fmt: skip
+        if args.grade_processes is not None:
+            cmd += ["--grade-processes", str(args.grade_processes)]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
             args.sample_rows = len(samples)
             rep["load"] = load_run(args, base, port, proc)
             rep["server_rss_mib"], rep["server_rss_peak_mib"] = rss_mib(proc.pid)
+            kids = children(proc.pid)  # the grading processes
+            rep["grading_processes"] = len(kids)
+            rep["grading_rss_mib"] = sum(rss_mib(k)[0] for k in kids)
             if args.workers > 1:
                 rep["server_rss_note"] = "main process only; each worker holds its own cache"
         finally:
@@ -394,7 +416,10 @@ def format_text(rep: dict[str, Any]) -> str:
         lines.append("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(c, widths))))
         if k == 0:
             lines.append("  ".join("-" * w for w in widths))
-    lines.append(f"server RSS: {rep['server_rss_mib']:.0f} MiB (peak {rep['server_rss_peak_mib']:.0f} MiB)")
+    lines.append(
+        f"server RSS: {rep['server_rss_mib']:.0f} MiB (peak {rep['server_rss_peak_mib']:.0f} MiB), "
+        f"{rep['grading_processes']} grading process(es) {rep['grading_rss_mib']:.0f} MiB"
+    )
     lines.append(
         f"machine load average (1 min): {rep['loadavg_start']:.1f} at start, {rep['loadavg_end']:.1f} at end "
         f"(other processes share the {rep['cpus']} CPU(s) when it is above about 2)"
@@ -423,6 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rollouts", type=int, default=8)
     ap.add_argument("--cache", type=int, default=256, help="server --cache (parsed instances kept)")
     ap.add_argument("--workers", type=int, default=1, help="server --workers")
+    ap.add_argument(
+        "--grade-processes", type=int, default=None, help="server --grade-processes (default: the server's own)"
+    )
     ap.add_argument("--dir", default=None, help="work folder (default: a temporary one, removed afterwards)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder and the store (and reuse a kept store)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")

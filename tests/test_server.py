@@ -623,6 +623,11 @@ def test_cli_serve_runs_a_server(tmp_path, source, instances, workers):
         r = httpx.post(url + "/grade", json={"id": inst.id, "response": text}, headers=AUTH)
         assert r.status_code == 200 and r.json()["reward"] == grade(inst, text, "avg_pass").reward
         assert httpx.post(url + "/grade", json={"id": inst.id, "response": text}).status_code == 401
+        # a batch (on the grading processes when the machine has two cores or more and workers == 1)
+        batch = [{"id": i.id, "response": t} for i in instances[:8] for t in (oracle(i), baseline(i))]
+        r = httpx.post(url + "/grade/batch", json={"requests": batch}, headers=AUTH, timeout=60)
+        assert r.status_code == 200, r.text[:300]
+        assert r.json()["rewards"] == [grade(i, t, "avg_pass").reward for i in instances[:8] for t in (oracle(i), baseline(i))]
     finally:
         proc.terminate()
         proc.wait(timeout=20)

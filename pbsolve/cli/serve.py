@@ -134,6 +134,15 @@ def serve_cmd(
     max_batch: Annotated[int, typer.Option(min=1, help="most responses per request")] = 8192,
     time_limit: Annotated[float, typer.Option(min=0.001, help="seconds per request, then 503")] = 30.0,
     workers: Annotated[int, typer.Option(min=1, help="server processes (each with its own cache)")] = 1,
+    grade_processes: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="processes grading each batch of stored ids, per server process (0: grade in the server "
+            "process; default: one per core up to 8 with one server process, else 0)",
+            show_default=False,
+        ),
+    ] = None,
     cache: Annotated[int, typer.Option(min=0, help="parsed instances kept in memory per process")] = 1024,
     access_log: Annotated[bool, typer.Option("--access-log", help="log every request")] = False,
 ) -> None:
@@ -173,10 +182,13 @@ def serve_cmd(
 
     from pbsolve.serve.server import CONFIG_ENV, ServerSettings, create_app, settings_env
 
+    if grade_processes is None:
+        cores = os.cpu_count() or 1
+        grade_processes = min(cores, 8) if workers == 1 and cores > 1 else 0
     settings = ServerSettings(
         store=str(path), token=token, mode=mode, max_body_bytes=int(max_body_mb * 2**20),
         max_response_chars=max_response_chars, max_batch=max_batch, time_limit=time_limit,
-        concurrency=2, cache_size=cache,
+        concurrency=2, cache_size=cache, grade_processes=grade_processes,
     )  # fmt: skip
     import socket
 
@@ -186,7 +198,10 @@ def serve_cmd(
     except OSError as exc:
         fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
     out.print(
-        escape(f"pbsolve reward server on http://{host}:{port}  (mode {mode}, {workers} worker(s); Ctrl-C stops)")
+        escape(
+            f"pbsolve reward server on http://{host}:{port}  (mode {mode}, {workers} worker(s), "
+            f"{grade_processes} grading process(es) per worker; Ctrl-C stops)"
+        )
     )
     sys.stdout.flush()
     common: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "access_log": access_log}
@@ -196,7 +211,7 @@ def serve_cmd(
                 app = create_app(
                     st, token=token, mode=mode, max_body_bytes=settings.max_body_bytes,
                     max_response_chars=max_response_chars, max_batch=max_batch, time_limit=time_limit,
-                    cache_size=cache,
+                    cache_size=cache, grade_processes=grade_processes,
                 )  # fmt: skip
                 uvicorn.run(app, **common)
         except StoreError as exc:

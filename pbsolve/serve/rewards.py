@@ -146,6 +146,27 @@ def metrics(g: Grade) -> dict[str, float]:
     }
 
 
+def grade_view(g: Grade, details: bool = False) -> dict[str, Any]:
+    """What the reward server answers for one grade: the reward under the grade's mode, the
+    metrics, the parse error, and with ``details`` every item's verdict."""
+    m = metrics(g)
+    out: dict[str, Any] = {
+        "id": g.id,
+        "response_id": g.response_id,
+        "reward": m["score"],
+        "reward_mode": g.reward_mode,
+        "all_pass": m["all_pass"],
+        "avg_pass": m["avg_pass"],
+        "parse_ok": m["parse_ok"],
+        "items_passed": m["items_passed"],
+        "items_total": m["items_total"],
+        "parse_error": g.parse_error,
+    }
+    if details:
+        out["items"] = [{"id": it.id, "passed": it.passed, "reason": it.reason} for it in g.items]
+    return out
+
+
 # -- finding the instance behind a ground truth -----------------------------------------------
 class InstanceResolver:
     """Turns ground truths into parsed ``Instance`` objects, parsing each distinct one once.
@@ -500,6 +521,14 @@ def openrlhf_payload(
     return {"rewards": rewards, "scores": list(rewards), "extra_logs": {k: [r[k] for r in rows] for k in EXTRA_KEYS}}
 
 
+def openrlhf_views(views: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`openrlhf_payload`'s answer from grades' public views (:func:`grade_view`): a
+    server grades with failures raised, so no view stands for a grader error."""
+    rewards = [float(v["reward"]) for v in views]
+    logs = {k: [0.0 if k == "grader_error" else float(v[k]) for v in views] for k in EXTRA_KEYS}
+    return {"rewards": rewards, "scores": list(rewards), "extra_logs": logs}
+
+
 def check_openrlhf_lengths(queries: Sequence[Any], prompts: Sequence[Any] | None, labels: Sequence[Any] | None) -> None:
     n = len(queries)
     if labels is None or len(labels) != n:
@@ -588,11 +617,13 @@ __all__ = [
     "compute_score_batch",
     "default_resolver",
     "grade_pairs",
+    "grade_view",
     "grader_errors",
     "make_openrlhf_reward",
     "metrics",
     "openrlhf_payload",
     "openrlhf_rewards",
+    "openrlhf_views",
     "response_from_query",
     "reward_func",
     "score_many",

@@ -28,13 +28,14 @@ between two grades. An optional bearer token guards every endpoint but ``/health
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import os
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -51,13 +52,16 @@ from pbsolve import __version__
 from pbsolve.grading import REWARD_MODES, GradingError, InvalidGroundTruth, validate_instance
 from pbsolve.parsing import MAX_CHARS
 from pbsolve.schema import Grade, Instance, RewardMode
+from pbsolve.serve.pool import GradingPool, PoolFailure, PoolItem
 from pbsolve.serve.rewards import (
     DeadlineExceeded,
     InstanceError,
     InstanceResolver,
     check_mode,
-    metrics,
+    grade_view,
     openrlhf_payload,
+    openrlhf_views,
+    response_from_query,
 )
 from pbsolve.serve.rewards import grade_pairs as _grade_pairs
 from pbsolve.serve.store import InstanceStore
@@ -80,6 +84,7 @@ class ServerSettings:
     time_limit: float = 30.0
     concurrency: int = 2
     cache_size: int = 1024
+    grade_processes: int = 0  # batches of store ids graded on this many worker processes (0: in this one)
 
 
 # -- request bodies -----------------------------------------------------------------------------
@@ -201,25 +206,6 @@ class Guard:
         await self.app(scope, replay, send)
 
 
-def _grade_out(g: Grade, details: bool) -> dict[str, Any]:
-    m = metrics(g)
-    out: dict[str, Any] = {
-        "id": g.id,
-        "response_id": g.response_id,
-        "reward": m["score"],
-        "reward_mode": g.reward_mode,
-        "all_pass": m["all_pass"],
-        "avg_pass": m["avg_pass"],
-        "parse_ok": m["parse_ok"],
-        "items_passed": m["items_passed"],
-        "items_total": m["items_total"],
-        "parse_error": g.parse_error,
-    }
-    if details:
-        out["items"] = [{"id": it.id, "passed": it.passed, "reason": it.reason} for it in g.items]
-    return out
-
-
 def _listing(entries: list[str], limit: int = 10) -> str:
     shown = "; ".join(entries[:limit])
     return shown + (f"; ... ({len(entries)} in all)" if len(entries) > limit else "")
@@ -234,6 +220,15 @@ class RewardService:
         self.mode = check_mode(settings.mode)
         self.resolver = InstanceResolver(store=None, cache_size=max(16, settings.cache_size // 4))
         self._limiter: Any = None
+        self.pool: GradingPool | None = None
+        if store is not None and settings.grade_processes > 0:
+            self.pool = GradingPool(
+                str(store.path), settings.grade_processes, settings.cache_size, settings.max_response_chars
+            )
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
 
     # instances -----------------------------------------------------------------------------
     def resolve(self, refs: list[tuple[str, Any]], where: Callable[[int], str]) -> list[Instance]:
@@ -328,6 +323,39 @@ class RewardService:
             raise DeadlineExceeded(0, len(pairs))
         return _grade_pairs(pairs, mode, ids, deadline=deadline, max_response_chars=self.settings.max_response_chars)
 
+    def pooled(self, refs: list[tuple[str, Any]]) -> bool:
+        """Whether this batch is graded on the worker processes: only when there are some and
+        every answer names a stored instance by id (inline instances are graded here)."""
+        return self.pool is not None and len(refs) > 1 and all(kind == "id" for kind, _ in refs)
+
+    def grade_pooled(
+        self, items: list[PoolItem], mode: RewardMode, details: bool, where: Callable[[int], str], deadline: float
+    ) -> list[dict[str, Any]]:
+        """Grade on the pool; every failure is the HTTP error the in-process path gives."""
+        assert self.pool is not None
+        try:
+            return self.pool.grade(items, mode, deadline, details)
+        except PoolFailure as exc:
+            first: dict[str, int] = {}
+            for i, it in enumerate(items):
+                first.setdefault(it.instance_id, i)
+            if exc.kind == "unknown":
+                missing = sorted(exc.ids, key=first.__getitem__)
+                raise HTTPException(
+                    404, "unknown instance id(s): " + _listing([f"{k[:200]!r} ({where(first[k])})" for k in missing])
+                ) from None
+            if exc.kind == "invalid":
+                bad = sorted(zip(exc.ids, exc.reasons), key=lambda p: first[p[0]])
+                raise HTTPException(
+                    500,
+                    "grader error: stored instance(s) are not valid ground truths: "
+                    + _listing([f"{where(first[k])}: {why}" for k, why in bad]),
+                ) from None
+            if exc.kind == "grader":
+                at = f"{where(first[exc.ids[0]])}: " if exc.ids else ""
+                raise HTTPException(500, f"grader error: {at}{exc.reasons[0]}") from None
+            raise DeadlineExceeded(exc.done, exc.total) from None
+
     def check_batch(self, n: int) -> None:
         if n > self.settings.max_batch:
             raise HTTPException(
@@ -345,18 +373,27 @@ def create_app(
     time_limit: float = ServerSettings.time_limit,
     concurrency: int = ServerSettings.concurrency,
     cache_size: int = ServerSettings.cache_size,
+    grade_processes: int = ServerSettings.grade_processes,
 ) -> FastAPI:
     """The reward server app. ``store`` is an ``InstanceStore``, a path to one, or None
-    (then only inline instances can be graded)."""
+    (then only inline instances can be graded). With ``grade_processes`` > 0, batches that
+    name stored instances by id are graded on that many worker processes
+    (:mod:`pbsolve.serve.pool`), started now and stopped when the app shuts down."""
     if isinstance(store, (str, Path)):
         store = InstanceStore(store, cache_size=cache_size)
     settings = ServerSettings(
         store=str(store.path) if store is not None else None, token=token, mode=check_mode(mode),
         max_body_bytes=max_body_bytes, max_response_chars=max_response_chars, max_batch=max_batch,
-        time_limit=time_limit, concurrency=concurrency, cache_size=cache_size,
+        time_limit=time_limit, concurrency=concurrency, cache_size=cache_size, grade_processes=grade_processes,
     )  # fmt: skip
     svc = RewardService(store, settings)
-    app = FastAPI(title="pbsolve reward server", version=__version__)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        svc.close()  # the grading workers, if any
+
+    app = FastAPI(title="pbsolve reward server", version=__version__, lifespan=lifespan)
     app.state.service = svc
     app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes)
 
@@ -409,7 +446,7 @@ def create_app(
         def work(deadline: float) -> dict[str, Any]:
             inst = svc.resolve([ref], lambda i: "id" if ref[0] == "id" else "instance")[0]
             g = svc.grade([(inst, req.response)], chosen, [req.response_id], deadline)[0]
-            return _grade_out(g, req.details)
+            return grade_view(g, req.details)
 
         return _json(await svc.run(work))
 
@@ -421,10 +458,17 @@ def create_app(
 
         def work(deadline: float) -> dict[str, Any]:
             t0 = time.perf_counter()
-            instances = svc.resolve(refs, lambda i: f"requests[{i}]")
-            pairs = [(inst, item.response) for inst, item in zip(instances, req.requests)]
-            grades = svc.grade(pairs, chosen, [item.response_id for item in req.requests], deadline)
-            out = [_grade_out(g, req.details) for g in grades]
+            where = lambda i: f"requests[{i}]"  # noqa: E731
+            if svc.pooled(refs):
+                items = [
+                    PoolItem(str(ref[1]), item.response, item.response_id) for ref, item in zip(refs, req.requests)
+                ]
+                out = svc.grade_pooled(items, chosen, req.details, where, deadline)
+            else:
+                instances = svc.resolve(refs, where)
+                pairs = [(inst, item.response) for inst, item in zip(instances, req.requests)]
+                grades = svc.grade(pairs, chosen, [item.response_id for item in req.requests], deadline)
+                out = [grade_view(g, req.details) for g in grades]
             return {
                 "mode": chosen, "n": len(out), "rewards": [o["reward"] for o in out], "grades": out,
                 "elapsed_ms": round(1000 * (time.perf_counter() - t0), 3),
@@ -452,6 +496,8 @@ def create_app(
         ]
 
         def work(deadline: float) -> dict[str, Any]:
+            if svc.pooled(refs):
+                return openrlhf_pooled(deadline)
             instances = svc.resolve(refs, lambda i: f"labels[{i}]")
             if time.monotonic() > deadline:
                 raise DeadlineExceeded(0, n)
@@ -459,6 +505,16 @@ def create_app(
                 req.query, req.prompts, instances, chosen, deadline=deadline,
                 max_response_chars=svc.settings.max_response_chars,
             )  # fmt: skip
+
+        def openrlhf_pooled(deadline: float) -> dict[str, Any]:
+            items = []
+            for i, (q, ref) in enumerate(zip(req.query, refs)):
+                prompt = req.prompts[i] if req.prompts is not None else None
+                cut = response_from_query(q, prompt)  # the instance's own prompt is the worker's fallback
+                found = isinstance(q, str) and isinstance(prompt, str) and bool(prompt) and prompt in q
+                items.append(PoolItem(str(ref[1]), cut, None, from_query=not found))
+            views = svc.grade_pooled(items, chosen, False, lambda i: f"labels[{i}]", deadline)
+            return openrlhf_views(views)
 
         return _json(await svc.run(work))
 
