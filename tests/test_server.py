@@ -102,6 +102,7 @@ def test_health_needs_no_token(server):
     body = r.json()
     assert body["status"] == "ok" and body["instances"] == 128 and body["auth"] is True
     assert body["mode"] == "all_pass" and body["reward_modes"] == list(REWARD_MODES)
+    assert body["grade_processes"] == 0  # create_app grades in the server process unless told otherwise
 
 
 @pytest.mark.parametrize("path", ["/grade", "/grade/batch", "/openrlhf", "/get_reward"])
@@ -364,24 +365,32 @@ def test_a_large_store_answers_lookups_fast_in_bounded_memory(tmp_path, instance
         assert len(st.cache) == 16  # the parsed-instance LRU stays at its size
 
 
-def _zlib_store(path: Path, instances: list[Instance]) -> None:
-    """A store in the first format (pbsolve-store/1: zlib rows, a preset dictionary)."""
+def _old_store(path: Path, instances: list[Instance], fmt: str) -> None:
+    """A store in an earlier format, one dictionary for every row: pbsolve-store/1 (zlib
+    rows, a preset dictionary) or pbsolve-store/2 (zstd rows, a trained dictionary)."""
     import sqlite3
     import zlib
 
+    import zstandard
+
     texts = [i.model_dump_json().encode() for i in instances]
-    zdict = b"\n".join(texts[:8])[-32 * 1024 :]
+    if fmt == "pbsolve-store/1":
+        zdict = b"\n".join(texts[:8])[-32 * 1024 :]
+
+        def pack(raw: bytes) -> bytes:
+            c = zlib.compressobj(1, zdict=zdict)
+            return c.compress(raw) + c.flush()
+    else:
+        zdict = zstandard.train_dictionary(16 * 1024, texts * 8).as_bytes()
+        pack = zstandard.ZstdCompressor(level=3, dict_data=zstandard.ZstdCompressionDict(zdict)).compress
     conn = sqlite3.connect(path)
     conn.executescript(
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);"
         "CREATE TABLE instances (id TEXT PRIMARY KEY, task TEXT NOT NULL, family TEXT NOT NULL, body BLOB NOT NULL);"
     )
-    for inst, raw in zip(instances, texts):
-        c = zlib.compressobj(1, zdict=zdict)
-        conn.execute(
-            "INSERT INTO instances VALUES (?, ?, ?, ?)", (inst.id, inst.task, inst.family, c.compress(raw) + c.flush())
-        )
-    meta = {"format": "pbsolve-store/1", "count": str(len(instances)), "zdict": zdict}
+    rows = [(i.id, i.task, i.family, pack(raw)) for i, raw in zip(instances, texts)]
+    conn.executemany("INSERT INTO instances VALUES (?, ?, ?, ?)", rows)
+    meta = {"format": fmt, "count": str(len(instances)), "zdict": zdict}
     conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
     conn.commit()
     conn.close()
@@ -389,39 +398,15 @@ def _zlib_store(path: Path, instances: list[Instance]) -> None:
 
 def test_a_store_of_the_first_zlib_format_is_still_read(tmp_path, instances):
     path = tmp_path / "old.pbstore"
-    _zlib_store(path, instances[:20])
+    _old_store(path, instances[:20], "pbsolve-store/1")
     with InstanceStore(path) as st:
         assert len(st) == 20
         assert all(st.get(i.id).model_dump() == i.model_dump() for i in instances[:20])
 
 
-def _trained_zstd_store(path: Path, instances: list[Instance]) -> None:
-    """A store in the second format (pbsolve-store/2: zstd rows, one trained dictionary)."""
-    import sqlite3
-
-    import zstandard
-
-    texts = [i.model_dump_json().encode() for i in instances]
-    zdict = zstandard.train_dictionary(16 * 1024, texts * 8).as_bytes()
-    c = zstandard.ZstdCompressor(level=3, dict_data=zstandard.ZstdCompressionDict(zdict))
-    conn = sqlite3.connect(path)
-    conn.executescript(
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);"
-        "CREATE TABLE instances (id TEXT PRIMARY KEY, task TEXT NOT NULL, family TEXT NOT NULL, body BLOB NOT NULL);"
-    )
-    conn.executemany(
-        "INSERT INTO instances VALUES (?, ?, ?, ?)",
-        [(i.id, i.task, i.family, c.compress(raw)) for i, raw in zip(instances, texts)],
-    )
-    meta = {"format": "pbsolve-store/2", "count": str(len(instances)), "zdict": zdict}
-    conn.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
-    conn.commit()
-    conn.close()
-
-
 def test_a_store_of_the_second_format_with_one_trained_dictionary_is_still_read(tmp_path, instances):
     path = tmp_path / "v2.pbstore"
-    _trained_zstd_store(path, instances[:40])
+    _old_store(path, instances[:40], "pbsolve-store/2")
     with InstanceStore(path) as st:
         assert st.format == "pbsolve-store/2" and len(st) == 40
         assert all(st.get(i.id).model_dump() == i.model_dump() for i in instances[:40])

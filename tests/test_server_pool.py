@@ -78,6 +78,11 @@ def post(url: str, path: str, body: dict) -> httpx.Response:
     return httpx.post(url + path, json=body, timeout=120)
 
 
+def test_health_reports_the_grading_processes(pooled, local):
+    assert httpx.get(pooled + "/health").json()["grade_processes"] == 2
+    assert httpx.get(local + "/health").json()["grade_processes"] == 0
+
+
 def test_two_workers_split_the_ids_of_a_batch(instances):
     owners = {worker_of(i.id, 2) for i in instances}
     assert owners == {0, 1}

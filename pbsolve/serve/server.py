@@ -436,6 +436,7 @@ def create_app(
                 "max_response_chars": settings.max_response_chars, "time_limit_s": settings.time_limit,
             },
             "auth": token is not None,
+            "grade_processes": svc.pool.processes if svc.pool is not None else 0,
         })  # fmt: skip
 
     @app.post("/grade")
