@@ -366,13 +366,11 @@ def _doctor_overlap(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("room_beds")
 def _room_beds(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
+    spans = [(s.id, plan.assign[s.id][1], plan.assign[s.id][2], end(d, plan, s.id)) for s in d.stages]
     for r in d.rooms:
+        inside = [(sid, a, b) for sid, room, a, b in spans if room == r.id]  # in stage order
         for t in range(d.slots):
-            here = [
-                s.id
-                for s in d.stages
-                if plan.assign[s.id][1] == r.id and overlap(t, t + 1, plan.assign[s.id][2], end(d, plan, s.id))
-            ]
+            here = [sid for sid, a, b in inside if overlap(t, t + 1, a, b)]
             if len(here) > r.beds:
                 return False, f"{r.id} holds {len(here)} stages in slot {t} ({', '.join(here)}) but has {r.beds} bed(s)"
     return OK

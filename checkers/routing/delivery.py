@@ -257,6 +257,7 @@ def vehicle_classes(d: DeliveryData, rules: Sequence[Rule], objective: Sequence[
 @dataclass(frozen=True)
 class Plan:
     routes: dict[str, tuple[str, ...]]  # vehicle -> stop ids in order (RELOAD between trips); every vehicle listed
+    _cache: dict[int, tuple[DeliveryData, Sim]] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass
@@ -291,7 +292,11 @@ def simulate(d: DeliveryData, plan: Plan) -> Sim:
     minutes; a reload takes ``reload_minutes`` at the depot. Loads: without pickups, a
     vehicle leaves the depot with everything its trip delivers (on board on arrival at a
     stop: its own load and the later stops' of the trip); with pickups, it leaves empty
-    and each stop changes the load by its ``load``."""
+    and each stop changes the load by its ``load``. Computed once per plan and data (every
+    rule and figure reads the same simulation; treat it as read-only)."""
+    hit = plan._cache.get(id(d))
+    if hit is not None and hit[0] is d:
+        return hit[1]
     sim = Sim()
     T, idx = d.minutes, d.index
     for v in d.vehicles:
@@ -329,6 +334,7 @@ def simulate(d: DeliveryData, plan: Plan) -> Sim:
             prev, prev_name = 0, d.depot
         sim.back[v.id] = time
         sim.travel[v.id] = travel
+    plan._cache[id(d)] = (d, sim)
     return sim
 
 

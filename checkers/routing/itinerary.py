@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -312,6 +312,9 @@ def current_plan(changes: ObjectiveTerm) -> dict[str, list[str]]:
 @dataclass(frozen=True)
 class Plan:
     days: dict[str, tuple[str, ...]]  # day -> its stops (sights and fixed stops) in order
+    _cache: dict[tuple[int, str, int], tuple[TripData, DaySchedule]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 @dataclass(frozen=True)
@@ -327,6 +330,18 @@ class DaySchedule:
     visits: tuple[Visit, ...]
     back: int  # arrival at the end hotel
     travel: int  # travel minutes of the day (listed times, no margin)
+
+
+def day_schedule(d: TripData, plan: Plan, day: str, delay: int = 0) -> DaySchedule:
+    """:func:`schedule` of the plan's day, computed once per plan, data, day and delay
+    (several rules and figures read it; treat it as read-only)."""
+    key = (id(d), day, delay)
+    hit = plan._cache.get(key)
+    if hit is not None and hit[0] is d:
+        return hit[1]
+    out = schedule(d, day, plan.days[day], delay)
+    plan._cache[key] = (d, out)
+    return out
 
 
 def schedule(d: TripData, day: str, stops: tuple[str, ...], delay: int = 0) -> DaySchedule:
@@ -362,7 +377,7 @@ def spend(d: TripData, plan: Plan) -> dict[str, int]:
 
 
 def travel(d: TripData, plan: Plan) -> dict[str, int]:
-    return {x.id: schedule(d, x.id, plan.days[x.id]).travel for x in d.days}
+    return {x.id: day_schedule(d, plan, x.id).travel for x in d.days}
 
 
 def sightseeing(d: TripData, plan: Plan) -> dict[str, int]:
@@ -375,7 +390,7 @@ def time_problem(d: TripData, plan: Plan, delay: int) -> str | None:
     times, booked times, fixed stops' latest starts, return times), or None."""
     extra = f" with {delay} more minutes on every leg" if delay else ""
     for x in d.days:
-        sch = schedule(d, x.id, plan.days[x.id], delay)
+        sch = day_schedule(d, plan, x.id, delay)
         for v in sch.visits:
             s = d.sight_by_id.get(v.stop)
             if s is not None and v.end > s.closes:
@@ -402,7 +417,7 @@ check = CHECKS.register
 @check("opening_hours")
 def _opening_hours(d: TripData, plan: Plan, p: NoParams) -> Verdict:
     for x in d.days:
-        for v in schedule(d, x.id, plan.days[x.id]).visits:
+        for v in day_schedule(d, plan, x.id).visits:
             s = d.sight_by_id.get(v.stop)
             if s is not None and v.end > s.closes:
                 return False, f"{s.id} on {x.id} ends at {hhmm(v.end)}, after it closes at {hhmm(s.closes)}"
@@ -412,7 +427,7 @@ def _opening_hours(d: TripData, plan: Plan, p: NoParams) -> Verdict:
 @check("return_by")
 def _return_by(d: TripData, plan: Plan, p: NoParams) -> Verdict:
     for x in d.days:
-        back = schedule(d, x.id, plan.days[x.id]).back
+        back = day_schedule(d, plan, x.id).back
         if back > x.end:
             return False, f"on {x.id} the return to {x.end_place} is at {hhmm(back)}, after {hhmm(x.end)}"
     return OK
@@ -432,7 +447,7 @@ def _reservations(d: TripData, plan: Plan, p: NoParams) -> Verdict:
     """A booked sight is visited only on its booked day, entering at the booked time
     (so the traveller arrives by then)."""
     for x in d.days:
-        for v in schedule(d, x.id, plan.days[x.id]).visits:
+        for v in day_schedule(d, plan, x.id).visits:
             s = d.sight_by_id.get(v.stop)
             if s is None or s.booked_at is None:
                 continue
@@ -446,7 +461,7 @@ def _reservations(d: TripData, plan: Plan, p: NoParams) -> Verdict:
 @check("fixed_stops")
 def _fixed_stops(d: TripData, plan: Plan, p: NoParams) -> Verdict:
     for x in d.days:
-        sch = schedule(d, x.id, plan.days[x.id])
+        sch = day_schedule(d, plan, x.id)
         starts = {v.stop: v.start for v in sch.visits}
         for t in d.stops_of(x.id):
             if t.id not in starts:
