@@ -72,9 +72,7 @@ def _spans_outside(tm: TimetableModel, e: Event, inside: set[int]) -> list[int]:
 
 
 @functools.cache
-def _travel_rows(
-    trip: tuple[tuple[int, ...], ...], days: tuple[tuple[int, ...], ...]
-) -> tuple[tuple[int, ...], ...]:
+def _travel_rows(trip: tuple[tuple[int, ...], ...], days: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
     """The rows of the travel rule as offsets of at[t, r] (``t * len(trip) + r``) from the
     first ``at`` variable, in the order the encoder posts them: per day and slot t1, the
     slot's places (at most one), then per later slot t2 of the day and place ra, ra at t1
