@@ -27,12 +27,12 @@ from pbsolve.models.scheduling.common import (
 from pbsolve.models.scheduling.timetable_model import TimetableModel, at_most_one_rows, encoder, post
 
 
-def _day_slots(data: TimetableData) -> tuple[tuple[int, ...], ...]:
+def day_slots(data: TimetableData) -> tuple[tuple[int, ...], ...]:
     """The slot indices of each day, in order (cached: the witness asks on every placement)."""
     return _day_lists(data.slot_days, len(data.days))
 
 
-def _in_day(data: TimetableData) -> tuple[int, ...]:
+def in_day(data: TimetableData) -> tuple[int, ...]:
     """For each slot, its position within its day (0 for the day's first slot)."""
     return _positions(data.slot_days, len(data.days))
 
@@ -113,8 +113,8 @@ def _travel_time(tm: TimetableModel, params: pp.TravelTime, lit: cp_model.IntVar
     the rooms' order), the implications and the rows (a table per travel matrix and day
     layout, cached) are those the Python API would write, in the same order."""
     d = tm.data
-    pos_in_day = _in_day(d)
-    days = _day_slots(d)
+    pos_in_day = in_day(d)
+    days = day_slots(d)
     rooms = [r.id for r in d.rooms]
     n_rooms = len(rooms)
     trip = tuple(tuple(params.between(ra, rb) for rb in rooms) for ra in rooms)
@@ -195,8 +195,8 @@ def _budget(tm: TimetableModel, params: pp.Budget, lit: cp_model.IntVar) -> None
 @encoder("coach_transfer")
 def _coach_transfer(tm: TimetableModel, params: pp.CoachTransfer, lit: cp_model.IntVar) -> None:
     d, k = tm.data, params.lead
-    pos_in_day = _in_day(d)
-    days = _day_slots(d)
+    pos_in_day = in_day(d)
+    days = day_slots(d)
     holding: list[list[cp_model.IntVar]] = [[] for _ in d.slots]
     for e in d.events:
         for s in tm.starts[e.id]:
@@ -234,7 +234,7 @@ def build_opening_hours(data: TimetableData, witness: Witness, rng: random.Rando
     shortest = min(e.duration for e in data.events)
     for r in rooms:
         open_: list[int] = []
-        for day in _day_slots(data):
+        for day in day_slots(data):
             used = {
                 t
                 for e in data.events
@@ -254,7 +254,7 @@ def build_focus_windows(data: TimetableData, witness: Witness, rng: random.Rando
     chosen = sorted(rng.sample(list(data.events), min(len(data.events), rng.randint(1, 3))), key=data.events.index)
     longest = max(e.duration for e in chosen)
     slots: list[int] = []
-    for day in _day_slots(data):
+    for day in day_slots(data):
         used = {
             t for e in chosen if witness[e.id][0] in day for t in range(witness[e.id][0], witness[e.id][0] + e.duration)
         }
@@ -281,7 +281,7 @@ def build_budget(data: TimetableData, witness: Witness, rng: random.Random) -> p
 def coach_ok(data: TimetableData, witness: Witness, rooms: set[str], lead: int) -> bool:
     """Whether the witness (possibly partial: events it does not place are skipped) keeps
     the coach rule: every coach span within its day, no two sharing a slot."""
-    pos_in_day, days = _in_day(data), _day_slots(data)
+    pos_in_day, days = in_day(data), day_slots(data)
     held: set[int] = set()
     for e in data.events:
         if e.id not in witness:
@@ -323,8 +323,8 @@ def legs_from(positions: dict[str, int]) -> list[pp.TravelLeg]:
 def travel_ok(data: TimetableData, witness: Witness, rule: pp.TravelTime) -> bool:
     """Whether the witness (possibly partial: events it does not place are ignored) keeps
     the travel rule, read as the check reads it."""
-    days = _day_slots(data)
-    pos_in_day = _in_day(data)
+    days = day_slots(data)
+    pos_in_day = in_day(data)
     for person in rule.people:
         mine = [e for e in data.events if person in e.people and e.id in witness]
         for i, a in enumerate(mine):
@@ -379,10 +379,10 @@ def travel_ok_adding(
         if gap < between(room, rb):
             return False
     if rule.home is not None:
-        pos_in_day = _in_day(data)
+        pos_in_day = in_day(data)
         if pos_in_day[s] < between(rule.home, room):
             return False
-        if len(_day_slots(data)[day]) - (pos_in_day[s] + e.duration) < between(room, rule.home):
+        if len(day_slots(data)[day]) - (pos_in_day[s] + e.duration) < between(room, rule.home):
             return False
     return True
 

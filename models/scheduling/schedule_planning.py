@@ -20,7 +20,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
 from pbsolve.models.scheduling.common import PEOPLE, WEEKDAYS, WITHOUT_BACKUPS, Entities, TaskRecipe, Witness
-from pbsolve.models.scheduling.places import _day_slots, _in_day, legs_from
+from pbsolve.models.scheduling.places import day_slots, in_day, legs_from
 from pbsolve.params import Params, make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -225,8 +225,8 @@ def _allowed(ent: Entities):  # type: ignore[no-untyped-def]
             ]
         if "slot_day" not in days:
             days["slot_day"] = data.slot_days
-            days["pos"] = _in_day(data)
-            days["lengths"] = tuple(len(d) for d in _day_slots(data))
+            days["pos"] = in_day(data)
+            days["lengths"] = tuple(len(d) for d in day_slots(data))
         slot_day = days["slot_day"]
         day = slot_day[s]
         end = s + e.duration
