@@ -16,7 +16,15 @@ from ortools.sat.python import cp_model
 from pbsolve.checkers.scheduling import calendar_params as cp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.models.scheduling.common import RULE_BUILDERS, RuleBuilder, Witness, events_of
-from pbsolve.models.scheduling.timetable_model import OBJECTIVES, Encoder, TimetableModel, encoder, post
+from pbsolve.models.scheduling.places import none_of
+from pbsolve.models.scheduling.timetable_model import (
+    OBJECTIVES,
+    Encoder,
+    TimetableModel,
+    at_most_one_rows,
+    encoder,
+    post,
+)
 
 # audience segments by city, with their UTC offset in hours (no daylight saving is modelled)
 CITIES = (
@@ -33,31 +41,50 @@ def local_hour(data: TimetableData, slot: int, offset: int) -> int:
 # -- encoders ----------------------------------------------------------------------------
 @encoder("local_send_window")
 def _local_send_window(tm: TimetableModel, params: cp.LocalSendWindow, lit: cp_model.IntVar) -> None:
-    for e in tm.events_of(params.segment):
-        for s in tm.starts[e.id]:
-            if not params.earliest <= local_hour(tm.data, s, params.utc_offset) <= params.latest:
-                post(tm, tm.at(e, s) == 0, lit)
+    """No message to the segment starts outside its local window: one enforced bool_and
+    of the negated cells of every such start (the same plans as a row ``at(e, s) == 0``
+    per start)."""
+    index = tm.cell_indices()
+    outside = [
+        s
+        for s in range(len(tm.data.slots))
+        if not params.earliest <= local_hour(tm.data, s, params.utc_offset) <= params.latest
+    ]
+    none_of(tm, [v for e in tm.events_of(params.segment) for s in _among(tm, e, outside) for v in index[e.id, s]], lit)
 
 
 @encoder("blackout_days")
 def _blackout_days(tm: TimetableModel, params: cp.BlackoutDays, lit: cp_model.IntVar) -> None:
-    off = [tm.data.days.index(name) for name in params.days]
-    for e in tm.events_of(params.segment):
-        for s in tm.starts[e.id]:
-            if tm.data.slots[s].day in off:
-                post(tm, tm.at(e, s) == 0, lit)
+    """No message to the segment on a blackout day (one enforced bool_and, as above)."""
+    off = {tm.data.days.index(name) for name in params.days}
+    index = tm.cell_indices()
+    blocked = [s for s, sl in enumerate(tm.data.slots) if sl.day in off]
+    none_of(tm, [v for e in tm.events_of(params.segment) for s in _among(tm, e, blocked) for v in index[e.id, s]], lit)
+
+
+def _among(tm: TimetableModel, e: Event, slots: list[int]) -> list[int]:
+    """The starts of ``e`` (in order) among ``slots``."""
+    chosen = set(slots)
+    return [s for s in tm.starts[e.id] if s in chosen]
 
 
 @encoder("send_spacing")
 def _send_spacing(tm: TimetableModel, params: cp.SendSpacing, lit: cp_model.IntVar) -> None:
+    """At most one of two starts of different messages closer than the spacing: the rows
+    ``at(a, sa) + at(b, sb) <= 1`` written straight into the proto
+    (:func:`~pbsolve.models.scheduling.timetable_model.at_most_one_rows`: the same
+    constraints in the same order)."""
     mine = tm.events_of(params.segment)
     value = [s.value for s in tm.data.slots]
+    index = tm.cell_indices()
+    rows = []
     for i, a in enumerate(mine):
         for b in mine[i + 1 :]:
             for sa in tm.starts[a.id]:
                 for sb in tm.starts[b.id]:
                     if abs(value[sa] - value[sb]) < params.hours:
-                        post(tm, tm.at(a, sa) + tm.at(b, sb) <= 1, lit)
+                        rows.append(index[a.id, sa] + index[b.id, sb])
+    at_most_one_rows(tm, rows, lit)
 
 
 def _day_of(tm: TimetableModel, e: Event) -> cp_model.LinearExpr:

@@ -9,17 +9,18 @@ from ortools.sat.python import cp_model
 from pbsolve.checkers.scheduling import content as ct
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.models.scheduling.common import RULE_BUILDERS, Witness
-from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, post
+from pbsolve.models.scheduling.places import none_of
+from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder
 
 
 @encoder("embargo")
 def _embargo(tm: TimetableModel, params: ct.Embargo, lit: cp_model.IntVar) -> None:
+    """No held-back event starts before the embargo lifts: one enforced bool_and of the
+    negated cells of every earlier start (the same plans as a row ``at(e, s) == 0`` per
+    start, in one constraint)."""
     lifted = tm.data.slot_index[params.from_]
-    for eid in params.events:
-        e = tm.data.event_by_id[eid]
-        for s in tm.starts[eid]:
-            if s < lifted:
-                post(tm, tm.at(e, s) == 0, lit)
+    index = tm.cell_indices()
+    none_of(tm, [v for eid in params.events for s in tm.starts[eid] if s < lifted for v in index[eid, s]], lit)
 
 
 def _earliest(data: TimetableData, e: Event) -> int:

@@ -20,7 +20,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
 from pbsolve.models.scheduling.common import PEOPLE, WEEKDAYS, WITHOUT_BACKUPS, Entities, TaskRecipe, Witness
-from pbsolve.models.scheduling.places import legs_from, travel_ok_adding
+from pbsolve.models.scheduling.places import day_slots, in_day, legs_from
 from pbsolve.params import Params, make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -197,10 +197,18 @@ def _opening(slots: list[Slot], shops: list[Room], rng: random.Random) -> list[p
 
 
 def _allowed(ent: Entities):  # type: ignore[no-untyped-def]
+    """The witness keeps the opening hours and the travel rule.
+
+    The travel test is :func:`~pbsolve.models.scheduling.places.travel_ok_adding` with
+    its per-draft parts worked out once: for each event, the other events that share a
+    travelling person with it (the only ones whose trips it can break) with their
+    durations, the trip table, and each slot's position in its day."""
     travel: pp.TravelTime = ent.notes["travel"]
     opening = {o.room: set(o.open) for o in ent.notes.get("opening", [])}
-
+    travellers = set(travel.people)
     trips: dict[tuple[str, str], int] = {}
+    partners: dict[str, list[tuple[str, int]]] = {}
+    days: dict[str, tuple] = {}
 
     def between(a: str, b: str) -> int:
         key = (a, b)
@@ -208,11 +216,43 @@ def _allowed(ent: Entities):  # type: ignore[no-untyped-def]
             trips[key] = travel.between(a, b)
         return trips[key]
 
+    def travel_ok(data: TimetableData, plan: Witness, e: Event, s: int, room: str) -> bool:
+        mine = partners.get(e.id)
+        if mine is None:
+            people = [p for p in e.people if p in travellers]
+            mine = partners[e.id] = [
+                (b.id, b.duration) for b in data.events if b.id != e.id and any(p in b.people for p in people)
+            ]
+        if "slot_day" not in days:
+            days["slot_day"] = data.slot_days
+            days["pos"] = in_day(data)
+            days["lengths"] = tuple(len(d) for d in day_slots(data))
+        slot_day = days["slot_day"]
+        day = slot_day[s]
+        end = s + e.duration
+        for bid, duration in mine:
+            placed = plan.get(bid)
+            if placed is None:
+                continue
+            sb, rb = placed
+            if rb == room or slot_day[sb] != day:
+                continue
+            gap = sb - end if s <= sb else s - (sb + duration)
+            if gap < between(room, rb):
+                return False
+        if travel.home is not None and any(p in travellers for p in e.people):
+            pos = days["pos"][s]
+            if pos < between(travel.home, room):
+                return False
+            if days["lengths"][day] - (pos + e.duration) < between(room, travel.home):
+                return False
+        return True
+
     def allowed(data: TimetableData, plan: Witness, e: Event, s: int, room: str) -> bool:
         if room in opening and any(data.slots[t].id not in opening[room] for t in range(s, s + e.duration)):
             return False
         # the plan so far keeps the travel rule (every placement in it was allowed)
-        return travel_ok_adding(data, plan, e, s, room, travel, between)
+        return travel_ok(data, plan, e, s, room)
 
     return allowed
 
