@@ -178,6 +178,9 @@ Encoder = Callable[[TimetableModel, Any, cp_model.IntVar], None]  # (model, the 
 # every timetable task shares one encoder per rule kind (base, sampled, hard, stateful)
 ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
 encoder = ENCODERS.register
+# CP-SAT parameters of every solve of one task type's models (SolverModel.parameters),
+# registered by the task modules that measured them; other task types use CP-SAT's own
+SOLVER_PARAMETERS: dict[str, dict[str, Any]] = {}
 # add-on objective kinds: (model, the term's Params model) -> (expression, upper bound)
 OBJECTIVES: dict[str, Callable[[TimetableModel, Any], tuple[cp_model.LinearExprT, int]]] = {}
 
@@ -429,6 +432,7 @@ def build_parts(draft: Draft) -> tuple[SolverModel, TimetableModel]:
         rule_literals=rule_literals,
         objective_terms=terms,
         decode=decode,
+        parameters=dict(SOLVER_PARAMETERS.get(draft.spec.task, {})),
         # measured on 258 stored timetable instances (9 task types): presolve costs the
         # re-optimisation more than it saves (2.6 against 3.4 s)
         uniqueness_parameters={"cp_model_presolve": False},
