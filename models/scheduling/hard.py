@@ -16,7 +16,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft
 from pbsolve.kit import Uncertain, insert_rule
-from pbsolve.models.scheduling.timetable_model import TimetableModel, at_most_one_rows, build, encoder, post
+from pbsolve.models.scheduling.timetable_model import TimetableModel, at_most_one_rows, build, encoder, forbid, post
 from pbsolve.params import NoParams, make_rule, make_term
 from pbsolve.schema import ObjectiveTerm
 
@@ -24,19 +24,23 @@ from pbsolve.schema import ObjectiveTerm
 @encoder("person_absent")
 def _person_absent(tm: TimetableModel, params: rp.PersonAbsent, lit: cp_model.IntVar) -> None:
     gone = [tm.data.slot_index[sid] for sid in params.slots]
+    xs: list[cp_model.IntVar] = []
     for e in tm.events_of(params.person):
         for s in tm.starts[e.id]:
             if any(tm.covers(e, s, t) for t in gone):
-                post(tm, tm.at(e, s) == 0, lit)
+                xs += tm.cells(e, s)
+    forbid(tm, xs, lit)
 
 
 @encoder("room_closed")
 def _room_closed(tm: TimetableModel, params: rp.RoomClosed, lit: cp_model.IntVar) -> None:
     gone = [tm.data.slot_index[sid] for sid in params.slots]
+    xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
         for s in tm.starts[e.id]:
             if any(tm.covers(e, s, t) for t in gone):
-                post(tm, tm.x[e.id, s, params.room] == 0, lit)
+                xs.append(tm.x[e.id, s, params.room])
+    forbid(tm, xs, lit)
 
 
 @encoder("room_backup")

@@ -42,12 +42,19 @@ class TimetableModel:
         # the x variables of event e at start s, over the rooms in order
         self._cells: dict[tuple[str, int], list[cp_model.IntVar]] = {}
         self._at: dict[tuple[str, int], cp_model.LinearExpr | int] = {}
-        self._cell_indices: dict[tuple[str, int], list[int]] | None = None
         # the variables new_bool_var makes, without a fresh Domain object per variable
         proto = self.m.model_proto
         room_ids = [r.id for r in data.rooms]
-        # covering starts per (event, slot), asked by several encoders for every slot
-        self._covering: dict[tuple[str, int], list[int]] = {}
+        # per duration (the starts depend on nothing else): the starts covering each slot,
+        # and the starts on each day, asked by several encoders for every slot or day
+        self._covering: dict[int, list[list[int]]] = {}
+        self._on_day: dict[int, list[list[int]]] = {}
+        self._start_index: dict[str, cp_model.LinearExpr] = {}
+        # proto indices of the x variables per (event, start): variables are numbered in
+        # the order they are made, from 0 in a fresh model
+        self._cell_indices: dict[tuple[str, int], list[int]] = {}
+        index = len(proto.variables)
+        n_rooms = len(room_ids)
         for e in data.events:
             self.starts[e.id] = data.starts(e)
             event_cells = []
@@ -58,18 +65,19 @@ class TimetableModel:
                     self.x[e.id, s, r] = v
                     row.append(v)
                 self._cells[e.id, s] = row
+                self._cell_indices[e.id, s] = list(range(index, index + n_rooms))
+                index += n_rooms
                 event_cells += row
             self.m.add_exactly_one(event_cells)
             if with_backups:
                 brow = [self.m.new_bool_var(f"b[{e.id},{r.id}]") for r in data.rooms]
                 self.backup.update({(e.id, r.id): v for r, v in zip(data.rooms, brow)})
                 self.m.add_exactly_one(brow)
+                index += n_rooms
 
     # -- derived expressions -------------------------------------------------------
     def cell_indices(self) -> dict[tuple[str, int], list[int]]:
-        """The proto indices of :meth:`cells`, per (event id, start) (built once per model)."""
-        if self._cell_indices is None:
-            self._cell_indices = {key: [v.index for v in row] for key, row in self._cells.items()}
+        """The proto indices of :meth:`cells`, per (event id, start)."""
         return self._cell_indices
 
     def cells(self, e: Event, s: int) -> list[cp_model.IntVar]:
@@ -90,11 +98,14 @@ class TimetableModel:
     def covering_starts(self, e: Event, t: int) -> list[int]:
         """The starts of e (in order) at which it occupies slot t (cached: callers must not
         change the list)."""
-        key = (e.id, t)
-        found = self._covering.get(key)
-        if found is None:
-            found = self._covering[key] = [s for s in self.starts[e.id] if s <= t < s + e.duration]
-        return found
+        table = self._covering.get(e.duration)
+        if table is None:
+            table = [[] for _ in self.data.slots]
+            for s in self.starts[e.id]:  # in order, so each slot's list is in order too
+                for u in range(s, min(s + e.duration, len(table))):
+                    table[u].append(s)
+            self._covering[e.duration] = table
+        return table[t] if 0 <= t < len(table) else []
 
     def occupying(self, e: Event, t: int) -> list[cp_model.IntVar]:
         """The x variables of e that occupy slot t."""
@@ -119,16 +130,27 @@ class TimetableModel:
         return cp_model.LinearExpr.weighted_sum(xs, ws)
 
     def start_index(self, e: Event) -> cp_model.LinearExprT:
-        starts = self.starts[e.id]
-        cells = [self._cells[e.id, s] for s in starts]
-        return cp_model.LinearExpr.weighted_sum(
-            [v for row in cells for v in row], [s for s, row in zip(starts, cells) for _ in row]
-        )
+        """The start slot of e (built once per model and event)."""
+        expr = self._start_index.get(e.id)
+        if expr is None:
+            starts = self.starts[e.id]
+            cells = [self._cells[e.id, s] for s in starts]
+            expr = self._start_index[e.id] = cp_model.LinearExpr.weighted_sum(
+                [v for row in cells for v in row], [s for s, row in zip(starts, cells) for _ in row]
+            )
+        return expr
 
     def on_day_vars(self, e: Event, day: int) -> list[cp_model.IntVar]:
         """The x variables of e that start on the given day."""
-        days = self.data.slot_days
-        return [v for s in self.starts[e.id] if days[s] == day for v in self._cells[e.id, s]]
+        table = self._on_day.get(e.duration)
+        if table is None:
+            days = self.data.slot_days
+            table = [[] for _ in range(max(len(self.data.days), max(days, default=-1) + 1))]
+            for s in self.starts[e.id]:
+                table[days[s]].append(s)
+            self._on_day[e.duration] = table
+        cells = self._cells
+        return [v for s in table[day] for v in cells[e.id, s]] if 0 <= day < len(table) else []
 
     def on_day(self, e: Event, day: int) -> cp_model.LinearExprT:
         return total(self.on_day_vars(e, day))
@@ -147,6 +169,15 @@ def total(terms: list[Any]) -> cp_model.LinearExpr | int:
     """The flat sum of ``terms``; the int 0 when there are none, so that a constraint
     over nothing stays a Python bool (folded by :func:`pbsolve.kit.post`)."""
     return cp_model.LinearExpr.sum(terms) if terms else 0
+
+
+def forbid(tm: TimetableModel, xs: Sequence[cp_model.IntVar], lit: cp_model.IntVar) -> None:
+    """``lit`` forces every variable of ``xs`` (Booleans) to 0: one enforced conjunction of
+    their negations instead of a constraint ``x == 0`` per variable (CP-SAT loads it as
+    the same binary clauses ``not lit or not x``, without an integer constraint each, and
+    Python builds one constraint instead of hundreds). Nothing for an empty list."""
+    if xs:
+        tm.m.add_bool_and([v.Not() for v in xs]).only_enforce_if(lit)
 
 
 def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
@@ -188,20 +219,23 @@ OBJECTIVES: dict[str, Callable[[TimetableModel, Any], tuple[cp_model.LinearExprT
 @encoder("availability")
 def _availability(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     idx = tm.data.slot_index
+    xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
         busy = {idx[sid] for p in e.people for sid in tm.data.person_by_id[p].unavailable}
         for s in tm.starts[e.id]:
             if any(tm.covers(e, s, t) for t in busy):
-                post(tm, tm.at(e, s) == 0, lit)
+                xs += tm.cells(e, s)
+    forbid(tm, xs, lit)
 
 
 @encoder("room_fit")
 def _room_fit(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
+    xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
         for r in tm.data.rooms:
             if r.seats < e.size or not set(e.needs) <= set(r.features):
-                for s in tm.starts[e.id]:
-                    post(tm, tm.x[e.id, s, r.id] == 0, lit)
+                xs += [tm.x[e.id, s, r.id] for s in tm.starts[e.id]]
+    forbid(tm, xs, lit)
 
 
 @encoder("person_no_overlap")
@@ -243,28 +277,28 @@ def _series_order(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) ->
 def _window(tm: TimetableModel, params: rp.Window, lit: cp_model.IntVar) -> None:
     e = tm.data.event_by_id[params.event]
     lo, hi = tm.data.slot_index[params.from_], tm.data.slot_index[params.to]
-    for s in tm.starts[e.id]:
-        if s < lo or s + e.duration - 1 > hi:
-            post(tm, tm.at(e, s) == 0, lit)
+    forbid(tm, [v for s in tm.starts[e.id] if s < lo or s + e.duration - 1 > hi for v in tm.cells(e, s)], lit)
 
 
 @encoder("deadline")
 def _deadline(tm: TimetableModel, params: rp.Deadline, lit: cp_model.IntVar) -> None:
     hi = tm.data.slot_index[params.to]
+    xs: list[cp_model.IntVar] = []
     for eid in params.events:
         e = tm.data.event_by_id[eid]
-        for s in tm.starts[e.id]:
-            if s + e.duration - 1 > hi:
-                post(tm, tm.at(e, s) == 0, lit)
+        xs += [v for s in tm.starts[e.id] if s + e.duration - 1 > hi for v in tm.cells(e, s)]
+    forbid(tm, xs, lit)
 
 
 @encoder("blocked_slots")
 def _blocked_slots(tm: TimetableModel, params: rp.BlockedSlots, lit: cp_model.IntVar) -> None:
     blocked = [tm.data.slot_index[sid] for sid in params.slots]
+    xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
         for s in tm.starts[e.id]:
             if any(tm.covers(e, s, t) for t in blocked):
-                post(tm, tm.at(e, s) == 0, lit)
+                xs += tm.cells(e, s)
+    forbid(tm, xs, lit)
 
 
 @encoder("daily_limit")
