@@ -8,7 +8,7 @@ structure is built in a fixed order (lists, never sets) so models are reproducib
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -98,6 +98,12 @@ class TimetableModel:
     def covering_starts(self, e: Event, t: int) -> list[int]:
         """The starts of e (in order) at which it occupies slot t (cached: callers must not
         change the list)."""
+        table = self.covering_table(e)
+        return table[t] if 0 <= t < len(table) else []
+
+    def covering_table(self, e: Event) -> list[list[int]]:
+        """:meth:`covering_starts` of e for every slot, by slot index (cached per duration:
+        callers must not change the lists)."""
         table = self._covering.get(e.duration)
         if table is None:
             table = [[] for _ in self.data.slots]
@@ -105,7 +111,16 @@ class TimetableModel:
                 for u in range(s, min(s + e.duration, len(table))):
                     table[u].append(s)
             self._covering[e.duration] = table
-        return table[t] if 0 <= t < len(table) else []
+        return table
+
+    def cells_covering(self, e: Event, slots: Iterable[int]) -> list[cp_model.IntVar]:
+        """The x variables of e (in start, then room order) at every start at which e
+        occupies one of the given slots."""
+        table = self.covering_table(e)
+        hit = {s for t in slots if 0 <= t < len(table) for s in table[t]}
+        if not hit:
+            return []
+        return [v for s in self.starts[e.id] if s in hit for v in self._cells[e.id, s]]
 
     def occupying(self, e: Event, t: int) -> list[cp_model.IntVar]:
         """The x variables of e that occupy slot t."""
@@ -139,6 +154,14 @@ class TimetableModel:
                 [v for row in cells for v in row], [s for s, row in zip(starts, cells) for _ in row]
             )
         return expr
+
+    def room_index(self, e: Event) -> cp_model.LinearExprT:
+        """The position of e's room in the rooms' order."""
+        starts = self.starts[e.id]
+        cells = [self._cells[e.id, s] for s in starts]
+        return cp_model.LinearExpr.weighted_sum(
+            [v for row in cells for v in row], [i for row in cells for i in range(len(row))]
+        )
 
     def on_day_vars(self, e: Event, day: int) -> list[cp_model.IntVar]:
         """The x variables of e that start on the given day."""
@@ -221,10 +244,7 @@ def _availability(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) ->
     idx = tm.data.slot_index
     xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
-        busy = {idx[sid] for p in e.people for sid in tm.data.person_by_id[p].unavailable}
-        for s in tm.starts[e.id]:
-            if any(tm.covers(e, s, t) for t in busy):
-                xs += tm.cells(e, s)
+        xs += tm.cells_covering(e, {idx[sid] for p in e.people for sid in tm.data.person_by_id[p].unavailable})
     forbid(tm, xs, lit)
 
 
@@ -245,9 +265,9 @@ def _person_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVa
         mine = tm.events_of(p.id)
         if len(mine) < 2:
             continue
+        tables = [(e.id, tm.covering_table(e)) for e in mine]
         rows = [
-            [v for e in mine for s in tm.covering_starts(e, t) for v in index[e.id, s]]
-            for t in range(len(tm.data.slots))
+            [v for eid, table in tables for s in table[t] for v in index[eid, s]] for t in range(len(tm.data.slots))
         ]
         at_most_one_rows(tm, [row for row in rows if row], lit)  # an empty sum is no constraint
 
@@ -255,9 +275,8 @@ def _person_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVa
 @encoder("room_no_overlap")
 def _room_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     index = tm.cell_indices()
-    covering = [
-        [index[e.id, s] for e in tm.data.events for s in tm.covering_starts(e, t)] for t in range(len(tm.data.slots))
-    ]
+    tables = [(e.id, tm.covering_table(e)) for e in tm.data.events]
+    covering = [[index[eid, s] for eid, table in tables for s in table[t]] for t in range(len(tm.data.slots))]
     rows = []
     for ir in range(len(tm.data.rooms)):
         for t in range(len(tm.data.slots)):
@@ -295,9 +314,7 @@ def _blocked_slots(tm: TimetableModel, params: rp.BlockedSlots, lit: cp_model.In
     blocked = [tm.data.slot_index[sid] for sid in params.slots]
     xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
-        for s in tm.starts[e.id]:
-            if any(tm.covers(e, s, t) for t in blocked):
-                xs += tm.cells(e, s)
+        xs += tm.cells_covering(e, blocked)
     forbid(tm, xs, lit)
 
 
@@ -444,20 +461,19 @@ def build_parts(draft: Draft) -> tuple[SolverModel, TimetableModel]:
     answer = list(tm.x.values()) + list(tm.backup.values())
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+        """Each event's one (start, room) and backup room (exactly one of each in every
+        plan), read as the values of its start and room index expressions: two solver
+        look-ups per event instead of one per variable."""
         schedule = []
         for e in data.events:
-            for s in tm.starts[e.id]:
-                for r in data.rooms:
-                    if solver.value(tm.x[e.id, s, r.id]):
-                        row = {"event": e.id, "start": data.slots[s].id, "room": r.id}
-                        backups = [
-                            b.id
-                            for b in data.rooms
-                            if (e.id, b.id) in tm.backup and solver.value(tm.backup[e.id, b.id])
-                        ]
-                        if backups:
-                            row["backup"] = backups[0]
-                        schedule.append(row)
+            start, room = solver.value(tm.start_index(e)), solver.value(tm.room_index(e))
+            row = {"event": e.id, "start": data.slots[start].id, "room": data.rooms[room].id}
+            if tm.backup:
+                brow = [tm.backup[e.id, r.id] for r in data.rooms]
+                row["backup"] = data.rooms[
+                    solver.value(cp_model.LinearExpr.weighted_sum(brow, list(range(len(brow)))))
+                ].id
+            schedule.append(row)
         return {"schedule": schedule}
 
     sm = SolverModel(
