@@ -21,6 +21,7 @@ from pbsolve.models.scheduling.common import (
     period_slots,
     rooms,
 )
+from pbsolve.models.scheduling.timetable_model import SOLVER_PARAMETERS
 from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -176,3 +177,10 @@ def objective(data: TimetableData, rng: random.Random) -> list[ObjectiveTerm]:
 
 def recipe(spec: GenerationSpec) -> TaskRecipe:
     return TaskRecipe(entities=entities, base_rules=TASK.base_rules, objective=objective, availability_share=0.5)
+
+
+# The LP relaxation's rows loaded from the start instead of lazily, and no symmetry
+# detection per solve: certify_feasible over 75 stored default drafts (seeds 0, 1) took
+# 3.28 against 4.42 CPU s, the same certificates and plans (the root cuts stay: without
+# them these models take four times as long)
+SOLVER_PARAMETERS[TASK.id] = {"add_lp_constraints_lazily": False, "symmetry_level": 0}

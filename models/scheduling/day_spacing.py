@@ -16,7 +16,7 @@ from ortools.sat.python import cp_model
 from pbsolve.checkers.scheduling import day_spacing as ds
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.models.scheduling.common import RULE_BUILDERS, Witness
-from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, post
+from pbsolve.models.scheduling.timetable_model import TimetableModel, encoder, forbid, post
 
 
 def day_of(tm: TimetableModel, e: Event) -> cp_model.LinearExpr:
@@ -52,13 +52,13 @@ def _review_window(tm: TimetableModel, params: ds.ReviewWindow, lit: cp_model.In
 
 @encoder("exam_dates")
 def _exam_dates(tm: TimetableModel, params: ds.ExamDates, lit: cp_model.IntVar) -> None:
+    xs: list[cp_model.IntVar] = []
     for exam in params.exams:
         limit = tm.data.days.index(exam.day)
         for eid in exam.sessions:
             e = tm.data.event_by_id[eid]
-            for s in tm.starts[eid]:
-                if tm.data.slots[s].day >= limit:
-                    post(tm, tm.at(e, s) == 0, lit)
+            xs += [v for s in tm.starts[eid] if tm.data.slots[s].day >= limit for v in tm.cells(e, s)]
+    forbid(tm, xs, lit)
 
 
 @encoder("daily_load")
@@ -101,11 +101,11 @@ def _weekly_quota(tm: TimetableModel, params: ds.WeeklyQuota, lit: cp_model.IntV
 @encoder("injury_rest")
 def _injury_rest(tm: TimetableModel, params: ds.InjuryRest, lit: cp_model.IntVar) -> None:
     lo, hi = tm.data.days.index(params.from_day), tm.data.days.index(params.to_day)
+    xs: list[cp_model.IntVar] = []
     for eid in params.events:
         e = tm.data.event_by_id[eid]
-        for s in tm.starts[eid]:
-            if lo <= tm.data.slots[s].day <= hi:
-                post(tm, tm.at(e, s) == 0, lit)
+        xs += [v for s in tm.starts[eid] if lo <= tm.data.slots[s].day <= hi for v in tm.cells(e, s)]
+    forbid(tm, xs, lit)
 
 
 # -- witness-based builders --------------------------------------------------------------

@@ -18,6 +18,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
 from pbsolve.models.scheduling.common import PEOPLE, PERSONAL_POOL, STATEFUL_POOL, Entities, TaskRecipe, period_slots
+from pbsolve.models.scheduling.timetable_model import SOLVER_PARAMETERS
 from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -185,3 +186,9 @@ def recipe(spec: GenerationSpec) -> TaskRecipe:
         availability_share=0.5,
         planted=PLANTED.get(spec.subtask, ()),
     )
+
+
+# The LP relaxation's rows loaded from the start instead of lazily, and no symmetry
+# detection per solve: certify_feasible over 68 stored default drafts (seeds 0, 1) took
+# 4.50 against 5.56 CPU s, the same certificates and plans
+SOLVER_PARAMETERS[TASK.id] = {"add_lp_constraints_lazily": False, "symmetry_level": 0}

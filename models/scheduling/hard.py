@@ -16,7 +16,15 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.family import Draft
 from pbsolve.kit import Uncertain, insert_rule
-from pbsolve.models.scheduling.timetable_model import TimetableModel, at_most_one_rows, build, encoder, post
+from pbsolve.models.scheduling.timetable_model import (
+    _BOOLEAN,
+    TimetableModel,
+    at_most_one_rows,
+    build,
+    encoder,
+    forbid,
+    post,
+)
 from pbsolve.params import NoParams, make_rule, make_term
 from pbsolve.schema import ObjectiveTerm
 
@@ -24,19 +32,21 @@ from pbsolve.schema import ObjectiveTerm
 @encoder("person_absent")
 def _person_absent(tm: TimetableModel, params: rp.PersonAbsent, lit: cp_model.IntVar) -> None:
     gone = [tm.data.slot_index[sid] for sid in params.slots]
+    xs: list[cp_model.IntVar] = []
     for e in tm.events_of(params.person):
-        for s in tm.starts[e.id]:
-            if any(tm.covers(e, s, t) for t in gone):
-                post(tm, tm.at(e, s) == 0, lit)
+        xs += tm.cells_covering(e, gone)
+    forbid(tm, xs, lit)
 
 
 @encoder("room_closed")
 def _room_closed(tm: TimetableModel, params: rp.RoomClosed, lit: cp_model.IntVar) -> None:
     gone = [tm.data.slot_index[sid] for sid in params.slots]
+    room = [r.id for r in tm.data.rooms].index(params.room)
+    xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
-        for s in tm.starts[e.id]:
-            if any(tm.covers(e, s, t) for t in gone):
-                post(tm, tm.x[e.id, s, params.room] == 0, lit)
+        covered = tm.cells_covering(e, gone)  # the cells at those starts, in room order
+        xs += covered[room :: len(tm.data.rooms)]
+    forbid(tm, xs, lit)
 
 
 @encoder("room_backup")
@@ -55,20 +65,25 @@ def _room_backup(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> 
                 post(tm, b == 0, lit)
             primary = sum(tm.x[e.id, s, r.id] for s in tm.starts[e.id])
             post(tm, primary + b <= 1, lit)
-    moved: dict[tuple[str, int, str, str], cp_model.IntVar] = {}
+    # u >= x[e,s,f] + b[e,r] - 1 on Booleans is the clause (u or not x or not b): written
+    # straight into the proto, one clause per marker, without a Python expression each
+    proto = tm.m.model_proto
+    constraints = proto.constraints
+    x = {key: v.index for key, v in tm.x.items()}
+    backup = {key: v.index for key, v in tm.backup.items()}
+    moved_index: dict[tuple[str, int, str, str], int] = {}
     for e in d.events:
         for s in tm.starts[e.id]:
             for f in d.rooms:
                 for r in d.rooms:
                     if r.id == f.id:
                         continue
-                    u = tm.m.new_bool_var(f"moved[{e.id},{s},{f.id},{r.id}]")
-                    tm.m.add(u >= tm.x[e.id, s, f.id] + tm.backup[e.id, r.id] - 1)
-                    moved[e.id, s, f.id, r.id] = u
+                    u = cp_model.IntVar(proto).with_name(f"moved[{e.id},{s},{f.id},{r.id}]").with_domain(_BOOLEAN)
+                    ui = u.index
+                    constraints.add().bool_or.literals.extend((ui, -x[e.id, s, f.id] - 1, -backup[e.id, r.id] - 1))
+                    moved_index[e.id, s, f.id, r.id] = ui
     # the (event, start) pairs covering each slot, in event then start order
     covering = [[(e.id, s) for e in d.events for s in tm.covering_starts(e, t)] for t in range(len(d.slots))]
-    x = {key: v.index for key, v in tm.x.items()}
-    moved_index = {key: v.index for key, v in moved.items()}
     rows = []
     for f in d.rooms:
         for r in d.rooms:

@@ -8,7 +8,7 @@ structure is built in a fixed order (lists, never sets) so models are reproducib
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -42,12 +42,19 @@ class TimetableModel:
         # the x variables of event e at start s, over the rooms in order
         self._cells: dict[tuple[str, int], list[cp_model.IntVar]] = {}
         self._at: dict[tuple[str, int], cp_model.LinearExpr | int] = {}
-        self._cell_indices: dict[tuple[str, int], list[int]] | None = None
         # the variables new_bool_var makes, without a fresh Domain object per variable
         proto = self.m.model_proto
         room_ids = [r.id for r in data.rooms]
-        # covering starts per (event, slot), asked by several encoders for every slot
-        self._covering: dict[tuple[str, int], list[int]] = {}
+        # per duration (the starts depend on nothing else): the starts covering each slot,
+        # and the starts on each day, asked by several encoders for every slot or day
+        self._covering: dict[int, list[list[int]]] = {}
+        self._on_day: dict[int, list[list[int]]] = {}
+        self._start_index: dict[str, cp_model.LinearExpr] = {}
+        # proto indices of the x variables per (event, start): variables are numbered in
+        # the order they are made, from 0 in a fresh model
+        self._cell_indices: dict[tuple[str, int], list[int]] = {}
+        index = len(proto.variables)
+        n_rooms = len(room_ids)
         for e in data.events:
             self.starts[e.id] = data.starts(e)
             event_cells = []
@@ -58,18 +65,19 @@ class TimetableModel:
                     self.x[e.id, s, r] = v
                     row.append(v)
                 self._cells[e.id, s] = row
+                self._cell_indices[e.id, s] = list(range(index, index + n_rooms))
+                index += n_rooms
                 event_cells += row
             self.m.add_exactly_one(event_cells)
             if with_backups:
                 brow = [self.m.new_bool_var(f"b[{e.id},{r.id}]") for r in data.rooms]
                 self.backup.update({(e.id, r.id): v for r, v in zip(data.rooms, brow)})
                 self.m.add_exactly_one(brow)
+                index += n_rooms
 
     # -- derived expressions -------------------------------------------------------
     def cell_indices(self) -> dict[tuple[str, int], list[int]]:
-        """The proto indices of :meth:`cells`, per (event id, start) (built once per model)."""
-        if self._cell_indices is None:
-            self._cell_indices = {key: [v.index for v in row] for key, row in self._cells.items()}
+        """The proto indices of :meth:`cells`, per (event id, start)."""
         return self._cell_indices
 
     def cells(self, e: Event, s: int) -> list[cp_model.IntVar]:
@@ -90,11 +98,29 @@ class TimetableModel:
     def covering_starts(self, e: Event, t: int) -> list[int]:
         """The starts of e (in order) at which it occupies slot t (cached: callers must not
         change the list)."""
-        key = (e.id, t)
-        found = self._covering.get(key)
-        if found is None:
-            found = self._covering[key] = [s for s in self.starts[e.id] if s <= t < s + e.duration]
-        return found
+        table = self.covering_table(e)
+        return table[t] if 0 <= t < len(table) else []
+
+    def covering_table(self, e: Event) -> list[list[int]]:
+        """:meth:`covering_starts` of e for every slot, by slot index (cached per duration:
+        callers must not change the lists)."""
+        table = self._covering.get(e.duration)
+        if table is None:
+            table = [[] for _ in self.data.slots]
+            for s in self.starts[e.id]:  # in order, so each slot's list is in order too
+                for u in range(s, min(s + e.duration, len(table))):
+                    table[u].append(s)
+            self._covering[e.duration] = table
+        return table
+
+    def cells_covering(self, e: Event, slots: Iterable[int]) -> list[cp_model.IntVar]:
+        """The x variables of e (in start, then room order) at every start at which e
+        occupies one of the given slots."""
+        table = self.covering_table(e)
+        hit = {s for t in slots if 0 <= t < len(table) for s in table[t]}
+        if not hit:
+            return []
+        return [v for s in self.starts[e.id] if s in hit for v in self._cells[e.id, s]]
 
     def occupying(self, e: Event, t: int) -> list[cp_model.IntVar]:
         """The x variables of e that occupy slot t."""
@@ -119,16 +145,35 @@ class TimetableModel:
         return cp_model.LinearExpr.weighted_sum(xs, ws)
 
     def start_index(self, e: Event) -> cp_model.LinearExprT:
+        """The start slot of e (built once per model and event)."""
+        expr = self._start_index.get(e.id)
+        if expr is None:
+            starts = self.starts[e.id]
+            cells = [self._cells[e.id, s] for s in starts]
+            expr = self._start_index[e.id] = cp_model.LinearExpr.weighted_sum(
+                [v for row in cells for v in row], [s for s, row in zip(starts, cells) for _ in row]
+            )
+        return expr
+
+    def room_index(self, e: Event) -> cp_model.LinearExprT:
+        """The position of e's room in the rooms' order."""
         starts = self.starts[e.id]
         cells = [self._cells[e.id, s] for s in starts]
         return cp_model.LinearExpr.weighted_sum(
-            [v for row in cells for v in row], [s for s, row in zip(starts, cells) for _ in row]
+            [v for row in cells for v in row], [i for row in cells for i in range(len(row))]
         )
 
     def on_day_vars(self, e: Event, day: int) -> list[cp_model.IntVar]:
         """The x variables of e that start on the given day."""
-        days = self.data.slot_days
-        return [v for s in self.starts[e.id] if days[s] == day for v in self._cells[e.id, s]]
+        table = self._on_day.get(e.duration)
+        if table is None:
+            days = self.data.slot_days
+            table = [[] for _ in range(max(len(self.data.days), max(days, default=-1) + 1))]
+            for s in self.starts[e.id]:
+                table[days[s]].append(s)
+            self._on_day[e.duration] = table
+        cells = self._cells
+        return [v for s in table[day] for v in cells[e.id, s]] if 0 <= day < len(table) else []
 
     def on_day(self, e: Event, day: int) -> cp_model.LinearExprT:
         return total(self.on_day_vars(e, day))
@@ -147,6 +192,15 @@ def total(terms: list[Any]) -> cp_model.LinearExpr | int:
     """The flat sum of ``terms``; the int 0 when there are none, so that a constraint
     over nothing stays a Python bool (folded by :func:`pbsolve.kit.post`)."""
     return cp_model.LinearExpr.sum(terms) if terms else 0
+
+
+def forbid(tm: TimetableModel, xs: Sequence[cp_model.IntVar], lit: cp_model.IntVar) -> None:
+    """``lit`` forces every variable of ``xs`` (Booleans) to 0: one enforced conjunction of
+    their negations instead of a constraint ``x == 0`` per variable (CP-SAT loads it as
+    the same binary clauses ``not lit or not x``, without an integer constraint each, and
+    Python builds one constraint instead of hundreds). Nothing for an empty list."""
+    if xs:
+        tm.m.add_bool_and([v.Not() for v in xs]).only_enforce_if(lit)
 
 
 def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
@@ -178,6 +232,9 @@ Encoder = Callable[[TimetableModel, Any, cp_model.IntVar], None]  # (model, the 
 # every timetable task shares one encoder per rule kind (base, sampled, hard, stateful)
 ENCODERS: KindRegistry[Encoder] = KindRegistry("encoder")
 encoder = ENCODERS.register
+# CP-SAT parameters of every solve of one task type's models (SolverModel.parameters),
+# registered by the task modules that measured them; other task types use CP-SAT's own
+SOLVER_PARAMETERS: dict[str, dict[str, Any]] = {}
 # add-on objective kinds: (model, the term's Params model) -> (expression, upper bound)
 OBJECTIVES: dict[str, Callable[[TimetableModel, Any], tuple[cp_model.LinearExprT, int]]] = {}
 
@@ -185,20 +242,20 @@ OBJECTIVES: dict[str, Callable[[TimetableModel, Any], tuple[cp_model.LinearExprT
 @encoder("availability")
 def _availability(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     idx = tm.data.slot_index
+    xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
-        busy = {idx[sid] for p in e.people for sid in tm.data.person_by_id[p].unavailable}
-        for s in tm.starts[e.id]:
-            if any(tm.covers(e, s, t) for t in busy):
-                post(tm, tm.at(e, s) == 0, lit)
+        xs += tm.cells_covering(e, {idx[sid] for p in e.people for sid in tm.data.person_by_id[p].unavailable})
+    forbid(tm, xs, lit)
 
 
 @encoder("room_fit")
 def _room_fit(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
+    xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
         for r in tm.data.rooms:
             if r.seats < e.size or not set(e.needs) <= set(r.features):
-                for s in tm.starts[e.id]:
-                    post(tm, tm.x[e.id, s, r.id] == 0, lit)
+                xs += [tm.x[e.id, s, r.id] for s in tm.starts[e.id]]
+    forbid(tm, xs, lit)
 
 
 @encoder("person_no_overlap")
@@ -208,9 +265,9 @@ def _person_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVa
         mine = tm.events_of(p.id)
         if len(mine) < 2:
             continue
+        tables = [(e.id, tm.covering_table(e)) for e in mine]
         rows = [
-            [v for e in mine for s in tm.covering_starts(e, t) for v in index[e.id, s]]
-            for t in range(len(tm.data.slots))
+            [v for eid, table in tables for s in table[t] for v in index[eid, s]] for t in range(len(tm.data.slots))
         ]
         at_most_one_rows(tm, [row for row in rows if row], lit)  # an empty sum is no constraint
 
@@ -218,9 +275,8 @@ def _person_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVa
 @encoder("room_no_overlap")
 def _room_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
     index = tm.cell_indices()
-    covering = [
-        [index[e.id, s] for e in tm.data.events for s in tm.covering_starts(e, t)] for t in range(len(tm.data.slots))
-    ]
+    tables = [(e.id, tm.covering_table(e)) for e in tm.data.events]
+    covering = [[index[eid, s] for eid, table in tables for s in table[t]] for t in range(len(tm.data.slots))]
     rows = []
     for ir in range(len(tm.data.rooms)):
         for t in range(len(tm.data.slots)):
@@ -240,28 +296,26 @@ def _series_order(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) ->
 def _window(tm: TimetableModel, params: rp.Window, lit: cp_model.IntVar) -> None:
     e = tm.data.event_by_id[params.event]
     lo, hi = tm.data.slot_index[params.from_], tm.data.slot_index[params.to]
-    for s in tm.starts[e.id]:
-        if s < lo or s + e.duration - 1 > hi:
-            post(tm, tm.at(e, s) == 0, lit)
+    forbid(tm, [v for s in tm.starts[e.id] if s < lo or s + e.duration - 1 > hi for v in tm.cells(e, s)], lit)
 
 
 @encoder("deadline")
 def _deadline(tm: TimetableModel, params: rp.Deadline, lit: cp_model.IntVar) -> None:
     hi = tm.data.slot_index[params.to]
+    xs: list[cp_model.IntVar] = []
     for eid in params.events:
         e = tm.data.event_by_id[eid]
-        for s in tm.starts[e.id]:
-            if s + e.duration - 1 > hi:
-                post(tm, tm.at(e, s) == 0, lit)
+        xs += [v for s in tm.starts[e.id] if s + e.duration - 1 > hi for v in tm.cells(e, s)]
+    forbid(tm, xs, lit)
 
 
 @encoder("blocked_slots")
 def _blocked_slots(tm: TimetableModel, params: rp.BlockedSlots, lit: cp_model.IntVar) -> None:
     blocked = [tm.data.slot_index[sid] for sid in params.slots]
+    xs: list[cp_model.IntVar] = []
     for e in tm.data.events:
-        for s in tm.starts[e.id]:
-            if any(tm.covers(e, s, t) for t in blocked):
-                post(tm, tm.at(e, s) == 0, lit)
+        xs += tm.cells_covering(e, blocked)
+    forbid(tm, xs, lit)
 
 
 @encoder("daily_limit")
@@ -407,20 +461,19 @@ def build_parts(draft: Draft) -> tuple[SolverModel, TimetableModel]:
     answer = list(tm.x.values()) + list(tm.backup.values())
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+        """Each event's one (start, room) and backup room (exactly one of each in every
+        plan), read as the values of its start and room index expressions: two solver
+        look-ups per event instead of one per variable."""
         schedule = []
         for e in data.events:
-            for s in tm.starts[e.id]:
-                for r in data.rooms:
-                    if solver.value(tm.x[e.id, s, r.id]):
-                        row = {"event": e.id, "start": data.slots[s].id, "room": r.id}
-                        backups = [
-                            b.id
-                            for b in data.rooms
-                            if (e.id, b.id) in tm.backup and solver.value(tm.backup[e.id, b.id])
-                        ]
-                        if backups:
-                            row["backup"] = backups[0]
-                        schedule.append(row)
+            start, room = solver.value(tm.start_index(e)), solver.value(tm.room_index(e))
+            row = {"event": e.id, "start": data.slots[start].id, "room": data.rooms[room].id}
+            if tm.backup:
+                brow = [tm.backup[e.id, r.id] for r in data.rooms]
+                row["backup"] = data.rooms[
+                    solver.value(cp_model.LinearExpr.weighted_sum(brow, list(range(len(brow)))))
+                ].id
+            schedule.append(row)
         return {"schedule": schedule}
 
     sm = SolverModel(
@@ -429,6 +482,7 @@ def build_parts(draft: Draft) -> tuple[SolverModel, TimetableModel]:
         rule_literals=rule_literals,
         objective_terms=terms,
         decode=decode,
+        parameters=dict(SOLVER_PARAMETERS.get(draft.spec.task, {})),
         # measured on 258 stored timetable instances (9 task types): presolve costs the
         # re-optimisation more than it saves (2.6 against 3.4 s)
         uniqueness_parameters={"cp_model_presolve": False},
