@@ -111,3 +111,174 @@ def test_the_stored_sample_breaks_rules_of_every_task_and_some_answers_break_non
         for _, _, model in _cases(task):
             (clean if all(model.values()) else broken)[task] += 1
     assert set(broken) == set(clean) == set(TASKS)
+
+
+# == behaviour tests: helpers ================================================================
+Row = dict[str, Any]
+
+
+@cache
+def _stored_instance(instance_id: str) -> str:
+    (line,) = [line for line in _lines() if json.loads(line)["instance"]["id"] == instance_id]
+    return json.dumps(json.loads(line)["instance"])
+
+
+def _stored(task: str, kind: str | None = None, mechanism: str | None = None) -> Instance:
+    """A fresh copy of the first stored instance of ``task`` with a rule of ``kind`` and
+    the ``mechanism`` (the sample's instances: generated and certified, nothing to solve)."""
+    for rec in _records(task):
+        inst = rec["instance"]
+        if (kind is None or kind in {r["kind"] for r in inst["rules"]}) and (
+            mechanism is None or mechanism in inst["mechanisms"]
+        ):
+            return Instance.model_validate(json.loads(_stored_instance(inst["id"])))
+    raise AssertionError(f"the stored sample has no {task} instance with {kind} {mechanism}")
+
+
+def _rule(inst: Instance, kind: str) -> Any:
+    (rule,) = [r for r in inst.rules if r.kind == kind]
+    return rule
+
+
+def _params(inst: Instance, kind: str) -> dict[str, Any]:
+    return dict(_rule(inst, kind).params)
+
+
+def _passes(inst: Instance, answer: dict[str, Any], rule: str) -> bool:
+    """The verdict of the checklist item of ``rule``: a rule kind (the instance's only rule
+    of that kind) or an item such as 'format' or 'recovery:rules'."""
+    rule_id = rule if rule in {it.rule for it in inst.checklist} else _rule(inst, rule).id
+    (item,) = [it.id for it in inst.checklist if it.rule == rule_id]
+    return check_answer(inst.model_copy(), answer)[item][0]
+
+
+def _with_params(inst: Instance, kind: str, **params: Any) -> Instance:
+    """The instance with the rule of ``kind`` holding these parameter values."""
+    rules = [r.model_copy(update={"params": {**r.params, **params}}) if r.kind == kind else r for r in inst.rules]
+    return inst.model_copy(update={"rules": rules})
+
+
+def _with_data(inst: Instance, group: str, item: str, **fields: Any) -> Instance:
+    """The instance with one figure of its data changed: ``fields`` of the ``group`` entry ``item``."""
+    data = copy.deepcopy(inst.data)
+    (entry,) = [x for x in data[group] if x["id"] == item]
+    entry.update(fields)
+    return inst.model_copy(update={"data": data})
+
+
+def _reference(inst: Instance) -> dict[str, Any]:
+    return copy.deepcopy(inst.reference)
+
+
+def _by_id(inst: Instance, group: str) -> dict[str, dict[str, Any]]:
+    return {x["id"]: x for x in inst.data[group]}
+
+
+# == every task: a recovery plan counted against the answer's own main plan ===================
+@pytest.mark.parametrize("task", TASKS)
+def test_the_certified_reference_of_a_recovery_instance_passes_every_item(task: str) -> None:
+    """The recovery items read the main plan back as the 'changes' term's current plan
+    (the task checker's ``existing``): the reference's recovery plan is then optimal."""
+    from tests.instances import find
+
+    inst = find(task, 0, "small", ("exception_recovery",))
+    assert inst is not None and inst.recovery is not None
+    assert any(t.kind == "changes" for t in inst.recovery.objective)
+    verdicts = check_answer(inst.model_copy(), _reference(inst))
+    assert all(ok for ok, _ in verdicts.values()), {k: v for k, v in verdicts.items() if not v[0]}
+
+
+# == Recruitment Planning =====================================================================
+REC = "recruitment_planning"
+
+
+def _steps(answer: dict[str, Any]) -> dict[tuple[str, str], Row]:
+    return {(row["candidate"], row["stage"]): row for row in answer["schedule"]}
+
+
+def test_a_schedule_listing_a_stage_twice_fails_the_format_item() -> None:
+    inst = _stored(REC)
+    answer = _reference(inst)
+    answer["schedule"].append(copy.deepcopy(answer["schedule"][0]))
+    assert not _passes(inst, answer, "format")
+
+
+def test_a_schedule_missing_a_stage_fails_the_format_item() -> None:
+    inst = _stored(REC)
+    answer = _reference(inst)
+    del answer["schedule"][-1]
+    assert not _passes(inst, answer, "format")
+
+
+def test_a_staff_list_holding_something_other_than_names_fails_the_format_item() -> None:
+    inst = _stored(REC)
+    answer = _reference(inst)
+    answer["schedule"][0]["staff"][0] = 7
+    assert not _passes(inst, answer, "format")
+
+
+def test_a_backup_that_is_not_a_name_fails_the_format_item() -> None:
+    inst = _stored(REC, "backup_staff")
+    answer = _reference(inst)
+    answer["schedule"][0]["backup"] = 7
+    assert not _passes(inst, answer, "format")
+
+
+def test_a_backup_who_already_runs_the_stage_fails_the_backup_item() -> None:
+    inst = _stored(REC, "backup_staff")
+    answer = _reference(inst)
+    row = answer["schedule"][0]
+    row["backup"] = row["staff"][0]
+    assert not _passes(inst, answer, "backup_staff")
+
+
+def test_a_backup_not_qualified_for_the_stage_fails_the_backup_item() -> None:
+    """The backup is free and available then; only the stage is not among theirs."""
+    inst = _stored(REC, "backup_staff")
+    answer = _reference(inst)
+    staff = _by_id(inst, "staff")
+    row, other = next(
+        (row, p)
+        for row in answer["schedule"]
+        for p in staff.values()
+        if p["id"] not in row["staff"] and row["stage"] not in p["stages"] and row["slot"] not in p["unavailable"]
+    )
+    row["backup"] = other["id"]
+    assert not _passes(inst, answer, "backup_staff")
+
+
+def test_a_backup_who_runs_another_stage_in_that_slot_fails_the_backup_item() -> None:
+    """Qualified and available, so the row itself is fine; the clash appears only once the
+    stage's own staff member drops out and the backup takes over."""
+    inst = _stored(REC, "backup_staff")
+    answer = _reference(inst)
+    staff = _by_id(inst, "staff")
+    rows = answer["schedule"]
+    row, busy = next(
+        (row, p)
+        for row in rows
+        for other in rows
+        if other is not row and other["slot"] == row["slot"]
+        for p in other["staff"]
+        if p not in row["staff"] and row["stage"] in staff[p]["stages"] and row["slot"] not in staff[p]["unavailable"]
+    )
+    row["backup"] = busy
+    assert _passes(inst, answer, "staff_no_clash")
+    assert not _passes(inst, answer, "backup_staff")
+
+
+def test_a_candidate_whose_stages_all_move_a_day_later_keeps_their_span() -> None:
+    """The span is the last stage's day minus the first's, never their sum: one candidate's
+    stages each moved to the same slot of the next day still keep the rule."""
+    inst = _stored(REC, "max_span")
+    answer = _reference(inst)
+    by_day: dict[int, list[str]] = {}
+    for s in inst.data["slots"]:
+        by_day.setdefault(s["day"], []).append(s["id"])
+    later = {x: by_day[d + 1][k] for d, ids in by_day.items() if d + 1 in by_day for k, x in enumerate(ids)}
+    rows = [row for row in answer["schedule"] if row["candidate"] == inst.data["candidates"][-1]["id"]]
+    assert all(row["slot"] in later for row in rows)
+    for row in rows:
+        row["slot"] = later[row["slot"]]
+    assert _passes(inst, _reference(inst), "max_span") and _params(inst, "max_span")["days"] >= 1
+    assert _passes(inst, answer, "max_span")
