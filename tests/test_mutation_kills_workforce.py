@@ -21,6 +21,7 @@ The survivors argued equivalent are in scripts/mutation_equivalents.toml.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 from collections import Counter
 from functools import cache
@@ -282,3 +283,211 @@ def test_a_candidate_whose_stages_all_move_a_day_later_keeps_their_span() -> Non
         row["slot"] = later[row["slot"]]
     assert _passes(inst, _reference(inst), "max_span") and _params(inst, "max_span")["days"] >= 1
     assert _passes(inst, answer, "max_span")
+
+
+def _panel_rows(inst: Instance, answer: dict[str, Any]) -> list[Row]:
+    stage = _params(inst, "panel_cooldown")["stage"]
+    return [row for row in answer["schedule"] if row["stage"] == stage]
+
+
+def test_a_panel_held_in_the_last_slot_has_no_cool_down_slot_to_keep() -> None:
+    inst = _stored(REC, "panel_cooldown")
+    answer = _reference(inst)
+    slots = [s["id"] for s in inst.data["slots"]]
+    panel = _panel_rows(inst, answer)[0]
+    panel["slot"] = slots[-1]
+    assert _passes(inst, answer, "panel_cooldown")
+
+
+def test_a_panel_member_running_a_stage_in_the_next_slot_of_the_day_fails_the_cool_down() -> None:
+    """The last panel of the schedule sits in the day's second-to-last slot, its member runs
+    another stage in the last one (the slot after the panel, on the same day); an earlier
+    panel of the schedule ends its day, which leaves nothing to check for it alone."""
+    inst = _stored(REC, "panel_cooldown")
+    answer = _reference(inst)
+    slots = inst.data["slots"]
+    ends_day = {a["id"] for a, b in itertools.pairwise(slots) if a["day"] != b["day"]}
+    *earlier, panel = _panel_rows(inst, answer)
+    assert slots[-2]["day"] == slots[-1]["day"] and any(row["slot"] in ends_day for row in earlier)
+    member = panel["staff"][0]
+    after = next(row for row in answer["schedule"] if row is not panel and member not in row["staff"])
+    panel["slot"], after["slot"] = slots[-2]["id"], slots[-1]["id"]
+    after["staff"][0] = member
+    assert not _passes(inst, answer, "panel_cooldown")
+
+
+def test_days_past_the_listed_budget_releases_release_nothing() -> None:
+    """The releases are cut to the days before the last day with fees, the last of them one
+    short of that day's fees: the money runs out by one on that day."""
+    inst = _stored(REC, "budget_release")
+    answer = _reference(inst)
+    day = {s["id"]: s["day"] for s in inst.data["slots"]}
+    fee = {p["id"]: p["fee"] for p in inst.data["staff"]}
+    spent: Counter[int] = Counter()
+    for row in answer["schedule"]:
+        spent[day[row["slot"]]] += sum(fee[p] for p in row["staff"])
+    last = max(d for d, f in spent.items() if f > 0)
+    assert last >= 1
+    releases = [spent[d] for d in range(last)]
+    releases[-1] += spent[last] - 1
+    assert _passes(inst, answer, "budget_release")
+    assert not _passes(_with_params(inst, "budget_release", releases=releases), answer, "budget_release")
+
+
+def test_the_daily_cap_reason_names_the_day_the_cap_is_broken_on() -> None:
+    """The cap set one below someone's busiest day: the reason names that day as the slots
+    do ('Tue' of 'Tue AM')."""
+    inst = _stored(REC, "daily_cap")
+    answer = _reference(inst)
+    day = {s["id"]: s["day"] for s in inst.data["slots"]}
+    person = _params(inst, "daily_cap")["staff"][0]
+    per_day = Counter(day[row["slot"]] for row in answer["schedule"] if person in row["staff"])
+    busiest = max(per_day.values())
+    first = min(d for d, n in per_day.items() if n == busiest)
+    name = next(s["id"] for s in inst.data["slots"] if s["day"] == first).split()[0]
+    capped = _with_params(inst, "daily_cap", staff=[person], max=busiest - 1)
+    (item,) = [it.id for it in capped.checklist if it.rule == _rule(capped, "daily_cap").id]
+    ok, reason = check_answer(capped, answer)[item]
+    assert not ok and f" on {name} " in reason
+
+
+# == Shift & Duty Scheduling ==================================================================
+SHIFT = "shift_duty_scheduling"
+OFF = None
+
+
+def _stored_all(task: str, kind: str) -> list[Instance]:
+    return [
+        Instance.model_validate(json.loads(_stored_instance(rec["instance"]["id"])))
+        for rec in _records(task)
+        if kind in {r["kind"] for r in rec["instance"]["rules"]}
+    ]
+
+
+def _duty(answer: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """(person, day) -> shift of the roster."""
+    return {(row["person"], row["day"]): row["shift"] for row in answer["roster"]}
+
+
+def _with_line(inst: Instance, answer: dict[str, Any], person: str, line: list[str | None]) -> dict[str, Any]:
+    """The answer with ``person`` working ``line`` (a shift or OFF per day, in day order)."""
+    days = [x["id"] for x in inst.data["days"]]
+    rows = [row for row in answer["roster"] if row["person"] != person]
+    rows += [{"person": person, "day": x, "shift": s} for x, s in zip(days, line, strict=True) if s is not OFF]
+    return {**answer, "roster": rows}
+
+
+def test_a_person_rostered_twice_on_one_day_fails_the_format_item() -> None:
+    inst = _stored(SHIFT)
+    answer = _reference(inst)
+    row = answer["roster"][0]
+    other = next(s["id"] for s in inst.data["shifts"] if s["id"] != row["shift"])
+    answer["roster"].append({**row, "shift": other})
+    assert not _passes(inst, answer, "format")
+
+
+def test_each_skilled_person_on_a_shift_counts_once_toward_its_skill_cover() -> None:
+    """The cover set one above the fewest skilled staff any listed shift has: it fails."""
+    inst = _stored(SHIFT, "skill_cover")
+    p, answer = _params(inst, "skill_cover"), _reference(inst)
+    duty, people = _duty(answer), _by_id(inst, "staff")
+    have = [
+        sum(1 for (q, x), s in duty.items() if (x, s) == (day, shift) and p["skill"] in people[q]["skills"])
+        for day, shift in p["slots"]
+    ]
+    assert min(have) >= 1
+    assert not _passes(_with_params(inst, "skill_cover", min=min(have) + 1), answer, "skill_cover")
+
+
+def test_the_shift_balance_is_the_difference_of_two_counts_not_their_sum() -> None:
+    """Everyone works the rule's shift at least once (a day's shift changed to it for whoever
+    never did), and the balance is set to the spread of those counts: it holds."""
+    inst = _stored(SHIFT, "shift_balance")
+    shift, answer = _params(inst, "shift_balance")["shift"], _reference(inst)
+    days = [x["id"] for x in inst.data["days"]]
+    for person in inst.data["staff"]:
+        mine = [row for row in answer["roster"] if row["person"] == person["id"]]
+        if not any(row["shift"] == shift for row in mine):
+            if mine:
+                mine[0]["shift"] = shift
+            else:
+                answer["roster"].append({"person": person["id"], "day": days[0], "shift": shift})
+    per = [sum(1 for row in answer["roster"] if row["person"] == q["id"] and row["shift"] == shift) for q in inst.data["staff"]]
+    assert min(per) >= 1
+    assert _passes(_with_params(inst, "shift_balance", max=max(per) - min(per)), answer, "shift_balance")
+
+
+def test_rest_between_shifts_is_measured_on_a_24_hour_clock() -> None:
+    """The rest set one hour above the shortest rest the reference gives anyone: it fails."""
+    inst = _stored(SHIFT, "min_rest")
+    answer = _reference(inst)
+    index = {x["id"]: k for k, x in enumerate(inst.data["days"])}
+    shifts = _by_id(inst, "shifts")
+    gaps = []
+    for person in inst.data["staff"]:
+        times = sorted(
+            (24 * index[x] + shifts[s]["start"], shifts[s]["hours"]) for (q, x), s in _duty(answer).items() if q == person["id"]
+        )
+        gaps += [b - (a + h) for (a, h), (b, _) in itertools.pairwise(times)]
+    assert gaps
+    assert not _passes(_with_params(inst, "min_rest", hours=min(gaps) + 1), answer, "min_rest")
+
+
+def test_a_run_of_night_shifts_one_short_of_the_rule_from_the_first_day_needs_no_rest() -> None:
+    inst = _stored(SHIFT, "night_fatigue")
+    p = _params(inst, "night_fatigue")
+    n = len(inst.data["days"])
+    other = next(s["id"] for s in inst.data["shifts"] if s["id"] != p["shift"])
+    assert p["run"] >= 2 and n >= p["run"]
+    line = [p["shift"]] * (p["run"] - 1) + [other] + [OFF] * (n - p["run"])
+    answer = _with_line(inst, _reference(inst), inst.data["staff"][0]["id"], line)
+    assert _passes(inst, answer, "night_fatigue")
+
+
+def test_work_on_the_day_after_the_rest_days_that_follow_a_night_run_keeps_the_rule() -> None:
+    inst = _stored(SHIFT, "night_fatigue")
+    p = _params(inst, "night_fatigue")
+    n = len(inst.data["days"])
+    other = next(s["id"] for s in inst.data["shifts"] if s["id"] != p["shift"])
+    assert n >= p["run"] + p["rest"] + 1
+    line = [p["shift"]] * p["run"] + [OFF] * p["rest"] + [other] + [OFF] * (n - p["run"] - p["rest"] - 1)
+    answer = _with_line(inst, _reference(inst), inst.data["staff"][0]["id"], line)
+    assert _passes(inst, answer, "night_fatigue")
+
+
+def test_running_hours_start_from_zero_after_a_day_off() -> None:
+    """Off on the first day, then the longest shift every day: exactly the rule's maximum."""
+    inst = _stored(SHIFT, "run_hours")
+    n = len(inst.data["days"])
+    longest = max(inst.data["shifts"], key=lambda s: s["hours"])
+    answer = _with_line(inst, _reference(inst), inst.data["staff"][0]["id"], [OFF] + [longest["id"]] * (n - 1))
+    capped = _with_params(inst, "run_hours", max=(n - 1) * longest["hours"])
+    assert _passes(capped, answer, "run_hours")
+
+
+@pytest.fixture(scope="module")
+def covered_rota() -> Instance:
+    """A robustness instance: every shift's cover has to survive any one person's absence."""
+    from tests.instances import find
+
+    inst = find(SHIFT, 0, "small", ("robustness_design",))
+    assert inst is not None and "absence_cover" in {r.kind for r in inst.rules}
+    return inst
+
+
+def test_the_certified_rota_of_an_absence_cover_instance_keeps_the_absence_cover(covered_rota: Instance) -> None:
+    assert _passes(covered_rota, _reference(covered_rota), "absence_cover")
+
+
+def test_a_shift_staffed_to_exactly_its_cover_fails_the_absence_cover(covered_rota: Instance) -> None:
+    """One person fewer on a shift the reference staffs one above its need: the cover
+    itself still holds, the cover without any one of them does not."""
+    inst, answer = covered_rota, _reference(covered_rota)
+    duty = _duty(answer)
+    cover = next(
+        c for c in inst.data["cover"] if c["need"] >= 1 and sum(1 for k, s in duty.items() if (k[1], s) == (c["day"], c["shift"])) == c["need"] + 1
+    )
+    gone = next(row for row in answer["roster"] if (row["day"], row["shift"]) == (cover["day"], cover["shift"]))
+    answer["roster"].remove(gone)
+    assert _passes(inst, answer, "coverage")
+    assert not _passes(inst, answer, "absence_cover")
