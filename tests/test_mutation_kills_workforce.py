@@ -491,3 +491,107 @@ def test_a_shift_staffed_to_exactly_its_cover_fails_the_absence_cover(covered_ro
     answer["roster"].remove(gone)
     assert _passes(inst, answer, "coverage")
     assert not _passes(inst, answer, "absence_cover")
+
+
+# == Volunteer Scheduling =====================================================================
+VOL = "volunteer_scheduling"
+
+
+def _standby_rows(answer: dict[str, Any]) -> dict[str, Row]:
+    return {row["shift"]: row for row in answer["roster"] if row["post"] == "standby"}
+
+
+def _working(answer: dict[str, Any], shift: str) -> set[str]:
+    return {row["volunteer"] for row in answer["roster"] if row["shift"] == shift and row["post"] != "standby"}
+
+
+def test_a_roster_row_naming_an_unknown_volunteer_fails_the_format_item() -> None:
+    inst = _stored(VOL)
+    answer = _reference(inst)
+    answer["roster"][0]["volunteer"] = "Nobody Listed"
+    assert not _passes(inst, answer, "format")
+
+
+def test_a_shift_without_its_standby_row_fails_the_format_item() -> None:
+    inst = _stored(VOL, "standby")
+    answer = _reference(inst)
+    answer["roster"].remove(next(iter(_standby_rows(answer).values())))
+    assert not _passes(inst, answer, "format")
+
+
+def test_a_standby_unavailable_in_their_shift_fails_the_standby_item() -> None:
+    inst = _stored(VOL, "standby")
+    answer = _reference(inst)
+    shift, row = next(iter(_standby_rows(answer).items()))
+    unavailable = _with_data(inst, "volunteers", row["volunteer"], unavailable=[shift])
+    assert _passes(inst, answer, "standby")
+    assert not _passes(unavailable, answer, "standby")
+
+
+def test_a_minor_as_the_standby_of_a_late_shift_fails_the_standby_item() -> None:
+    """The minor is free and available in the late shift; only their age rules them out."""
+    inst = _stored(VOL, "standby")
+    answer = _reference(inst)
+    late = next(s["id"] for s in inst.data["shifts"] if s["late"])
+    minor = next(
+        v["id"]
+        for v in inst.data["volunteers"]
+        if v["minor"] and late not in v["unavailable"] and v["id"] not in _working(answer, late)
+    )
+    _standby_rows(answer)[late]["volunteer"] = minor
+    assert not _passes(inst, answer, "standby")
+
+
+def test_a_standby_without_the_skill_of_a_staffed_post_fails_the_standby_item() -> None:
+    """The post staffed in every shift needs a skill nobody has (and no training)."""
+    inst = _stored(VOL, "standby")
+    answer = _reference(inst)
+    post = answer["roster"][0]["post"]
+    assert all(post in {r["post"] for r in answer["roster"] if r["shift"] == s["id"]} for s in inst.data["shifts"])
+    skilled = _with_data(inst, "posts", post, skill="forklift licence", training=None)
+    assert not _passes(skilled, answer, "standby")
+
+
+def test_a_standby_without_the_training_of_a_staffed_post_fails_the_standby_item() -> None:
+    inst = _stored(VOL, "standby")
+    answer = _reference(inst)
+    post = answer["roster"][0]["post"]
+    assert all(post in {r["post"] for r in answer["roster"] if r["shift"] == s["id"]} for s in inst.data["shifts"])
+    trained = _with_data(inst, "posts", post, skill=None, training="crowd safety")
+    assert not _passes(trained, answer, "standby")
+
+
+def test_a_minor_working_more_shifts_in_one_day_than_allowed_fails_the_minors_item() -> None:
+    """The cap set to one shift a day; a minor listed after an adult works two daytime shifts."""
+    inst, minor = next(
+        (inst, v["id"])
+        for inst in _stored_all(VOL, "minors")
+        for k, v in enumerate(inst.data["volunteers"])
+        if v["minor"] and any(not u["minor"] for u in inst.data["volunteers"][:k])
+    )
+    answer = _reference(inst)
+    day0 = [s["id"] for s in inst.data["shifts"] if s["day"] == inst.data["shifts"][0]["day"] and not s["late"]]
+    assert len(day0) >= 2
+    post = inst.data["posts"][0]["id"]
+    answer["roster"] = [r for r in answer["roster"] if not (r["volunteer"] == minor and r["shift"] in day0[:2])]
+    answer["roster"] += [{"volunteer": minor, "shift": s, "post": post} for s in day0[:2]]
+    assert not _passes(_with_params(inst, "minors", max_per_day=1), answer, "minors")
+
+
+def test_the_load_balance_compares_the_busiest_volunteer_not_the_last_named() -> None:
+    """The balance set one below the reference's spread fails, though the volunteer whose
+    name sorts last works fewer shifts than the busiest."""
+    def loads_of(inst: Instance) -> dict[str, int]:
+        loads = {v["id"]: 0 for v in inst.data["volunteers"]}
+        for row in inst.reference["roster"]:
+            loads[row["volunteer"]] += row["post"] != "standby"
+        return loads
+
+    inst, loads = next(
+        (inst, loads)
+        for inst in _stored_all(VOL, "load_balance")
+        if (loads := loads_of(inst))[max(loads)] < max(loads.values())
+    )
+    answer = _reference(inst)
+    spread = max(loads.values()) - min(loads.values())
+    assert not _passes(_with_params(inst, "load_balance", max=spread - 1), answer, "load_balance")
