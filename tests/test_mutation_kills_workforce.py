@@ -595,3 +595,104 @@ def test_the_load_balance_compares_the_busiest_volunteer_not_the_last_named() ->
     answer = _reference(inst)
     spread = max(loads.values()) - min(loads.values())
     assert not _passes(_with_params(inst, "load_balance", max=spread - 1), answer, "load_balance")
+
+
+# == Work Assignment Scheduling ===============================================================
+WORK = "work_assignment_scheduling"
+
+
+def _assignments(answer: dict[str, Any]) -> dict[str, Row]:
+    return {row["task"]: row for row in answer["assignments"]}
+
+
+def _day_hours(inst: Instance, answer: dict[str, Any]) -> Counter[tuple[str, str]]:
+    hours = {t["id"]: t["hours"] for t in inst.data["tasks"]}
+    out: Counter[tuple[str, str]] = Counter()
+    for row in answer["assignments"]:
+        out[row["worker"], row["day"]] += hours[row["task"]]
+    return out
+
+
+def test_assignments_missing_a_task_fail_the_format_item() -> None:
+    inst = _stored(WORK)
+    answer = _reference(inst)
+    del answer["assignments"][-1]
+    assert not _passes(inst, answer, "format")
+
+
+def test_a_backup_worker_without_the_tasks_skill_fails_the_backup_item() -> None:
+    inst = _stored(WORK, "worker_backup")
+    answer = _reference(inst)
+    skill = {t["id"]: t["skill"] for t in inst.data["tasks"]}
+    row, other = next(
+        (row, w["id"])
+        for row in answer["assignments"]
+        for w in inst.data["workers"]
+        if w["id"] != row["worker"] and skill[row["task"]] not in w["skills"] and row["day"] not in w["days_off"]
+    )
+    row["backup"] = other
+    assert not _passes(inst, answer, "worker_backup")
+
+
+def test_a_backup_worker_off_on_the_tasks_day_fails_the_backup_item() -> None:
+    inst = _stored(WORK, "worker_backup")
+    answer = _reference(inst)
+    row = answer["assignments"][0]
+    off = _with_data(inst, "workers", row["backup"], days_off=[row["day"]])
+    assert _passes(inst, answer, "worker_backup")
+    assert not _passes(off, answer, "worker_backup")
+
+
+def test_a_backup_worker_with_no_room_left_that_day_fails_the_backup_item() -> None:
+    """Skilled and not off, so the row itself is fine; the overload appears only when the
+    task's worker falls ill and the backup takes the task on top of their own day."""
+    inst = _stored(WORK, "worker_backup")
+    answer = _reference(inst)
+    tasks, used = _by_id(inst, "tasks"), _day_hours(inst, answer)
+    row, other = next(
+        (row, w["id"])
+        for row in answer["assignments"]
+        for w in inst.data["workers"]
+        if w["id"] != row["worker"]
+        and tasks[row["task"]]["skill"] in w["skills"]
+        and row["day"] not in w["days_off"]
+        and used[w["id"], row["day"]] + tasks[row["task"]]["hours"] > w["max_day"]
+    )
+    row["backup"] = other
+    assert _passes(inst, answer, "daily_hours")
+    assert not _passes(inst, answer, "worker_backup")
+
+
+def test_hours_through_the_checkpoint_at_exactly_the_limit_allow_a_full_next_day() -> None:
+    """The light-day cap set below the busiest next day, and the hours limit to the most
+    any of those busiest workers had through the checkpoint day: 'more than' is not met."""
+    inst = _stored(WORK, "cumulative_rest")
+    answer = _reference(inst)
+    p, days, used = _params(inst, "cumulative_rest"), inst.data["days"], _day_hours(inst, answer)
+    stop = days.index(p["day"])
+    after = {w["id"]: used[w["id"], days[stop + 1]] for w in inst.data["workers"]}
+    through = {w["id"]: sum(used[w["id"], x] for x in days[: stop + 1]) for w in inst.data["workers"]}
+    light = max(after.values()) - 1
+    assert light >= 0
+    limit = max(through[w] for w, h in after.items() if h > light)
+    assert _passes(_with_params(inst, "cumulative_rest", light=light, hours=limit), answer, "cumulative_rest")
+
+
+def test_a_day_with_a_one_hour_task_is_a_working_day_of_a_run() -> None:
+    """A one-hour task moved to a worker who works the day before: two days in a row."""
+    inst = _stored(WORK, "consecutive_days")
+    answer = _reference(inst)
+    days, rows = inst.data["days"], answer["assignments"]
+    worked = {(row["worker"], row["day"]) for row in rows}
+    row, worker = next(
+        (row, w["id"])
+        for row in rows
+        if days.index(row["day"]) >= 1
+        for w in inst.data["workers"]
+        if w["id"] != row["worker"]
+        and (w["id"], days[days.index(row["day"]) - 1]) in worked
+        and (w["id"], row["day"]) not in worked
+    )
+    row["worker"] = worker
+    one_hour = _with_data(inst, "tasks", row["task"], hours=1)
+    assert not _passes(_with_params(one_hour, "consecutive_days", max=1), answer, "consecutive_days")
