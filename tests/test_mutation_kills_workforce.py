@@ -696,3 +696,33 @@ def test_a_day_with_a_one_hour_task_is_a_working_day_of_a_run() -> None:
     row["worker"] = worker
     one_hour = _with_data(inst, "tasks", row["task"], hours=1)
     assert not _passes(_with_params(one_hour, "consecutive_days", max=1), answer, "consecutive_days")
+
+
+@pytest.fixture(scope="module")
+def late_shifts() -> Instance:
+    """A default-size event with late shifts that other shifts follow (small events end on
+    their late shift, so their instances never carry the cool-down rule)."""
+    from tests.instances import instance_at
+
+    inst = instance_at(VOL, 0, 1, "default", False, ("late_cooldown",))
+    assert inst is not None and inst.certificate.status == "optimal"
+    assert "late_cooldown" in {r.kind for r in inst.rules}
+    return inst
+
+
+def test_the_certified_roster_with_late_shifts_keeps_the_cool_down(late_shifts: Instance) -> None:
+    """Whoever works a late shift that another shift follows is off that next shift."""
+    inst = late_shifts
+    late = [a for a, _ in itertools.pairwise(inst.data["shifts"]) if a["late"]]
+    assert any(_working(inst.reference, a["id"]) for a in late)
+    assert _passes(inst, _reference(inst), "late_cooldown")
+
+
+def test_a_volunteer_working_the_shift_after_their_late_shift_fails_the_cool_down(late_shifts: Instance) -> None:
+    inst = late_shifts
+    answer = _reference(inst)
+    a, b = next((a["id"], b["id"]) for a, b in itertools.pairwise(inst.data["shifts"]) if a["late"] and _working(answer, a["id"]))
+    volunteer = next(v for v in sorted(_working(answer, a)) if v not in _working(answer, b))
+    answer["roster"] = [r for r in answer["roster"] if not (r["volunteer"] == volunteer and r["shift"] == b)]
+    answer["roster"].append({"volunteer": volunteer, "shift": b, "post": inst.data["posts"][0]["id"]})
+    assert not _passes(inst, answer, "late_cooldown")
