@@ -412,7 +412,10 @@ def test_the_shift_balance_is_the_difference_of_two_counts_not_their_sum() -> No
                 mine[0]["shift"] = shift
             else:
                 answer["roster"].append({"person": person["id"], "day": days[0], "shift": shift})
-    per = [sum(1 for row in answer["roster"] if row["person"] == q["id"] and row["shift"] == shift) for q in inst.data["staff"]]
+    per = [
+        sum(1 for row in answer["roster"] if row["person"] == q["id"] and row["shift"] == shift)
+        for q in inst.data["staff"]
+    ]
     assert min(per) >= 1
     assert _passes(_with_params(inst, "shift_balance", max=max(per) - min(per)), answer, "shift_balance")
 
@@ -426,7 +429,9 @@ def test_rest_between_shifts_is_measured_on_a_24_hour_clock() -> None:
     gaps = []
     for person in inst.data["staff"]:
         times = sorted(
-            (24 * index[x] + shifts[s]["start"], shifts[s]["hours"]) for (q, x), s in _duty(answer).items() if q == person["id"]
+            (24 * index[x] + shifts[s]["start"], shifts[s]["hours"])
+            for (q, x), s in _duty(answer).items()
+            if q == person["id"]
         )
         gaps += [b - (a + h) for (a, h), (b, _) in itertools.pairwise(times)]
     assert gaps
@@ -485,7 +490,9 @@ def test_a_shift_staffed_to_exactly_its_cover_fails_the_absence_cover(covered_ro
     inst, answer = covered_rota, _reference(covered_rota)
     duty = _duty(answer)
     cover = next(
-        c for c in inst.data["cover"] if c["need"] >= 1 and sum(1 for k, s in duty.items() if (k[1], s) == (c["day"], c["shift"])) == c["need"] + 1
+        c
+        for c in inst.data["cover"]
+        if c["need"] >= 1 and sum(1 for k, s in duty.items() if (k[1], s) == (c["day"], c["shift"])) == c["need"] + 1
     )
     gone = next(row for row in answer["roster"] if (row["day"], row["shift"]) == (cover["day"], cover["shift"]))
     answer["roster"].remove(gone)
@@ -581,6 +588,7 @@ def test_a_minor_working_more_shifts_in_one_day_than_allowed_fails_the_minors_it
 def test_the_load_balance_compares_the_busiest_volunteer_not_the_last_named() -> None:
     """The balance set one below the reference's spread fails, though the volunteer whose
     name sorts last works fewer shifts than the busiest."""
+
     def loads_of(inst: Instance) -> dict[str, int]:
         loads = {v["id"]: 0 for v in inst.data["volunteers"]}
         for row in inst.reference["roster"]:
@@ -721,7 +729,11 @@ def test_the_certified_roster_with_late_shifts_keeps_the_cool_down(late_shifts: 
 def test_a_volunteer_working_the_shift_after_their_late_shift_fails_the_cool_down(late_shifts: Instance) -> None:
     inst = late_shifts
     answer = _reference(inst)
-    a, b = next((a["id"], b["id"]) for a, b in itertools.pairwise(inst.data["shifts"]) if a["late"] and _working(answer, a["id"]))
+    a, b = next(
+        (a["id"], b["id"])
+        for a, b in itertools.pairwise(inst.data["shifts"])
+        if a["late"] and _working(answer, a["id"])
+    )
     volunteer = next(v for v in sorted(_working(answer, a)) if v not in _working(answer, b))
     answer["roster"] = [r for r in answer["roster"] if not (r["volunteer"] == volunteer and r["shift"] == b)]
     answer["roster"].append({"volunteer": volunteer, "shift": b, "post": inst.data["posts"][0]["id"]})
