@@ -738,3 +738,29 @@ def test_a_volunteer_working_the_shift_after_their_late_shift_fails_the_cool_dow
     answer["roster"] = [r for r in answer["roster"] if not (r["volunteer"] == volunteer and r["shift"] == b)]
     answer["roster"].append({"volunteer": volunteer, "shift": b, "post": inst.data["posts"][0]["id"]})
     assert not _passes(inst, answer, "late_cooldown")
+
+
+def test_each_person_left_on_a_shift_counts_once_toward_its_cover_when_another_is_absent(
+    covered_rota: Instance,
+) -> None:
+    """A cover raised to exactly the two people the reference puts on that shift: either
+    one absent leaves one of two."""
+    inst, answer = covered_rota, _reference(covered_rota)
+    duty = _duty(answer)
+    cover = next(
+        c for c in inst.data["cover"] if sum(1 for k, s in duty.items() if (k[1], s) == (c["day"], c["shift"])) == 2
+    )
+    data = copy.deepcopy(inst.data)
+    for c in data["cover"]:
+        if (c["day"], c["shift"]) == (cover["day"], cover["shift"]):
+            c["need"] = 2
+    raised = inst.model_copy(update={"data": data})
+    assert _passes(raised, answer, "coverage")
+    assert not _passes(raised, answer, "absence_cover")
+
+
+def test_a_backup_worker_that_is_not_a_name_fails_the_format_item() -> None:
+    inst = _stored(WORK, "worker_backup")
+    answer = _reference(inst)
+    answer["assignments"][0]["backup"] = 7
+    assert not _passes(inst, answer, "format")
