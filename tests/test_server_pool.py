@@ -165,6 +165,7 @@ def test_a_dead_worker_costs_one_request_a_grader_error_and_the_pool_restarts(st
 
 def test_workers_ignore_ctrl_c_so_only_the_server_decides_to_stop(pool, instances):
     pids = pool.pids()
+    assert len(pids) == 2
     for pid in pids:
         os.kill(pid, signal.SIGINT)
     time.sleep(0.2)
@@ -175,6 +176,8 @@ def test_workers_ignore_ctrl_c_so_only_the_server_decides_to_stop(pool, instance
 
 def test_a_batch_with_inline_instances_is_graded_in_the_server_process(pooled, instances):
     inst = instances[0]
-    body = {"requests": [{"instance": json.loads(dumps(inst)), "response": oracle(inst)}, {"id": inst.id, "response": ""}]}
+    body = {
+        "requests": [{"instance": json.loads(dumps(inst)), "response": oracle(inst)}, {"id": inst.id, "response": ""}]
+    }
     r = post(pooled, "/grade/batch", body)
     assert r.status_code == 200 and r.json()["rewards"] == [1.0, 0.0]

@@ -21,6 +21,7 @@ import os
 import pkgutil
 import signal
 import threading
+import time
 import zlib
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -75,7 +76,8 @@ def _start_worker(store_path: str, cache_size: int, max_response_chars: int) -> 
             checker(found.name)
 
 
-def _worker_pid() -> int:
+def _worker_pid(pause: float = 0.0) -> int:
+    time.sleep(pause)  # keeps this worker busy, so that the next call goes to another one
     return os.getpid()
 
 
@@ -139,11 +141,16 @@ class GradingPool:
             ex.submit(_worker_pid)
         return ex
 
-    def pids(self) -> set[int]:
-        """The workers' process ids (waits until each has started)."""
+    def pids(self, timeout: float = 60.0) -> set[int]:
+        """The workers' process ids: asked until every worker has answered (each is kept
+        busy for a moment, so the calls spread over all of them), or ``timeout`` seconds."""
         with self._lock:
             ex = self._executor
-        return {f.result() for f in [ex.submit(_worker_pid) for _ in range(4 * self.processes)]}
+        seen: set[int] = set()
+        end = time.monotonic() + timeout
+        while len(seen) < self.processes and time.monotonic() < end:
+            seen |= {f.result() for f in [ex.submit(_worker_pid, 0.2) for _ in range(self.processes)]}
+        return seen
 
     def grade(
         self, items: Sequence[PoolItem], mode: RewardMode, deadline: float, details: bool = False
