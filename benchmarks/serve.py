@@ -55,6 +55,7 @@ from pbsolve.jsonl import dumps
 from pbsolve.kit import SIZE_NAMES
 from pbsolve.llm.responders import baseline, oracle
 from pbsolve.schema import Instance
+from pbsolve.serve.pool import freeze_startup_heap
 from pbsolve.serve.store import DICT_SAMPLES, InstanceStore, StoreWriter, build_store
 
 TARGET_BATCH_P99_MS = 250.0
@@ -220,7 +221,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "build_s": build_s, "rows_per_s": args.rows / build_s, "file_mib": size / 2**20,
             "bytes_per_row": size / args.rows, "json_bytes_per_row": raw,
         }  # fmt: skip
-        # 2c. in-process lookups
+        # 2c. in-process lookups; this script's own data (the pool, the rollouts) moved out of
+        # the collector's way first, as the server does with its startup heap
+        freeze_startup_heap()
         rng = random.Random(args.seed)
         clones = args.rows - len(samples)
         ids = [f"{base[k % len(base)].id}~{k}" for k in (rng.randrange(clones) for _ in range(20_000))]

@@ -180,6 +180,7 @@ def serve_cmd(
 
     import uvicorn
 
+    from pbsolve.serve.pool import freeze_startup_heap
     from pbsolve.serve.server import CONFIG_ENV, ServerSettings, create_app, settings_env
 
     if grade_processes is None:
@@ -213,6 +214,7 @@ def serve_cmd(
                     max_response_chars=max_response_chars, max_batch=max_batch, time_limit=time_limit,
                     cache_size=cache, grade_processes=grade_processes,
                 )  # fmt: skip
+                freeze_startup_heap()  # what is alive now lives as long as the server
                 uvicorn.run(app, **common)
         except StoreError as exc:
             fail(str(exc))

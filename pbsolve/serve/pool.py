@@ -16,6 +16,7 @@ the deadline. Workers ignore SIGINT: Ctrl-C reaches the server, which shuts the 
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import pkgutil
@@ -74,6 +75,16 @@ def _start_worker(store_path: str, cache_size: int, max_response_chars: int) -> 
     for found in pkgutil.iter_modules(checkers.__path__):  # import every checker now, not in the first batch
         with contextlib.suppress(Exception):  # grading reports a checker that cannot be imported, per instance
             checker(found.name)
+    freeze_startup_heap()
+
+
+def freeze_startup_heap() -> None:
+    """``gc.freeze()`` once a serving process has loaded what it keeps for its lifetime.
+    Measured on cold store lookups (parse of a 13 KB instance, 3,000 in a row): p99 469
+    against 601 us, worst 0.66 against 16.7 ms, as full collections stop walking the
+    import-time heap."""
+    gc.collect()
+    gc.freeze()
 
 
 def _worker_pid(pause: float = 0.0) -> int:
@@ -208,4 +219,4 @@ def _first_failure(failures: list[PoolFailure], finished: int, total: int) -> Po
     return PoolFailure("deadline", done=finished + sum(f.done for f in failures), total=total)
 
 
-__all__ = ["GradingPool", "PoolFailure", "PoolItem", "worker_of"]
+__all__ = ["GradingPool", "PoolFailure", "PoolItem", "freeze_startup_heap", "worker_of"]

@@ -52,7 +52,7 @@ from pbsolve import __version__
 from pbsolve.grading import REWARD_MODES, GradingError, InvalidGroundTruth, validate_instance
 from pbsolve.parsing import MAX_CHARS
 from pbsolve.schema import Grade, Instance, RewardMode
-from pbsolve.serve.pool import GradingPool, PoolFailure, PoolItem
+from pbsolve.serve.pool import GradingPool, PoolFailure, PoolItem, freeze_startup_heap
 from pbsolve.serve.rewards import (
     DeadlineExceeded,
     InstanceError,
@@ -530,7 +530,9 @@ def app_from_env() -> FastAPI:
     if not raw:
         raise RuntimeError(f"{CONFIG_ENV} is not set; start the server with `pbsolve serve`")
     cfg = json.loads(raw)
-    return create_app(**cfg)
+    app = create_app(**cfg)
+    freeze_startup_heap()  # this process serves until it exits
+    return app
 
 
 def settings_env(settings: ServerSettings) -> str:
