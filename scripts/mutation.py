@@ -98,6 +98,15 @@ NOT_GRADING = {
     "make_rule": "generation side: builds a new instance's rule from its parameter model",
     "make_term": "generation side: builds a new instance's objective term from its parameter model",
     "current_plan": "generation side: the changes term's plan as the solver model and the prompt read it",
+    # Near-miss moves for `pbsolve perturb` (TaskChecker.neighbours and its helpers): they
+    # build candidate answers, which the perturb driver then grades through the code under
+    # test, so nothing in them is trusted (as checkers/scheduling/near_miss.py, left out).
+    "neighbours": "near-miss moves for pbsolve perturb: builds candidate answers, each then graded; never judges one",
+    "_moves": "near-miss moves (recruitment): builds candidate answers for pbsolve perturb; never judges one",
+    "with_shift": "near-miss moves (shift duty): builds a candidate roster for pbsolve perturb; never judges one",
+    # the greedy baseline's helpers (workforce), like fits_room and plan_json above
+    "_first_fit": "the greedy baseline's slot choice (recruitment): builds an answer, never judges one",
+    "has_peak_rule": "the greedy baseline's reading of the rules (volunteer): builds an answer, never judges one",
 }
 # Registration decorators: `@check("kind")` puts a rule check into the family's table and
 # returns the function unchanged. mutmut skips every decorated function (it cannot know
