@@ -25,10 +25,15 @@ from typing import Any
 
 import pytest
 
-from pbsolve.checkers.allocation import check_answer
 from pbsolve.checker_kit import MAX_QUANTITY
+from pbsolve.checkers.allocation import check_answer
 from pbsolve.schema import Instance
 from tests.instances import instance_at
+from tests.kill_helpers import by_id as _by_id
+from tests.kill_helpers import item_passes
+from tests.kill_helpers import reference as _reference
+from tests.kill_helpers import rule_params as _params
+from tests.kill_helpers import with_params as _with_params
 
 Row = dict[str, Any]
 EDU, MAT, PROC, GROUP = (
@@ -58,35 +63,8 @@ def _find(
     raise AssertionError(f"the generator no longer gives a {task} instance with {kinds} {include} and this shape")
 
 
-def _rule(inst: Instance, kind: str) -> Any:
-    (rule,) = [r for r in inst.rules if r.kind == kind]
-    return rule
-
-
-def _params(inst: Instance, kind: str) -> dict[str, Any]:
-    return dict(_rule(inst, kind).params)
-
-
 def _passes(inst: Instance, answer: dict[str, Any], rule: str) -> bool:
-    """The verdict of the checklist item of ``rule``: a rule kind (the instance's only rule
-    of that kind) or an item such as 'format', 'objective' or 'objective:changes'."""
-    rule_id = rule if rule in {it.rule for it in inst.checklist} else _rule(inst, rule).id
-    (item,) = [it.id for it in inst.checklist if it.rule == rule_id]
-    return check_answer(inst.model_copy(), answer)[item][0]
-
-
-def _with_params(inst: Instance, kind: str, **params: Any) -> Instance:
-    """The instance with the rule of ``kind`` holding these parameter values."""
-    rules = [r.model_copy(update={"params": {**r.params, **params}}) if r.kind == kind else r for r in inst.rules]
-    return inst.model_copy(update={"rules": rules})
-
-
-def _reference(inst: Instance) -> dict[str, Any]:
-    return copy.deepcopy(inst.reference)
-
-
-def _by_id(inst: Instance, group: str) -> dict[str, dict[str, Any]]:
-    return {x["id"]: x for x in inst.data[group]}
+    return item_passes(check_answer, inst, answer, rule)
 
 
 # == Educational Resource Planning ============================================================
@@ -1115,4 +1093,3 @@ def test_a_grouping_that_leaves_a_student_out_is_unreadable(grouping: Instance) 
     answer["groups"][0].pop()
     assert all(answer["groups"])
     assert not _passes(grouping, answer, "format")
-

@@ -14,7 +14,6 @@ a listed penalty. The survivors argued equivalent are in scripts/mutation_equiva
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections.abc import Iterator
 from typing import Any
@@ -24,6 +23,10 @@ import pytest
 from pbsolve.checkers.scheduling import check_answer
 from pbsolve.schema import Instance, Rule
 from tests.instances import find
+from tests.kill_helpers import by_id as _by_id
+from tests.kill_helpers import item_passes
+from tests.kill_helpers import only_rule as _rule
+from tests.kill_helpers import reference as _reference
 
 Row = dict[str, Any]
 
@@ -65,29 +68,12 @@ def week_of_lectures() -> Instance:
 
 
 # -- reading instances and answers -----------------------------------------------------------
-def _rule(inst: Instance, kind: str) -> Any:
-    (rule,) = [r for r in inst.rules if r.kind == kind]
-    return rule
-
-
 def _passes(inst: Instance, answer: dict[str, Any], rule: str) -> bool:
-    """The verdict of the checklist item of ``rule``: a rule kind, or an item such as
-    'objective' or 'recovery:rules'."""
-    rule_id = rule if rule in {it.rule for it in inst.checklist} else _rule(inst, rule).id
-    (item,) = [it.id for it in inst.checklist if it.rule == rule_id]
-    return check_answer(inst.model_copy(), answer)[item][0]
-
-
-def _reference(inst: Instance) -> dict[str, Any]:
-    return copy.deepcopy(inst.reference)
+    return item_passes(check_answer, inst, answer, rule)
 
 
 def _rows(answer: dict[str, Any]) -> dict[str, Row]:
     return {row["event"]: row for row in answer["schedule"]}
-
-
-def _by_id(inst: Instance, group: str) -> dict[str, dict[str, Any]]:
-    return {x["id"]: x for x in inst.data[group]}
 
 
 def _occupies(inst: Instance, event: str, start: str) -> set[int]:

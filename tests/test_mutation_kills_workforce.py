@@ -33,6 +33,12 @@ import pytest
 from pbsolve.checkers.workforce import check_answer
 from pbsolve.grading import grade
 from pbsolve.schema import Instance
+from tests.kill_helpers import by_id as _by_id
+from tests.kill_helpers import item_passes
+from tests.kill_helpers import only_rule as _rule
+from tests.kill_helpers import reference as _reference
+from tests.kill_helpers import rule_params as _params
+from tests.kill_helpers import with_params as _with_params
 
 DATA = Path(__file__).parent / "data"
 TASKS = (
@@ -136,27 +142,8 @@ def _stored(task: str, kind: str | None = None, mechanism: str | None = None) ->
     raise AssertionError(f"the stored sample has no {task} instance with {kind} {mechanism}")
 
 
-def _rule(inst: Instance, kind: str) -> Any:
-    (rule,) = [r for r in inst.rules if r.kind == kind]
-    return rule
-
-
-def _params(inst: Instance, kind: str) -> dict[str, Any]:
-    return dict(_rule(inst, kind).params)
-
-
 def _passes(inst: Instance, answer: dict[str, Any], rule: str) -> bool:
-    """The verdict of the checklist item of ``rule``: a rule kind (the instance's only rule
-    of that kind) or an item such as 'format' or 'recovery:rules'."""
-    rule_id = rule if rule in {it.rule for it in inst.checklist} else _rule(inst, rule).id
-    (item,) = [it.id for it in inst.checklist if it.rule == rule_id]
-    return check_answer(inst.model_copy(), answer)[item][0]
-
-
-def _with_params(inst: Instance, kind: str, **params: Any) -> Instance:
-    """The instance with the rule of ``kind`` holding these parameter values."""
-    rules = [r.model_copy(update={"params": {**r.params, **params}}) if r.kind == kind else r for r in inst.rules]
-    return inst.model_copy(update={"rules": rules})
+    return item_passes(check_answer, inst, answer, rule)
 
 
 def _with_data(inst: Instance, group: str, item: str, **fields: Any) -> Instance:
@@ -165,14 +152,6 @@ def _with_data(inst: Instance, group: str, item: str, **fields: Any) -> Instance
     (entry,) = [x for x in data[group] if x["id"] == item]
     entry.update(fields)
     return inst.model_copy(update={"data": data})
-
-
-def _reference(inst: Instance) -> dict[str, Any]:
-    return copy.deepcopy(inst.reference)
-
-
-def _by_id(inst: Instance, group: str) -> dict[str, dict[str, Any]]:
-    return {x["id"]: x for x in inst.data[group]}
 
 
 # == every task: a recovery plan counted against the answer's own main plan ===================
