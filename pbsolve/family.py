@@ -93,7 +93,11 @@ class SolverModel:
     presolve) always override them. ``uniqueness_parameters`` are further parameters of
     the uniqueness re-optimisation alone (``cp_model_presolve``, ``linearization_level``),
     chosen by measurement for the model: they change how fast a proof comes, never what
-    it proves. ``symmetry`` (see :class:`Symmetry`) says which
+    it proves. ``speed_parameters`` are parameters of both optimisations of the tuned
+    certification only (first solve and uniqueness proof, never the default-search
+    re-certification of a tied optimum, whose returned plan must stay what it has always
+    been): settings such as ``add_lp_constraints_lazily`` that change the search path, and
+    so which of several tied plans comes back, but not the optimum. ``symmetry`` (see :class:`Symmetry`) says which
     answer assignments are one answer, so uniqueness and plan counts compare answers,
     not labellings.
     """
@@ -106,6 +110,7 @@ class SolverModel:
     answer_ints: list[cp_model.IntVar] = field(default_factory=list)
     parameters: dict[str, Any] = field(default_factory=dict)
     uniqueness_parameters: dict[str, Any] = field(default_factory=dict)
+    speed_parameters: dict[str, Any] = field(default_factory=dict)
     symmetry: Symmetry | None = None
 
 

@@ -73,10 +73,11 @@ def solver_model(
     answer_ints: list[cp_model.IntVar],
     parameters: dict[str, Any] | None = None,
     uniqueness_parameters: dict[str, Any] | None = None,
+    speed_parameters: dict[str, Any] | None = None,
 ) -> SolverModel:
     """Post every numbered rule behind its own literal (its parameters read through
     ``table``, the task's rule kind -> parameter model) and collect the objective terms
-    (``parameters`` and ``uniqueness_parameters``: see :class:`~pbsolve.family.SolverModel`)."""
+    (``parameters``, ``uniqueness_parameters`` and ``speed_parameters``: see :class:`~pbsolve.family.SolverModel`)."""
     rule_literals = encode_rules(tm.m, draft.rules, encoders, tm, table)
     terms = []
     for term in draft.objective:
@@ -91,6 +92,7 @@ def solver_model(
         answer_ints=answer_ints,
         parameters=dict(parameters or {}),
         uniqueness_parameters=dict(uniqueness_parameters or {}),
+        speed_parameters=dict(speed_parameters or {}),
     )
 
 

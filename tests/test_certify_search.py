@@ -102,6 +102,42 @@ def test_without_settings_of_its_own_the_uniqueness_solve_keeps_presolve_on():
     assert (p.cp_model_presolve, p.linearization_level) == (True, 2)
 
 
+def test_speed_settings_reach_both_tuned_solves():
+    sm = PickOne([0, 1]).build_model(None)  # type: ignore[arg-type]
+    sm.speed_parameters = {"add_lp_constraints_lazily": False}
+    sm.uniqueness_parameters = {"linearization_level": 1}
+    first, proof = _tuned(sm, SolverLimits(), "first").parameters, _tuned(sm, SolverLimits(), "uniqueness").parameters
+    assert (first.add_lp_constraints_lazily, proof.add_lp_constraints_lazily) == (False, False)
+    assert proof.linearization_level == 1
+
+
+class WithSpeedSettings(PickOne):
+    def build_model(self, draft: Draft) -> SolverModel:
+        sm = super().build_model(draft)
+        sm.speed_parameters = {"add_lp_constraints_lazily": False}
+        return sm
+
+
+def test_the_default_search_recertification_ignores_the_speed_settings(monkeypatch: pytest.MonkeyPatch):
+    import pbsolve.certify as certify
+
+    lazy: list[bool] = []
+    real = certify.make_solver
+
+    def spy(*args: Any, **kwargs: Any) -> cp_model.CpSolver:
+        solver = real(*args, **kwargs)
+        lazy.append(solver.parameters.add_lp_constraints_lazily)
+        return solver
+
+    monkeypatch.setattr(certify, "make_solver", spy)
+    fam = WithSpeedSettings([0, 2, 1, 1, 1, 3])
+    result = certify_feasible(fam, None, SolverLimits())  # type: ignore[arg-type]
+    assert fam.builds == 2
+    assert lazy[:2] == [False, False]  # the tuned pass: first solve and uniqueness proof
+    assert lazy[2:] and all(lazy[2:])  # the default search and its plan count
+    assert result.plan == default_search_plan(PickOne(fam.costs))
+
+
 # -- the uniqueness cut on integer answers ------------------------------------------------
 class IntegerPair:
     """Two integers x, y in 0..hi with a linear cost: a model whose answer is integers."""
