@@ -159,11 +159,13 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
     if found:
         return found
     try:
-        module.read_data(instance)
+        data = module.read_data(instance)
     except Exception as exc:
         interrupts.reraise_if_stopping(exc)
         return [f"data does not match task {instance.task!r}: {type(exc).__name__}: {str(exc)[:300]}"]
-    return []
+    found += params.data_problems(rule_kinds, [*instance.rules, *scenario], data)
+    found += params.data_problems(objective_kinds, [*instance.objective, *rec_terms], data)
+    return found
 
 
 def _check_reference(instance: Instance, module: ModuleType) -> None:

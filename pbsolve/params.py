@@ -14,7 +14,7 @@ Nothing here imports the solver.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -33,6 +33,23 @@ class Params(BaseModel):
     def dump(self) -> dict[str, Any]:
         """The JSON object stored as ``Rule.params`` / ``ObjectiveTerm.params``."""
         return self.model_dump(mode="json", by_alias=True)
+
+    def data_problems(self, data: Any) -> list[str]:
+        """What these parameters name that the instance's data (as its checker reads it)
+        does not have: an unknown day, person or task, a checkpoint with no day after it.
+        Checked once, when an instance is validated as ground truth, so a hand-written
+        instance is refused with the reason instead of crashing the checker mid-grade.
+        Kinds whose parameters name nothing in the data keep this default."""
+        return []
+
+
+def unknown(what: str, names: Iterable[str], known: Container[str]) -> list[str]:
+    """One problem naming the ``names`` that are not ``known`` (in their order, at most five)."""
+    missing = list(dict.fromkeys(n for n in names if n not in known))
+    if not missing:
+        return []
+    more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
+    return [f"unknown {what} {', '.join(repr(n[:40]) for n in missing[:5])}{more}"]
 
 
 class NoParams(Params):
@@ -82,6 +99,16 @@ def problems(table: ParamsTable, items: Iterable[Item]) -> list[str]:
                 parse(table, item)
             except InvalidParams as exc:
                 found.append(str(exc))
+    return found
+
+
+def data_problems(table: ParamsTable, items: Iterable[Item], data: Any) -> list[str]:
+    """Every item whose (well-formed) parameters name what ``data`` does not have
+    (:meth:`Params.data_problems`), each problem prefixed with the item and its kind."""
+    found = []
+    for item in items:
+        if item.kind in table:
+            found += [f"{item.id} ({item.kind}): {p}" for p in parse(table, item).data_problems(data)]
     return found
 
 

@@ -25,7 +25,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, as_model
+from pbsolve.params import NoParams, Params, as_model, unknown
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "shift_duty_scheduling"
@@ -131,12 +131,20 @@ class SkillCover(Params):
     min: PositiveInt
     slots: list[tuple[str, str]]
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("day", [day for day, _ in self.slots], data.day_index) + unknown(
+            "shift", [shift for _, shift in self.slots], data.shift_by_id
+        )
+
 
 class MaxHours(Params):
     """Each named person works at most ``max`` hours over the roster (contract maximum)."""
 
     people: list[str]
     max: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("person", self.people, data.person_by_id)
 
 
 class MinHours(Params):
@@ -145,6 +153,9 @@ class MinHours(Params):
     people: list[str]
     min: NonNegativeInt
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("person", self.people, data.person_by_id)
+
 
 class ForbiddenSuccession(Params):
     """Nobody works ``then`` on the day after working ``first``."""
@@ -152,12 +163,18 @@ class ForbiddenSuccession(Params):
     first: str
     then: str
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("shift", [self.first, self.then], data.shift_by_id)
+
 
 class ShiftBan(Params):
     """The person never works the listed shifts."""
 
     person: str
     shifts: list[str]
+
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("person", [self.person], data.person_by_id) + unknown("shift", self.shifts, data.shift_by_id)
 
 
 class MaxConsecutive(Params):
@@ -171,6 +188,9 @@ class CompleteWeekends(Params):
 
     people: list[str]
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("person", self.people, data.person_by_id)
+
 
 class ShiftBalance(Params):
     """Any two staff members' counts of ``shift`` differ by at most ``max``."""
@@ -178,12 +198,18 @@ class ShiftBalance(Params):
     shift: str
     max: NonNegativeInt
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("shift", [self.shift], data.shift_by_id)
+
 
 class WeekendCap(Params):
     """Each named person works at most ``max`` weekend days."""
 
     people: list[str]
     max: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("person", self.people, data.person_by_id)
 
 
 class MinRest(Params):
@@ -199,6 +225,9 @@ class NightFatigue(Params):
     run: PositiveInt
     rest: PositiveInt
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("shift", [self.shift], data.shift_by_id)
+
 
 class RunHours(Params):
     """A person's running hours since their last day off never exceed ``max``."""
@@ -212,6 +241,9 @@ class PersonAbsent(Params):
     person: str
     days: list[str]
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("person", [self.person], data.person_by_id) + unknown("day", self.days, data.day_index)
+
 
 class UnsocialMax(Params):
     """Objective: the largest count of ``shift`` worked by any one person. A min-max load,
@@ -220,11 +252,21 @@ class UnsocialMax(Params):
 
     shift: str
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("shift", [self.shift], data.shift_by_id)
+
 
 class CurrentRoster(Params):
     """The current roster a ``changes`` term counts against: [person, day, shift] rows."""
 
     existing: list[tuple[str, str, str]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        return (
+            unknown("person", [p for p, _, _ in self.existing], data.person_by_id)
+            + unknown("day", [d for _, d, _ in self.existing], data.day_index)
+            + unknown("shift", [x for _, _, x in self.existing], data.shift_by_id)
+        )
 
 
 RULE_PARAMS: dict[str, type[Params]] = {

@@ -21,7 +21,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse, unknown
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "work_assignment_scheduling"
@@ -101,12 +101,18 @@ class HardDeadline(Params):
 
     tasks: list[str]
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("task", self.tasks, data.task_by_id)
+
 
 class WeeklyHours(Params):
     """Each named worker works at most ``max`` hours over the whole week."""
 
     workers: list[str]
     max: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("worker", self.workers, data.worker_by_id)
 
 
 class WorkerAbsent(Params):
@@ -115,6 +121,9 @@ class WorkerAbsent(Params):
     worker: str
     days: list[str]
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("worker", [self.worker], data.worker_by_id) + unknown("day", self.days, data.day_index)
+
 
 class NotBefore(Params):
     """The task is done on ``day`` or later (a postponed task)."""
@@ -122,11 +131,17 @@ class NotBefore(Params):
     task: str
     day: str
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("task", [self.task], data.task_by_id) + unknown("day", [self.day], data.day_index)
+
 
 class Precedence(Params):
     """For each pair, the second task is done on a later day than the first."""
 
     pairs: list[tuple[str, str]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("task", [t for pair in self.pairs for t in pair], data.task_by_id)
 
 
 class LoadBalance(Params):
@@ -140,11 +155,17 @@ class DifferentWorker(Params):
 
     pairs: list[tuple[str, str]]
 
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("task", [t for pair in self.pairs for t in pair], data.task_by_id)
+
 
 class SameWorker(Params):
     """The named tasks are all done by one worker."""
 
     tasks: list[str]
+
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("task", self.tasks, data.task_by_id)
 
 
 class MinHours(Params):
@@ -152,6 +173,9 @@ class MinHours(Params):
 
     workers: list[str]
     min: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        return unknown("worker", self.workers, data.worker_by_id)
 
 
 class CumulativeRest(Params):
@@ -161,6 +185,13 @@ class CumulativeRest(Params):
     day: str
     hours: NonNegativeInt
     light: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        if self.day not in data.day_index:
+            return unknown("day", [self.day], data.day_index)
+        if data.day_index[self.day] == len(data.days) - 1:
+            return [f"the checkpoint {self.day!r} is the last day: there is no next day to keep light"]
+        return []
 
 
 class ConsecutiveDays(Params):
@@ -173,6 +204,13 @@ class CurrentTasks(Params):
     """The current plan a ``changes`` term counts against: task -> (worker, day)."""
 
     existing: dict[str, tuple[str, str]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        return (
+            unknown("task", self.existing, data.task_by_id)
+            + unknown("worker", [w for w, _ in self.existing.values()], data.worker_by_id)
+            + unknown("day", [day for _, day in self.existing.values()], data.day_index)
+        )
 
 
 RULE_PARAMS: ParamsTable = {
