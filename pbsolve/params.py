@@ -15,7 +15,10 @@ Nothing here imports the solver.
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Mapping
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from functools import cache
+from types import UnionType
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -36,11 +39,28 @@ class Params(BaseModel):
 
     def data_problems(self, data: Any) -> list[str]:
         """What these parameters name that the instance's data (as its checker reads it)
-        does not have: an unknown day, person or task, a checkpoint with no day after it.
-        Checked once, when an instance is validated as ground truth, so a hand-written
-        instance is refused with the reason instead of crashing the checker mid-grade.
-        Kinds whose parameters name nothing in the data keep this default."""
-        return []
+        does not have: an unknown day, person or task. Fields say what they name by
+        metadata (``Annotated[str, Names("day")]``, at any depth of lists, tuples and dict
+        keys or values) and the data answers ``data.names("day")``. Checked once, when an
+        instance is validated as ground truth, so a hand-written instance is refused with
+        the reason instead of crashing the checker mid-grade, or being graded against a
+        rule about nobody. A kind with a further condition (a checkpoint that needs a next
+        day) adds it in an override."""
+        found: list[str] = []
+        for name, tp, meta in _named_fields(type(self)):
+            named: dict[str, list[str]] = {}
+            _collect(tp, meta, getattr(self, name), named)
+            for what, values in named.items():
+                found += unknown(what, values, data.names(what))
+        return found
+
+
+@dataclass(frozen=True)
+class Names:
+    """Parameter field metadata: the strings of this field are names of the data's
+    ``what`` (see :meth:`Params.data_problems`)."""
+
+    what: str
 
 
 def unknown(what: str, names: Iterable[str], known: Container[str]) -> list[str]:
@@ -50,6 +70,55 @@ def unknown(what: str, names: Iterable[str], known: Container[str]) -> list[str]
         return []
     more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
     return [f"unknown {what} {', '.join(repr(n[:40]) for n in missing[:5])}{more}"]
+
+
+def _mentions_names(tp: Any, meta: Iterable[Any] = ()) -> bool:
+    return any(isinstance(m, Names) for m in meta) or any(
+        _mentions_names(a, get_args(a)[1:] if get_origin(a) is Annotated else ()) for a in get_args(tp)
+    )
+
+
+@cache
+def _named_fields(cls: type[Params]) -> tuple[tuple[str, Any, tuple[Any, ...]], ...]:
+    """(field, annotation, metadata) of the fields of ``cls`` that name data, computed once per class."""
+    out = []
+    for name, info in cls.model_fields.items():
+        if _mentions_names(info.annotation, info.metadata):
+            out.append((name, info.annotation, tuple(info.metadata)))
+    return tuple(out)
+
+
+def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]]) -> None:
+    """The names in ``value`` (typed ``tp`` with metadata ``meta``), by what they name."""
+    if value is None:
+        return
+    tag = next((m.what for m in meta if isinstance(m, Names)), None)
+    if tag is not None:  # every string in the value names one ``tag``
+        stack = [value]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, str):
+                out.setdefault(tag, []).append(v)
+            elif isinstance(v, (list, tuple, set, frozenset, dict)):  # a dict: its keys
+                stack.extend(reversed(list(v)))
+        return
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Annotated:
+        _collect(args[0], args[1:], value, out)
+    elif origin in (Union, UnionType):
+        arms = [a for a in args if a is not type(None)]
+        if len(arms) == 1:
+            _collect(arms[0], (), value, out)
+    elif origin is dict and isinstance(value, dict):
+        for key, item in value.items():
+            _collect(args[0], (), key, out)
+            _collect(args[1], (), item, out)
+    elif origin is tuple and isinstance(value, tuple) and args and args[-1] is not Ellipsis:
+        for arg, item in zip(args, value):
+            _collect(arg, (), item, out)
+    elif origin in (list, tuple, set, frozenset) and isinstance(value, (list, tuple, set, frozenset)) and args:
+        for item in value:
+            _collect(args[0], (), item, out)
 
 
 class NoParams(Params):

@@ -77,7 +77,9 @@ def test_unknown_lists_missing_names_once_each_in_order():
 
 
 def test_unknown_names_five_and_counts_the_rest():
-    assert unknown("task", [f"t{k}" for k in range(7)], set()) == ["unknown task 't0', 't1', 't2', 't3', 't4' (+2 more)"]
+    assert unknown("task", [f"t{k}" for k in range(7)], set()) == [
+        "unknown task 't0', 't1', 't2', 't3', 't4' (+2 more)"
+    ]
 
 
 def test_unknown_says_nothing_when_every_name_is_known():

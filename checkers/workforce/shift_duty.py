@@ -14,10 +14,10 @@ hours since the last day off.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
@@ -25,7 +25,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, as_model, unknown
+from pbsolve.params import Names, NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "shift_duty_scheduling"
@@ -87,6 +87,15 @@ class ShiftDutyData(BaseModel):
     def day_index(self) -> dict[str, int]:
         return {d.id: i for i, d in enumerate(self.days)}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "day": self.day_index,
+            "shift": self.shift_by_id,
+            "person": self.person_by_id,
+        }
+        return names[what]
+
     @cached_property
     def shift_by_id(self) -> dict[str, Shift]:
         return {s.id: s for s in self.shifts}
@@ -124,57 +133,45 @@ def slot_name(day: str, shift: str) -> str:
 
 
 # -- parameters (one model per rule kind and objective kind) --------------------------
+DayName = Annotated[str, Names("day")]
+ShiftName = Annotated[str, Names("shift")]
+PersonName = Annotated[str, Names("person")]
+
+
 class SkillCover(Params):
     """Each listed (day, shift) has at least ``min`` rostered staff with ``skill``."""
 
     skill: str
     min: PositiveInt
-    slots: list[tuple[str, str]]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("day", [day for day, _ in self.slots], data.day_index) + unknown(
-            "shift", [shift for _, shift in self.slots], data.shift_by_id
-        )
+    slots: list[tuple[DayName, ShiftName]]
 
 
 class MaxHours(Params):
     """Each named person works at most ``max`` hours over the roster (contract maximum)."""
 
-    people: list[str]
+    people: list[PersonName]
     max: NonNegativeInt
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("person", self.people, data.person_by_id)
 
 
 class MinHours(Params):
     """Each named person works at least ``min`` hours over the roster (contract minimum)."""
 
-    people: list[str]
+    people: list[PersonName]
     min: NonNegativeInt
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("person", self.people, data.person_by_id)
 
 
 class ForbiddenSuccession(Params):
     """Nobody works ``then`` on the day after working ``first``."""
 
-    first: str
-    then: str
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("shift", [self.first, self.then], data.shift_by_id)
+    first: ShiftName
+    then: ShiftName
 
 
 class ShiftBan(Params):
     """The person never works the listed shifts."""
 
-    person: str
-    shifts: list[str]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("person", [self.person], data.person_by_id) + unknown("shift", self.shifts, data.shift_by_id)
+    person: PersonName
+    shifts: list[ShiftName]
 
 
 class MaxConsecutive(Params):
@@ -186,30 +183,21 @@ class MaxConsecutive(Params):
 class CompleteWeekends(Params):
     """Each named person works every day of a weekend or none of it."""
 
-    people: list[str]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("person", self.people, data.person_by_id)
+    people: list[PersonName]
 
 
 class ShiftBalance(Params):
     """Any two staff members' counts of ``shift`` differ by at most ``max``."""
 
-    shift: str
+    shift: ShiftName
     max: NonNegativeInt
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("shift", [self.shift], data.shift_by_id)
 
 
 class WeekendCap(Params):
     """Each named person works at most ``max`` weekend days."""
 
-    people: list[str]
+    people: list[PersonName]
     max: NonNegativeInt
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("person", self.people, data.person_by_id)
 
 
 class MinRest(Params):
@@ -221,12 +209,9 @@ class MinRest(Params):
 class NightFatigue(Params):
     """After ``run`` consecutive days on ``shift``, the next ``rest`` days are days off."""
 
-    shift: str
+    shift: ShiftName
     run: PositiveInt
     rest: PositiveInt
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("shift", [self.shift], data.shift_by_id)
 
 
 class RunHours(Params):
@@ -238,11 +223,8 @@ class RunHours(Params):
 class PersonAbsent(Params):
     """The person works no shift on the named days (a disruption or recovery scenario)."""
 
-    person: str
-    days: list[str]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("person", [self.person], data.person_by_id) + unknown("day", self.days, data.day_index)
+    person: PersonName
+    days: list[DayName]
 
 
 class UnsocialMax(Params):
@@ -250,23 +232,13 @@ class UnsocialMax(Params):
     not a max-min spread: a spread would be lowered by giving the least-loaded person an
     extra, uncovered-for shift, so the optimum would over-staff the unsocial shift."""
 
-    shift: str
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("shift", [self.shift], data.shift_by_id)
+    shift: ShiftName
 
 
 class CurrentRoster(Params):
     """The current roster a ``changes`` term counts against: [person, day, shift] rows."""
 
-    existing: list[tuple[str, str, str]]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return (
-            unknown("person", [p for p, _, _ in self.existing], data.person_by_id)
-            + unknown("day", [d for _, d, _ in self.existing], data.day_index)
-            + unknown("shift", [x for _, _, x in self.existing], data.shift_by_id)
-        )
+    existing: list[tuple[PersonName, DayName, ShiftName]]
 
 
 RULE_PARAMS: dict[str, type[Params]] = {

@@ -10,10 +10,10 @@ models. Every figure is recomputed from the plan in plain Python integers.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
@@ -21,7 +21,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse, unknown
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "work_assignment_scheduling"
@@ -83,6 +83,11 @@ class WorkData(BaseModel):
     def task_by_id(self) -> dict[str, Job]:
         return {t.id: t for t in self.tasks}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {"day": self.day_index, "worker": self.worker_by_id, "task": self.task_by_id}
+        return names[what]
+
     @cached_property
     def worker_number(self) -> dict[str, int]:
         """Worker id -> its position in the list, from 1 (the order score reads it)."""
@@ -96,52 +101,42 @@ def replaced(d: WorkData, **changes: Any) -> WorkData:
 
 
 # -- parameters ------------------------------------------------------------------------
+DayName = Annotated[str, Names("day")]
+WorkerName = Annotated[str, Names("worker")]
+TaskName = Annotated[str, Names("task")]
+
+
 class HardDeadline(Params):
     """The named tasks are done no later than their due day."""
 
-    tasks: list[str]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("task", self.tasks, data.task_by_id)
+    tasks: list[TaskName]
 
 
 class WeeklyHours(Params):
     """Each named worker works at most ``max`` hours over the whole week."""
 
-    workers: list[str]
+    workers: list[WorkerName]
     max: NonNegativeInt
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("worker", self.workers, data.worker_by_id)
 
 
 class WorkerAbsent(Params):
     """The worker does no task on the named days."""
 
-    worker: str
-    days: list[str]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("worker", [self.worker], data.worker_by_id) + unknown("day", self.days, data.day_index)
+    worker: WorkerName
+    days: list[DayName]
 
 
 class NotBefore(Params):
     """The task is done on ``day`` or later (a postponed task)."""
 
-    task: str
-    day: str
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("task", [self.task], data.task_by_id) + unknown("day", [self.day], data.day_index)
+    task: TaskName
+    day: DayName
 
 
 class Precedence(Params):
     """For each pair, the second task is done on a later day than the first."""
 
-    pairs: list[tuple[str, str]]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("task", [t for pair in self.pairs for t in pair], data.task_by_id)
+    pairs: list[tuple[TaskName, TaskName]]
 
 
 class LoadBalance(Params):
@@ -153,45 +148,35 @@ class LoadBalance(Params):
 class DifferentWorker(Params):
     """For each pair, the two tasks are done by different workers (reviewer is not the author)."""
 
-    pairs: list[tuple[str, str]]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("task", [t for pair in self.pairs for t in pair], data.task_by_id)
+    pairs: list[tuple[TaskName, TaskName]]
 
 
 class SameWorker(Params):
     """The named tasks are all done by one worker."""
 
-    tasks: list[str]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("task", self.tasks, data.task_by_id)
+    tasks: list[TaskName]
 
 
 class MinHours(Params):
     """Each named worker works at least ``min`` hours over the week."""
 
-    workers: list[str]
+    workers: list[WorkerName]
     min: NonNegativeInt
-
-    def data_problems(self, data: Any) -> list[str]:
-        return unknown("worker", self.workers, data.worker_by_id)
 
 
 class CumulativeRest(Params):
     """A worker with more than ``hours`` hours from the first day through ``day`` works at
     most ``light`` hours on the day after ``day``."""
 
-    day: str
+    day: DayName
     hours: NonNegativeInt
     light: NonNegativeInt
 
     def data_problems(self, data: Any) -> list[str]:
-        if self.day not in data.day_index:
-            return unknown("day", [self.day], data.day_index)
-        if data.day_index[self.day] == len(data.days) - 1:
-            return [f"the checkpoint {self.day!r} is the last day: there is no next day to keep light"]
-        return []
+        found = super().data_problems(data)
+        if not found and data.day_index[self.day] == len(data.days) - 1:
+            found.append(f"the checkpoint {self.day!r} is the last day: there is no next day to keep light")
+        return found
 
 
 class ConsecutiveDays(Params):
@@ -203,14 +188,7 @@ class ConsecutiveDays(Params):
 class CurrentTasks(Params):
     """The current plan a ``changes`` term counts against: task -> (worker, day)."""
 
-    existing: dict[str, tuple[str, str]]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return (
-            unknown("task", self.existing, data.task_by_id)
-            + unknown("worker", [w for w, _ in self.existing.values()], data.worker_by_id)
-            + unknown("day", [day for _, day in self.existing.values()], data.day_index)
-        )
+    existing: dict[TaskName, tuple[WorkerName, DayName]]
 
 
 RULE_PARAMS: ParamsTable = {
