@@ -55,7 +55,7 @@ from pbsolve.jsonl import dumps
 from pbsolve.kit import SIZE_NAMES
 from pbsolve.llm.responders import baseline, oracle
 from pbsolve.schema import Instance
-from pbsolve.serve.pool import freeze_startup_heap
+from pbsolve.serve.heap import freeze_startup_heap
 from pbsolve.serve.store import DICT_SAMPLES, InstanceStore, StoreWriter, build_store
 
 TARGET_BATCH_P99_MS = 250.0

@@ -180,7 +180,7 @@ def serve_cmd(
 
     import uvicorn
 
-    from pbsolve.serve.pool import freeze_startup_heap
+    from pbsolve.serve.heap import freeze_startup_heap
     from pbsolve.serve.server import CONFIG_ENV, ServerSettings, create_app, settings_env
 
     if grade_processes is None:

@@ -16,7 +16,6 @@ the deadline. Workers ignore SIGINT: Ctrl-C reaches the server, which shuts the 
 from __future__ import annotations
 
 import contextlib
-import gc
 import multiprocessing
 import os
 import pkgutil
@@ -32,6 +31,7 @@ from typing import Any
 
 from pbsolve.grading import GradingError, InvalidGroundTruth, validate_instance
 from pbsolve.schema import RewardMode
+from pbsolve.serve.heap import freeze_startup_heap
 from pbsolve.serve.rewards import DeadlineExceeded, grade_pairs, grade_view, response_from_query
 
 
@@ -76,23 +76,6 @@ def _start_worker(store_path: str, cache_size: int, max_response_chars: int) -> 
         with contextlib.suppress(Exception):  # grading reports a checker that cannot be imported, per instance
             checker(found.name)
     freeze_startup_heap()
-
-
-SERVING_GC_THRESHOLDS = (100_000, 50, 1000)  # Python's defaults: (700, 10, 10)
-
-
-def freeze_startup_heap() -> None:
-    """Garbage-collector settings of a serving process, once it has loaded what it keeps
-    for its lifetime: ``gc.freeze()`` (full collections no longer walk that heap) and
-    collections far less often (parsing one cold instance allocates thousands of
-    containers, and the cache of parsed instances is long-lived). Measured on 3,000 cold
-    store lookups in a row (parse of a 13 KB instance each), idle machine: p99 425-469
-    against 523-601 us and worst 0.56-0.66 against 16-17 ms; the freeze alone changed
-    nothing there (a small heap), the thresholds did. In the serve benchmark, whose own
-    data is a large heap, freezing it took the cold lookup p99 from 1,063 to 702 us."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*SERVING_GC_THRESHOLDS)
 
 
 def _worker_pid(pause: float = 0.0) -> int:
@@ -227,4 +210,4 @@ def _first_failure(failures: list[PoolFailure], finished: int, total: int) -> Po
     return PoolFailure("deadline", done=finished + sum(f.done for f in failures), total=total)
 
 
-__all__ = ["GradingPool", "PoolFailure", "PoolItem", "freeze_startup_heap", "worker_of"]
+__all__ = ["GradingPool", "PoolFailure", "PoolItem", "worker_of"]

@@ -481,16 +481,25 @@ def trl_reward(
 PROMPT_TAIL = 200  # characters of an instance's prompt used to find where the response starts
 
 
+def after_prompt(query: str, prompt: Any) -> str | None:
+    """The text after the first occurrence of ``prompt`` in ``query``; None when no prompt
+    is given or the query does not contain it."""
+    if isinstance(prompt, str) and prompt:
+        at = query.find(prompt)
+        if at >= 0:
+            return query[at + len(prompt) :]
+    return None
+
+
 def response_from_query(query: Any, prompt: Any, instance: Instance | None = None) -> Any:
     """The response part of an OpenRLHF query (prompt + response, chat template included,
     possibly left-padded): the text after the prompt if the prompt occurs in it, else after
     the end of the instance's own prompt text, else the whole query."""
     if not isinstance(query, str):
         return query
-    if isinstance(prompt, str) and prompt:
-        at = query.find(prompt)
-        if at >= 0:
-            return query[at + len(prompt) :]
+    cut = after_prompt(query, prompt)
+    if cut is not None:
+        return cut
     if instance is not None and instance.prompt:
         tail = instance.prompt[-PROMPT_TAIL:]
         at = query.find(tail)

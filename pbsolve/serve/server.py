@@ -52,16 +52,17 @@ from pbsolve import __version__
 from pbsolve.grading import REWARD_MODES, GradingError, InvalidGroundTruth, validate_instance
 from pbsolve.parsing import MAX_CHARS
 from pbsolve.schema import Grade, Instance, RewardMode
-from pbsolve.serve.pool import GradingPool, PoolFailure, PoolItem, freeze_startup_heap
+from pbsolve.serve.heap import freeze_startup_heap
+from pbsolve.serve.pool import GradingPool, PoolFailure, PoolItem
 from pbsolve.serve.rewards import (
     DeadlineExceeded,
     InstanceError,
     InstanceResolver,
+    after_prompt,
     check_mode,
     grade_view,
     openrlhf_payload,
     openrlhf_views,
-    response_from_query,
 )
 from pbsolve.serve.rewards import grade_pairs as _grade_pairs
 from pbsolve.serve.store import InstanceStore
@@ -511,9 +512,9 @@ def create_app(
             items = []
             for i, (q, ref) in enumerate(zip(req.query, refs)):
                 prompt = req.prompts[i] if req.prompts is not None else None
-                cut = response_from_query(q, prompt)  # the instance's own prompt is the worker's fallback
-                found = isinstance(q, str) and isinstance(prompt, str) and bool(prompt) and prompt in q
-                items.append(PoolItem(str(ref[1]), cut, None, from_query=not found))
+                cut = after_prompt(q, prompt) if isinstance(q, str) else None
+                # without the prompt in the query, the worker cuts after the instance's own prompt
+                items.append(PoolItem(str(ref[1]), q if cut is None else cut, None, from_query=cut is None))
             views = svc.grade_pooled(items, chosen, False, lambda i: f"labels[{i}]", deadline)
             return openrlhf_views(views)
 
