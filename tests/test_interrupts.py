@@ -27,6 +27,13 @@ TINY = GenerateOptions(size="tiny")
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def stop_bound_s() -> float:
+    """How soon a stopped run must have exited: 2.5 s on a machine with a core to spare,
+    stretched by how overloaded the machine is (a CI run beside other jobs), so the test
+    catches a hang, not a busy neighbour."""
+    return 2.5 * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
 @pytest.fixture(autouse=True)
 def _no_stop_left_behind():
     interrupts.reset()
@@ -178,7 +185,7 @@ def test_ctrl_c_to_the_process_group_stops_generate_with_workers_within_a_second
     _wait_for_lines(partial, 5, proc)
     rc, seconds, stderr = _stop(proc, signal.SIGINT, group=True)
     assert rc == 130
-    assert seconds < 2.5, f"took {seconds:.2f} s to stop"
+    assert seconds < stop_bound_s(), f"took {seconds:.2f} s to stop"
     written = _lines(partial)
     assert f"{written} of 400 instances" in stderr and "--resume" in stderr
     assert not (tmp_path / "r.jsonl").exists()
@@ -192,7 +199,7 @@ def test_sigterm_stops_generate_with_exit_143_and_the_same_message(tmp_path):
     partial = tmp_path / "r.jsonl.partial"
     _wait_for_lines(partial, 5, proc)
     rc, seconds, stderr = _stop(proc, signal.SIGTERM)
-    assert rc == 143 and seconds < 2.5
+    assert rc == 143 and seconds < stop_bound_s()
     assert "interrupted by SIGTERM" in stderr and f"{_lines(partial)} of 400 instances" in stderr
 
 
@@ -258,7 +265,7 @@ def test_sigint_during_answer_stops_at_once_and_says_how_to_resume(tmp_path):
             time.sleep(0.05)
         time.sleep(0.3)
         rc, seconds, stderr = _stop(proc, signal.SIGINT)
-    assert rc == 130 and seconds < 2.5, (seconds, stderr)
+    assert rc == 130 and seconds < stop_bound_s(), (seconds, stderr)
     assert "0 of 3 responses saved" in stderr and "--resume" in stderr
 
 
@@ -269,7 +276,7 @@ def test_sigint_stops_the_loop_at_once_and_the_same_command_resumes(tmp_path):
     traj = tmp_path / "run" / "trajectory.jsonl"
     _wait_for_lines(traj, 4, proc)
     rc, seconds, stderr = _stop(proc, signal.SIGINT)
-    assert rc == 130 and seconds < 2.5, (seconds, stderr)
+    assert rc == 130 and seconds < stop_bound_s(), (seconds, stderr)
     assert "rerun the same command to resume" in stderr
     steps = [json.loads(ln) for ln in traj.read_text(encoding="utf-8").splitlines()]
     assert [r["step"] for r in steps] == list(range(len(steps)))
