@@ -12,10 +12,11 @@ its day is the slot's ``day``. Segments are the people of the time model.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 
+from pbsolve.checkers.scheduling.refs import DayName, EventName, SegmentName, lacking
 from pbsolve.params import Params
 
 
@@ -23,7 +24,7 @@ class LocalSendWindow(Params):
     """Every message to ``segment`` is sent at a local clock hour h (UTC hour plus
     ``utc_offset``, modulo 24) with ``earliest`` <= h <= ``latest``."""
 
-    segment: str
+    segment: SegmentName
     utc_offset: int = Field(ge=-12, le=14)
     earliest: int = Field(ge=0, le=23)
     latest: int = Field(ge=0, le=23)
@@ -38,14 +39,14 @@ class LocalSendWindow(Params):
 class BlackoutDays(Params):
     """No message to ``segment`` is sent on any of ``days`` (day names of the calendar)."""
 
-    segment: str
-    days: Annotated[list[str], Field(min_length=1)]
+    segment: SegmentName
+    days: Annotated[list[DayName], Field(min_length=1)]
 
 
 class SendSpacing(Params):
     """Any two messages to ``segment`` are sent at least ``hours`` hours apart."""
 
-    segment: str
+    segment: SegmentName
     hours: PositiveInt
 
 
@@ -53,8 +54,8 @@ class MinLag(Params):
     """``after`` is sent on a day at least ``days`` calendar days after the day ``before``
     is sent on."""
 
-    before: str
-    after: str
+    before: EventName
+    after: EventName
     days: PositiveInt
 
 
@@ -62,7 +63,7 @@ class FrequencyCap(Params):
     """In every run of ``days`` consecutive calendar days, ``segment`` receives at most
     ``max`` messages."""
 
-    segment: str
+    segment: SegmentName
     max: NonNegativeInt
     days: PositiveInt
 
@@ -82,9 +83,18 @@ class OpenLoss(Params):
     (thousands of recipients) x ``penalty[h]``, h the segment's local send hour (UTC hour
     plus its entry in ``offsets``, modulo 24); summed."""
 
-    offsets: dict[str, int]
-    audience: dict[str, NonNegativeInt]
+    offsets: dict[SegmentName, int]
+    audience: dict[SegmentName, NonNegativeInt]
     penalty: Annotated[list[NonNegativeInt], Field(min_length=24, max_length=24)]
+
+    def data_problems(self, data: Any) -> list[str]:
+        # the check (and the model) read both entries of every segment a message goes to
+        reached = list(dict.fromkeys(s for e in data.events for s in e.people))
+        return (
+            super().data_problems(data)
+            + lacking("offsets give no UTC offset for segment", [s for s in reached if s not in self.offsets])
+            + lacking("audience gives no size for segment", [s for s in reached if s not in self.audience])
+        )
 
 
 class DeliveryCost(Params):

@@ -13,6 +13,7 @@ from pydantic import Field
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.checks import OK, Plan, Verdict, check
 from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checkers.scheduling.refs import SlotName
 from pbsolve.params import Params
 
 
@@ -20,7 +21,7 @@ class Embargo(Params):
     """No one of ``events`` starts before slot ``from`` (each starts at ``from`` or later)."""
 
     events: rp.EventIds
-    from_: str = Field(alias="from")
+    from_: SlotName = Field(alias="from")
 
 
 CONTENT_PARAMS: dict[str, type[Params]] = {"embargo": Embargo}

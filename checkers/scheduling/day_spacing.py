@@ -11,17 +11,18 @@ solver model (which encodes the same rules on its own), so the two can be compar
 from __future__ import annotations
 
 import itertools
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 
 from pbsolve.checkers.scheduling.checks import Plan, Verdict, check
 from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checkers.scheduling.refs import DayName, EventName, PersonName, nested_problems
 from pbsolve.checkers.scheduling.rule_params import RULE_PARAMS
 from pbsolve.params import Params
 
 OK: Verdict = (True, "holds")
-Group = Annotated[list[str], Field(min_length=2)]
+Group = Annotated[list[EventName], Field(min_length=2)]
 
 
 # -- parameters ----------------------------------------------------------------------
@@ -35,8 +36,8 @@ class MinDaysApart(Params):
 class ReviewPair(Params):
     """A review session and the first session of its subject."""
 
-    first: str
-    review: str
+    first: EventName
+    review: EventName
 
 
 class ReviewWindow(Params):
@@ -53,13 +54,16 @@ class ReviewWindow(Params):
             raise ValueError("min_days must not exceed max_days")
         return self
 
+    def data_problems(self, data: Any) -> list[str]:
+        return nested_problems(super().data_problems(data), self.pairs, data)
+
 
 class Exam(Params):
     """The exam of ``subject`` is on ``day`` (a day name); ``sessions`` study for it."""
 
     subject: str
-    day: str
-    sessions: Annotated[list[str], Field(min_length=1)]
+    day: DayName
+    sessions: Annotated[list[EventName], Field(min_length=1)]
 
 
 class ExamDates(Params):
@@ -67,13 +71,16 @@ class ExamDates(Params):
 
     exams: Annotated[list[Exam], Field(min_length=1)]
 
+    def data_problems(self, data: Any) -> list[str]:
+        return nested_problems(super().data_problems(data), self.exams, data)
+
 
 class DailyLoad(Params):
     """The ``load`` points of ``person``'s events starting on one day add up to at most ``max``."""
 
-    person: str
+    person: PersonName
     max: NonNegativeInt
-    load: dict[str, PositiveInt]
+    load: dict[EventName, PositiveInt]
 
 
 class RecoveryDays(Params):
@@ -81,7 +88,7 @@ class RecoveryDays(Params):
     starts on day d or on any of the ``days`` days after it."""
 
     group: str
-    intense: Annotated[list[str], Field(min_length=1)]
+    intense: Annotated[list[EventName], Field(min_length=1)]
     trains: Group
     days: PositiveInt
 
@@ -115,9 +122,18 @@ class InjuryRest(Params):
     both included)."""
 
     part: str
-    events: Annotated[list[str], Field(min_length=1)]
-    from_day: str
-    to_day: str
+    events: Annotated[list[EventName], Field(min_length=1)]
+    from_day: DayName
+    to_day: DayName
+
+    def data_problems(self, data: Any) -> list[str]:
+        # a period ending before it starts has no day: the rule would hold for every plan
+        found = super().data_problems(data)
+        if not found and data.days.index(self.from_day) > data.days.index(self.to_day):
+            found.append(
+                f"the rest period starts on {self.from_day!r}, after it ends on {self.to_day!r}: it has no day"
+            )
+        return found
 
 
 DAY_SPACING_PARAMS: dict[str, type[Params]] = {

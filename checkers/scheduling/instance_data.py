@@ -9,6 +9,7 @@ model reads the same container but encodes every rule on its own.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Container
 from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -77,6 +78,25 @@ class TimetableData(BaseModel):
     @cached_property
     def event_by_id(self) -> dict[str, Event]:
         return {e.id: e for e in self.events}
+
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``):
+        ids of events, slots, rooms and people as the data spells them, and day names. A
+        segment (email scheduling) is a person of the data and a place (a personal agenda)
+        a room; a feature is one a room offers or an event needs."""
+        if what == "day":
+            return frozenset(self.days)
+        if what == "feature":
+            return {f for r in self.rooms for f in r.features} | {f for e in self.events for f in e.needs}
+        names: dict[str, Container[str]] = {
+            "event": self.event_by_id,
+            "slot": self.slot_index,
+            "room": self.room_by_id,
+            "place": self.room_by_id,
+            "person": self.person_by_id,
+            "segment": self.person_by_id,
+        }
+        return names[what]
 
     def starts(self, event: Event) -> list[int]:
         """Slot indices at which an event can start and still end on the same day."""

@@ -10,25 +10,25 @@ Their parameter models live here and are added to the family's RULE_PARAMS on im
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.checks import Check, Plan, Verdict, check
 from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.checkers.scheduling.refs import EventName, PersonName, PlaceName, RoomName, SlotName, nested_problems
 from pbsolve.params import Params
 
 OK: Verdict = (True, "holds")
-Names = Annotated[list[str], Field(min_length=1)]
 
 
 # -- parameter models -------------------------------------------------------------------
 class TravelLeg(Params):
     """Two places and the travel time between them, in slots (the same both ways)."""
 
-    a: str
-    b: str
+    a: PlaceName
+    b: PlaceName
     slots: NonNegativeInt
 
 
@@ -40,8 +40,8 @@ class TravelTime(Params):
     travel time from home after the day's first slot begins, and ends early enough to
     get home by the end of the day's last slot. ``legs`` lists every pair of places once."""
 
-    people: Names
-    home: str | None = None
+    people: Annotated[list[PersonName], Field(min_length=1)]
+    home: PlaceName | None = None
     legs: list[TravelLeg]
 
     @model_validator(mode="after")
@@ -53,6 +53,9 @@ class TravelTime(Params):
                 raise ValueError(f"travel leg {leg.a}-{leg.b} repeats a pair or joins a place to itself")
             seen.add(key)
         return self
+
+    def data_problems(self, data: Any) -> list[str]:
+        return nested_problems(super().data_problems(data), self.legs, data)
 
     def between(self, a: str, b: str) -> int:
         """The travel time between two places (0 from a place to itself or for a pair not listed)."""
@@ -68,23 +71,23 @@ class OpeningHours(Params):
     """``room`` can be used only during ``open`` (slot ids): every event held there
     occupies open slots only."""
 
-    room: str
-    open: Names
+    room: RoomName
+    open: Annotated[list[SlotName], Field(min_length=1)]
 
 
 class FixedCommitment(Params):
     """``event`` is fixed: it starts at slot ``start`` in room ``room``."""
 
-    event: str
-    start: str
-    room: str
+    event: EventName
+    start: SlotName
+    room: RoomName
 
 
 class FocusWindows(Params):
     """Every one of ``events`` occupies only slots among ``slots`` (the focus windows)."""
 
-    events: Names
-    slots: Names
+    events: Annotated[list[EventName], Field(min_length=1)]
+    slots: Annotated[list[SlotName], Field(min_length=1)]
 
 
 class Budget(Params):
@@ -99,7 +102,7 @@ class CoachTransfer(Params):
     until ``lead`` slots after they end, within their day; the coach serves one event at
     a time (those coach spans never share a slot)."""
 
-    rooms: Names
+    rooms: Annotated[list[RoomName], Field(min_length=1)]
     lead: PositiveInt
 
 

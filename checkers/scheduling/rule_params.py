@@ -4,37 +4,46 @@ The CP-SAT encoders, the checks and the prompt sentences all read a rule through
 model its kind has here (:mod:`pbsolve.params`); every timetabling task type shares the
 one table. Fields are declared in the order the instance file lists them, so the dump of
 a model is the rule's ``params`` object byte for byte. Names are ids of the instance data
-(events, people, rooms, slots, features) exactly as the data spells them; that they name
-something the data has is checked by the grader's instance validation, not here.
+(events, people, rooms, slots, features) exactly as the data spells them; each field says
+what it names (:mod:`pbsolve.checkers.scheduling.refs`), and that the data has it is
+checked by the grader's instance validation (``Params.data_problems``), not here.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field, NonNegativeInt, PositiveInt
 
 from pbsolve.checkers.scheduling.calendar_params import CALENDAR_PARAMS, CALENDAR_TERMS
+from pbsolve.checkers.scheduling.refs import (
+    EventName,
+    FeatureName,
+    PersonName,
+    RoomName,
+    SlotName,
+    lacking,
+)
 from pbsolve.params import NoParams, Params
 
-EventIds = Annotated[list[str], Field(min_length=1)]
-SlotIds = Annotated[list[str], Field(min_length=1)]
+EventIds = Annotated[list[EventName], Field(min_length=1)]
+SlotIds = Annotated[list[SlotName], Field(min_length=1)]
 
 
 # -- basic and medium kinds -------------------------------------------------------------
 class Window(Params):
     """``event`` runs entirely within the slots ``from`` .. ``to`` (one day)."""
 
-    event: str
-    from_: str = Field(alias="from")
-    to: str
+    event: EventName
+    from_: SlotName = Field(alias="from")
+    to: SlotName
 
 
 class Deadline(Params):
     """Every one of ``events`` has finished by the end of slot ``to``."""
 
     events: EventIds
-    to: str
+    to: SlotName
 
 
 class BlockedSlots(Params):
@@ -47,7 +56,7 @@ class DailyLimit(Params):
     """Each of ``people`` attends at most ``max`` events on any one day."""
 
     max: NonNegativeInt
-    people: Annotated[list[str], Field(min_length=1)]
+    people: Annotated[list[PersonName], Field(min_length=1)]
 
 
 class DayCap(Params):
@@ -59,27 +68,27 @@ class DayCap(Params):
 class Precedence(Params):
     """``before`` ends before ``after`` starts."""
 
-    before: str
-    after: str
+    before: EventName
+    after: EventName
 
 
 class PriorityOrder(Params):
     """``events`` start in this order (each no earlier than the one before)."""
 
-    events: Annotated[list[str], Field(min_length=2)]
+    events: Annotated[list[EventName], Field(min_length=2)]
 
 
 class PersonBuffer(Params):
     """``person`` has at least ``gap`` free slots between two events on one day."""
 
-    person: str
+    person: PersonName
     gap: PositiveInt
 
 
 class MaxConsecutive(Params):
     """``person`` is busy at most ``max`` slots in a row."""
 
-    person: str
+    person: PersonName
     max: NonNegativeInt
 
 
@@ -99,14 +108,14 @@ class SameRoom(Params):
 class PersonAbsent(Params):
     """``person`` attends no event running in ``slots``."""
 
-    person: str
+    person: PersonName
     slots: SlotIds
 
 
 class RoomClosed(Params):
     """No event runs in ``room`` during ``slots``."""
 
-    room: str
+    room: RoomName
     slots: SlotIds
 
 
@@ -114,7 +123,7 @@ class RoomClosed(Params):
 class RoomCooldown(Params):
     """After an event in ``room`` ends, the room stays empty for ``gap`` slots that day."""
 
-    room: str
+    room: RoomName
     gap: PositiveInt
 
 
@@ -123,7 +132,7 @@ class FatigueProtocol(Params):
     theirs that day starts after at least ``rest`` free slots. A threshold of at least 1
     keeps the protocol off at the start of each day (what the model and check assume)."""
 
-    person: str
+    person: PersonName
     threshold: PositiveInt
     rest: PositiveInt
 
@@ -133,36 +142,55 @@ class BatteryLevel(Params):
     ``capacity``), loses ``use`` per slot in use and regains ``recharge`` per idle slot;
     its charge never drops below 0."""
 
-    feature: str
+    feature: FeatureName
     capacity: NonNegativeInt
     start: NonNegativeInt
     use: PositiveInt
     recharge: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        # a feature no event needs drains nothing: the rule would hold for every plan
+        found = super().data_problems(data)
+        if not found and not any(self.feature in e.needs for e in data.events):
+            found.append(f"no event needs feature {self.feature!r}: the battery would never drain")
+        return found
 
 
 # -- objective terms --------------------------------------------------------------------
 class WeightedEnd(Params):
     """The sum over events of weight x end time (``weights`` per event id)."""
 
-    weights: dict[str, NonNegativeInt]
+    weights: dict[EventName, NonNegativeInt]
+
+    def data_problems(self, data: Any) -> list[str]:
+        # the check (and the model) read every event's weight
+        return super().data_problems(data) + lacking(
+            "no weight for event", [e.id for e in data.events if e.id not in self.weights]
+        )
 
 
 class SlotPenalty(Params):
     """The penalty of each slot an event runs in (slots not listed cost 0)."""
 
-    penalty: dict[str, NonNegativeInt]
+    penalty: dict[SlotName, NonNegativeInt]
 
 
 class SameDayPairs(Params):
     """For each of ``people``, every event beyond the first on one day counts 1."""
 
-    people: list[str]
+    people: list[PersonName]
 
 
 class CurrentSchedule(Params):
     """The current plan a ``changes`` term counts against: event -> (start slot, room)."""
 
-    existing: dict[str, tuple[str, str]]
+    existing: dict[EventName, tuple[SlotName, RoomName]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        # the check (and the model) compare every event with its current row
+        return super().data_problems(data) + lacking(
+            "the current plan has no row for event", [e.id for e in data.events if e.id not in self.existing]
+        )
 
 
 STRUCTURAL = ("availability", "room_fit", "person_no_overlap", "room_no_overlap", "series_order", "room_backup")
