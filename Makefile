@@ -21,7 +21,7 @@ demo: $(STAMP)
 	$(BIN)/pbsolve demo --out demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --durations=15 --durations-min=5
 
 # Lint, format check and type check; configured in pyproject ([tool.ruff], [tool.mypy]).
 # mypy runs through scripts/typecheck.py, which checks models/, renderers/ and checkers/
