@@ -416,6 +416,30 @@ def test_a_current_lesson_plan_leaving_a_lesson_out_is_reported(instances: dict[
     ]
 
 
+def test_a_current_grouping_leaving_a_student_out_is_reported(instances: dict[str, Instance]):
+    d = _data(instances, "student_grouping")
+    gone = d.students[0].id
+
+    def build(d: Any) -> dict[str, Any]:
+        return {"existing": [[s.id for s in d.students[1:]]]}
+
+    assert _problems(instances, "student_grouping", "changes", build, term=True) == [
+        f"the current grouping leaves out student {gone!r}"
+    ]
+
+
+def test_a_current_grouping_placing_a_student_twice_is_reported(instances: dict[str, Instance]):
+    d = _data(instances, "student_grouping")
+    twice = d.students[0].id
+
+    def build(d: Any) -> dict[str, Any]:
+        return {"existing": [[s.id for s in d.students], [twice]]}
+
+    assert _problems(instances, "student_grouping", "changes", build, term=True) == [
+        f"the current grouping places student {twice!r} more than once"
+    ]
+
+
 def _no_road(d: Any) -> tuple[str, str]:
     """Two places of the evacuation network with no road between them."""
     places = d.network.places

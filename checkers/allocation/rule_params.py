@@ -369,6 +369,20 @@ class CurrentGroups(Params):
 
     existing: list[list[StudentName]]
 
+    def data_problems(self, data: Any) -> list[str]:
+        """The current grouping places every student once: the model reads each student's
+        current group (a student left out is a KeyError there), and a student in two
+        groups would be read one way by the checker (both groups) and another by the model."""
+        found = super().data_problems(data)
+        named = [s for g in self.existing for s in g]
+        missing = [s.id for s in data.students if s.id not in named]
+        if missing:
+            found.append(f"the current grouping leaves out student {_listed(missing)}")
+        twice = list(dict.fromkeys(s for s in named if named.count(s) > 1))
+        if twice:
+            found.append(f"the current grouping places student {_listed(twice)} more than once")
+        return found
+
 
 # -- the tables, per task type ------------------------------------------------------------
 RULE_PARAMS: dict[str, dict[str, type[Params]]] = {
