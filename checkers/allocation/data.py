@@ -8,6 +8,7 @@ stated tie-breaks refer to).
 
 from __future__ import annotations
 
+from collections.abc import Container
 from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -60,6 +61,15 @@ class ProcurementData(BaseModel):
     @cached_property
     def period_index(self) -> dict[str, int]:
         return {p: t for t, p in enumerate(self.periods)}
+
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "supplier": self.supplier_by_id,
+            "item": self.item_by_id,
+            "period": self.period_index,
+        }
+        return names[what]
 
     @cached_property
     def prices(self) -> dict[tuple[str, str], int]:
@@ -115,6 +125,19 @@ class MaterialData(BaseModel):
     @cached_property
     def site_by_id(self) -> dict[str, Site]:
         return {s.id: s for s in self.sites}
+
+    @cached_property
+    def material_ids(self) -> frozenset[str]:
+        return frozenset(m.id for m in self.materials)
+
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "depot": self.depot_by_id,
+            "site": self.site_by_id,
+            "material": self.material_ids,
+        }
+        return names[what]
 
     @cached_property
     def cells(self) -> list[tuple[str, str, str]]:
@@ -228,6 +251,16 @@ class EducationData(BaseModel):
     def lesson_by_id(self) -> dict[str, Lesson]:
         return {x.id: x for x in self.lessons}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "slot": self.slot_index,
+            "teacher": self.teacher_by_id,
+            "room": self.room_by_id,
+            "lesson": self.lesson_by_id,
+        }
+        return names[what]
+
     @cached_property
     def day_of_slot(self) -> dict[str, int]:
         return {s.id: s.day for s in self.slots}
@@ -264,6 +297,11 @@ class GroupingData(BaseModel):
     @cached_property
     def student_by_id(self) -> dict[str, Student]:
         return {s.id: s for s in self.students}
+
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {"student": self.student_by_id}
+        return names[what]
 
     @cached_property
     def skill_of(self) -> dict[str, int]:

@@ -14,11 +14,28 @@ from typing import Annotated, Any
 
 from pydantic import Field, NonNegativeInt, PositiveInt
 
-from pbsolve.params import NoParams, Params, parse
+from pbsolve.params import Names, NoParams, Params, parse
 from pbsolve.schema import ObjectiveTerm
 
 Percent = Annotated[int, Field(ge=0, le=100)]
-Pair = tuple[str, str]
+SupplierName = Annotated[str, Names("supplier")]
+ItemName = Annotated[str, Names("item")]
+PeriodName = Annotated[str, Names("period")]
+DepotName = Annotated[str, Names("depot")]
+SiteName = Annotated[str, Names("site")]
+MaterialName = Annotated[str, Names("material")]
+SlotName = Annotated[str, Names("slot")]
+TeacherName = Annotated[str, Names("teacher")]
+RoomName = Annotated[str, Names("room")]
+LessonName = Annotated[str, Names("lesson")]
+StudentName = Annotated[str, Names("student")]
+Pair = tuple[StudentName, StudentName]
+
+
+def _listed(names: list[str]) -> str:
+    """Names for a message, as :func:`~pbsolve.params.unknown` lists them (at most five)."""
+    more = f" (+{len(names) - 5} more)" if len(names) > 5 else ""
+    return f"{', '.join(repr(n[:40]) for n in names[:5])}{more}"
 
 
 # -- Procurement Planning ---------------------------------------------------------------
@@ -31,14 +48,14 @@ class PeriodBudget(Params):
 class MinOrder(Params):
     """A week's order from each named supplier is nothing or at least its minimum (all items together)."""
 
-    min: dict[str, NonNegativeInt]
+    min: dict[SupplierName, NonNegativeInt]
 
 
 class SupplierClosed(Params):
     """The supplier takes no orders in the named weeks."""
 
-    supplier: str
-    periods: list[str]
+    supplier: SupplierName
+    periods: list[PeriodName]
 
 
 class DockCapacity(Params):
@@ -50,15 +67,15 @@ class DockCapacity(Params):
 class SafetyStock(Params):
     """The item never ends a week with less than ``min`` in stock."""
 
-    item: str
+    item: ItemName
     min: NonNegativeInt
 
 
 class StockTarget(Params):
     """The item ends the named week with at least ``min`` in stock (a delivery commitment)."""
 
-    item: str
-    period: str
+    item: ItemName
+    period: PeriodName
     min: NonNegativeInt
 
 
@@ -71,40 +88,40 @@ class StorageCap(Params):
 class ShelfLife(Params):
     """The item is used first in, first out; a unit is used within ``periods`` weeks counting the week it arrives."""
 
-    item: str
+    item: ItemName
     periods: PositiveInt
 
 
 class SupplierShare(Params):
     """No supplier provides more than ``pct`` percent of the item ordered over the plan."""
 
-    item: str
+    item: ItemName
     pct: Percent
 
 
 class ContractMinimum(Params):
     """The supplier receives orders for at least ``min`` units over the plan."""
 
-    supplier: str
+    supplier: SupplierName
     min: NonNegativeInt
 
 
 class OrderGap(Params):
     """No orders with the supplier in two consecutive weeks."""
 
-    supplier: str
+    supplier: SupplierName
 
 
 class SingleSourcing(Params):
     """The item is bought from one supplier only."""
 
-    item: str
+    item: ItemName
 
 
 class DualSourcing(Params):
     """The item is bought from at least two suppliers."""
 
-    item: str
+    item: ItemName
 
 
 class LotCap(Params):
@@ -116,15 +133,15 @@ class LotCap(Params):
 class CurrentOrders(Params):
     """The current plan a ``changes`` term counts against: (supplier, item, week, units) lines."""
 
-    existing: list[tuple[str, str, str, NonNegativeInt]]
+    existing: list[tuple[SupplierName, ItemName, PeriodName, NonNegativeInt]]
 
 
 # -- Material Allocation ----------------------------------------------------------------
 class RouteClosed(Params):
     """Nothing is sent from the depot to the site."""
 
-    depot: str
-    site: str
+    depot: DepotName
+    site: SiteName
 
 
 class TruckCapacity(Params):
@@ -136,22 +153,22 @@ class TruckCapacity(Params):
 class DepotThroughput(Params):
     """The depot dispatches at most ``max`` units in total."""
 
-    depot: str
+    depot: DepotName
     max: NonNegativeInt
 
 
 class MinGuarantee(Params):
     """Each named site receives at least ``min`` units of the material."""
 
-    sites: list[str]
-    material: str
+    sites: list[SiteName]
+    material: MaterialName
     min: NonNegativeInt
 
 
 class SiteIntake(Params):
     """The site receives at most ``max`` units in total."""
 
-    site: str
+    site: SiteName
     max: NonNegativeInt
 
 
@@ -170,13 +187,13 @@ class FillGap(Params):
 class PriorityOrder(Params):
     """Along the named sites, each site's fill rate is at least the next one's."""
 
-    sites: list[str]
+    sites: list[SiteName]
 
 
 class SingleSource(Params):
     """Each named site is served by one depot only."""
 
-    sites: list[str]
+    sites: list[SiteName]
 
 
 class MinShipment(Params):
@@ -188,28 +205,28 @@ class MinShipment(Params):
 class ShareCap(Params):
     """No site receives more than ``pct`` percent of the material sent out."""
 
-    material: str
+    material: MaterialName
     pct: Percent
 
 
 class CurrentShipments(Params):
     """The current plan a ``changes`` term counts against: (depot, site, material, units) lines."""
 
-    existing: list[tuple[str, str, str, NonNegativeInt]]
+    existing: list[tuple[DepotName, SiteName, MaterialName, NonNegativeInt]]
 
 
 # -- Educational Resource Planning ------------------------------------------------------
 class TeacherAbsent(Params):
     """The teacher teaches no lesson in the named slots."""
 
-    teacher: str
-    slots: list[str]
+    teacher: TeacherName
+    slots: list[SlotName]
 
 
 class TeacherLoad(Params):
     """Each named teacher teaches at most ``max`` lessons."""
 
-    teachers: list[str]
+    teachers: list[TeacherName]
     max: NonNegativeInt
 
 
@@ -222,14 +239,14 @@ class KitPool(Params):
 class RoomClosed(Params):
     """The room holds no lesson in the named slots."""
 
-    room: str
-    slots: list[str]
+    room: RoomName
+    slots: list[SlotName]
 
 
 class DailyLoad(Params):
     """Each named teacher teaches at most ``max`` lessons on any one day."""
 
-    teachers: list[str]
+    teachers: list[TeacherName]
     max: NonNegativeInt
 
 
@@ -242,32 +259,41 @@ class LoadBalance(Params):
 class MinLoad(Params):
     """Each named teacher teaches at least ``min`` lessons."""
 
-    teachers: list[str]
+    teachers: list[TeacherName]
     min: NonNegativeInt
 
 
 class Continuity(Params):
     """The named lessons are taught by one teacher."""
 
-    lessons: list[str]
+    lessons: list[LessonName]
 
 
 class SameRoom(Params):
     """The named lessons are held in one room."""
 
-    lessons: list[str]
+    lessons: list[LessonName]
 
 
 class TeacherGap(Params):
     """The teacher never teaches in two consecutive slots of a day."""
 
-    teacher: str
+    teacher: TeacherName
 
 
 class CurrentLessons(Params):
     """The current plan a ``changes`` term counts against: lesson -> (teacher, room)."""
 
-    existing: dict[str, tuple[str, str]]
+    existing: dict[LessonName, tuple[TeacherName, RoomName]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """A current plan that leaves a lesson out has no teacher and room to compare
+        that lesson against (the checker and the model read one for every lesson)."""
+        found = super().data_problems(data)
+        missing = [x.id for x in data.lessons if x.id not in self.existing]
+        if missing:
+            found.append(f"the current plan gives no teacher and room for lesson {_listed(missing)}")
+        return found
 
 
 # -- Student Grouping -------------------------------------------------------------------
@@ -323,7 +349,7 @@ class Diversity(Params):
 class WishGuarantee(Params):
     """Each named student shares a group with at least one classmate they wished for."""
 
-    students: list[str]
+    students: list[StudentName]
 
 
 class Mentor(Params):
@@ -341,7 +367,21 @@ class DropoutRobust(Params):
 class CurrentGroups(Params):
     """The current grouping a ``changes`` term counts against: the groups' student lists."""
 
-    existing: list[list[str]]
+    existing: list[list[StudentName]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """The current grouping places every student once: the model reads each student's
+        current group (a student left out is a KeyError there), and a student in two
+        groups would be read one way by the checker (both groups) and another by the model."""
+        found = super().data_problems(data)
+        named = [s for g in self.existing for s in g]
+        missing = [s.id for s in data.students if s.id not in named]
+        if missing:
+            found.append(f"the current grouping leaves out student {_listed(missing)}")
+        twice = list(dict.fromkeys(s for s in named if named.count(s) > 1))
+        if twice:
+            found.append(f"the current grouping places student {_listed(twice)} more than once")
+        return found
 
 
 # -- the tables, per task type ------------------------------------------------------------

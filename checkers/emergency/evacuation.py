@@ -19,10 +19,10 @@ models. Every figure is recomputed from the plan in plain Python integers, over 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -31,7 +31,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "disaster_evacuation_planning"
@@ -161,6 +161,16 @@ class EvacData(BaseModel):
     def route_by_id(self) -> dict[str, Route]:
         return {r.id: r for r in self.routes}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "group": self.group_by_id,
+            "shelter": self.shelter_by_id,
+            "route": self.route_by_id,
+            "place": self.network.places,
+        }
+        return names[what]
+
     @cached_property
     def routes_of(self) -> dict[str, tuple[Route, ...]]:
         return {g.id: tuple(r for r in self.routes if r.group == g.id) for g in self.groups}
@@ -207,43 +217,63 @@ class EvacData(BaseModel):
         return {road_name(r.ends, self.network): r.ends for r in self.network.roads}
 
 
+def _listed(names: list[str]) -> str:
+    """Names for a message, as :func:`~pbsolve.params.unknown` lists them (at most five)."""
+    more = f" (+{len(names) - 5} more)" if len(names) > 5 else ""
+    return f"{', '.join(repr(n[:40]) for n in names[:5])}{more}"
+
+
 def replaced(d: EvacData, **changes: Any) -> EvacData:
     """``d`` with fields replaced, as a new object (``model_copy`` would keep cached lookups)."""
     return EvacData.model_validate({**{f: getattr(d, f) for f in EvacData.model_fields}, **changes})
 
 
 # -- parameters ------------------------------------------------------------------------
+GroupName = Annotated[str, Names("group")]
+ShelterName = Annotated[str, Names("shelter")]
+RouteName = Annotated[str, Names("route")]
+PlaceName = Annotated[str, Names("place")]
+
+
 class Deadline(Params):
     """Each named group arrives at its shelter in period ``period`` or earlier."""
 
-    groups: list[str]
+    groups: list[GroupName]
     period: PositiveInt
 
 
 class RoadClosure(Params):
     """No group enters the road (its two ends) in period ``period`` or later."""
 
-    road: tuple[str, str]
+    road: tuple[PlaceName, PlaceName]
     period: PositiveInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Two known places with no road between them close nothing: the rule would hold
+        for every plan."""
+        found = super().data_problems(data)
+        if not found and frozenset(self.road) not in data.capacity:
+            found.append(f"there is no road between {self.road[0]!r} and {self.road[1]!r}")
+        return found
 
 
 class NotBefore(Params):
     """The group departs in period ``period`` or later (a delayed group)."""
 
-    group: str
+    group: GroupName
     period: PositiveInt
 
 
 class VulnerableFirst(Params):
     """No group outside ``groups`` departs in an earlier period than any group in ``groups``."""
 
-    groups: list[str]
+    groups: list[GroupName]
 
 
 class SameShelter(Params):
     """The named groups all go to one shelter."""
 
-    groups: list[str]
+    groups: list[GroupName]
 
 
 class ShelterBalance(Params):
@@ -255,7 +285,7 @@ class ShelterBalance(Params):
 class MaxTravel(Params):
     """Each named group's route takes at most ``minutes`` minutes."""
 
-    groups: list[str]
+    groups: list[GroupName]
     minutes: PositiveInt
 
 
@@ -269,7 +299,7 @@ class EscortTeams(Params):
 class StagedOpening(Params):
     """The shelter holds at most ``beds`` people who arrive before period ``period``."""
 
-    shelter: str
+    shelter: ShelterName
     period: PositiveInt
     beds: NonNegativeInt
 
@@ -277,7 +307,24 @@ class StagedOpening(Params):
 class CurrentPlan(Params):
     """The current plan a ``changes`` term counts against: group -> (route, departure period)."""
 
-    existing: dict[str, tuple[str, int]]
+    existing: dict[GroupName, tuple[RouteName, int]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """The checker compares every group with its current route and departure, and the
+        model reads the current choice among the group's own routes and periods."""
+        found = super().data_problems(data)
+        if found:
+            return found
+        missing = [g.id for g in data.groups if g.id not in self.existing]
+        if missing:
+            found += [f"the current plan gives no route and departure for group {_listed(missing)}"]
+        foreign = [g for g, (r, _) in self.existing.items() if data.route_by_id[r].group != g]
+        if foreign:
+            found += [f"the current plan gives group {_listed(foreign)} a route of another group"]
+        late = [g for g, (_, t) in self.existing.items() if not 1 <= t <= data.periods]
+        if late:
+            found += [f"the current plan departs group {_listed(late)} outside periods 1..{data.periods}"]
+        return found
 
 
 RULE_PARAMS: ParamsTable = {

@@ -15,10 +15,10 @@ models. Every figure is recomputed from the plan in plain Python integers.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -26,7 +26,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "medical_resource_planning"
@@ -148,6 +148,22 @@ class MedicalData(BaseModel):
     def class_by_id(self) -> dict[str, TriageClass]:
         return {c.id: c for c in self.classes}
 
+    @cached_property
+    def room_types(self) -> frozenset[str]:
+        return frozenset(r.type for r in self.rooms)
+
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "doctor": self.doctor_by_id,
+            "patient": self.patient_by_id,
+            "stage": self.stage_by_id,
+            "room": self.room_by_id,
+            "room type": self.room_types,
+            "triage class": self.class_by_id,
+        }
+        return names[what]
+
 
 def replaced(d: MedicalData, **changes: Any) -> MedicalData:
     """``d`` with fields replaced, as a new object (``model_copy`` would keep the cached lookups)."""
@@ -155,23 +171,29 @@ def replaced(d: MedicalData, **changes: Any) -> MedicalData:
 
 
 # -- parameters ------------------------------------------------------------------------
+DoctorName = Annotated[str, Names("doctor")]
+PatientName = Annotated[str, Names("patient")]
+StageName = Annotated[str, Names("stage")]
+RoomName = Annotated[str, Names("room")]
+
+
 class Doctors(Params):
     """Each named doctor sees at most ``max`` (patients, or minutes)."""
 
-    doctors: list[str]
+    doctors: list[DoctorName]
     max: NonNegativeInt
 
 
 class Patients(Params):
     """The named patients."""
 
-    patients: list[str]
+    patients: list[PatientName]
 
 
 class SameDoctor(Params):
     """The named stages are all done by one doctor."""
 
-    stages: list[str]
+    stages: list[StageName]
 
 
 class Slots(Params):
@@ -183,7 +205,7 @@ class Slots(Params):
 class RoomTurnover(Params):
     """Rooms of ``room_type`` stand empty ``slots`` slots between two stages."""
 
-    room_type: str
+    room_type: Annotated[str, Names("room type")]
     slots: PositiveInt
 
 
@@ -196,7 +218,7 @@ class LoadBalance(Params):
 class TriageOrder(Params):
     """For each pair, the first patient's first stage starts no later than the second's."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[PatientName, PatientName]]
 
 
 class FatigueBreak(Params):
@@ -211,7 +233,7 @@ class FatigueBreak(Params):
 class DoctorAbsent(Params):
     """The doctor does no stage during slots ``start`` .. ``end - 1``."""
 
-    doctor: str
+    doctor: DoctorName
     start: NonNegativeInt
     end: PositiveInt
 
@@ -219,17 +241,17 @@ class DoctorAbsent(Params):
 class Reserved(Params):
     """A new urgent patient takes the doctor and the whole room during ``start`` .. ``end - 1``."""
 
-    doctor: str
-    room: str
+    doctor: DoctorName
+    room: RoomName
     start: NonNegativeInt
     end: PositiveInt
-    triage: str
+    triage: Annotated[str, Names("triage class")]
 
 
 class NotBefore(Params):
     """The stage starts in slot ``slot`` or later."""
 
-    stage: str
+    stage: StageName
     slot: NonNegativeInt
 
 
@@ -242,7 +264,18 @@ class Backup(Params):
 class CurrentStages(Params):
     """The current plan a ``changes`` term counts against: stage -> (doctor, room, start)."""
 
-    existing: dict[str, tuple[str, str, int]]
+    existing: dict[StageName, tuple[DoctorName, RoomName, int]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """The checker and the model compare every stage with its current doctor, room and start."""
+        found = super().data_problems(data)
+        missing = [s.id for s in data.stages if s.id not in self.existing]
+        if missing:
+            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
+            found.append(
+                f"the current plan gives no doctor, room and start for stage {', '.join(repr(n[:40]) for n in missing[:5])}{more}"
+            )
+        return found
 
 
 RULE_PARAMS: ParamsTable = {

@@ -16,10 +16,10 @@ relabelling, see the model).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -28,7 +28,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, unknown
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "emergency_planning"
@@ -169,6 +169,26 @@ class ResponseData(BaseModel):
     def materials(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(m for d in self.depots for m in d.stock))
 
+    @cached_property
+    def incident_by_id(self) -> dict[str, Incident]:
+        return {i.id: i for i in self.incidents}
+
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``).
+        Incidents are the data's: a rule naming an incident that only a ``new_incident``
+        rule adds is refused (the data cannot know it)."""
+        names: dict[str, Container[str]] = {
+            "incident": self.incident_by_id,
+            "base": frozenset(self.bases),
+            "role": frozenset(self.roles),
+            "severity": self.severity_by_id,
+            "team": self.team_by_id,
+            "depot": self.depot_by_id,
+            "material": frozenset(self.materials),
+            "place": frozenset(self.network.places),
+        }
+        return names[what]
+
     def deadline(self, i: Incident) -> int:
         return self.severity_by_id[i.severity].deadline
 
@@ -182,10 +202,15 @@ def replaced(d: ResponseData, **changes: Any) -> ResponseData:
 
 
 # -- parameters ------------------------------------------------------------------------
+IncidentName = Annotated[str, Names("incident")]
+BaseName = Annotated[str, Names("base")]
+RoleName = Annotated[str, Names("role")]
+
+
 class Deadline(Params):
     """The named incidents' responses are complete within their severity deadlines."""
 
-    incidents: list[str]
+    incidents: list[IncidentName]
 
 
 class DepotRange(Params):
@@ -203,8 +228,8 @@ class MaxTravel(Params):
 class StationCover(Params):
     """``base`` keeps at least ``keep`` of its teams of ``role`` unsent in wave ``wave``."""
 
-    base: str
-    role: str
+    base: BaseName
+    role: RoleName
     keep: PositiveInt
     wave: int = Field(ge=1, le=2)
 
@@ -218,22 +243,32 @@ class DispatchCap(Params):
 class ArrivesFirst(Params):
     """At ``incident`` every ``first`` team arrives no later than every ``then`` team."""
 
-    incident: str
-    first: str
-    then: str
+    incident: IncidentName
+    first: RoleName
+    then: RoleName
+
+    def data_problems(self, data: Any) -> list[str]:
+        """A role the incident does not need sends it no team: the rule would hold for every plan."""
+        found = super().data_problems(data)
+        if not found:
+            needs = data.incident_by_id[self.incident].needs
+            lacking = [r for r in dict.fromkeys((self.first, self.then)) if r not in needs]
+            if lacking:
+                found.append(f"incident {self.incident!r} needs no {', '.join(map(repr, lacking))} team")
+        return found
 
 
 class SeverityPriority(Params):
     """``first``'s response is complete no later than ``then``'s (same wave)."""
 
-    first: str
-    then: str
+    first: IncidentName
+    then: IncidentName
 
 
 class SameBase(Params):
     """All teams sent to ``incident`` come from one base."""
 
-    incident: str
+    incident: IncidentName
 
 
 class DispatchBalance(Params):
@@ -261,12 +296,23 @@ class NewIncident(Params):
 
     incident: Incident
 
+    def data_problems(self, data: Any) -> list[str]:
+        """The new incident's site, severity, roles and materials are the data's, and its id
+        is new (the checker and the model look all of them up)."""
+        i = self.incident
+        found = [f"incident {i.id!r} is already an incident of the data"] if i.id in data.incident_by_id else []
+        found += unknown("place", [i.site], data.names("place"))
+        found += unknown("severity", [i.severity], data.names("severity"))
+        found += unknown("role", list(i.needs), data.names("role"))
+        found += unknown("material", list(i.materials), data.names("material"))
+        return found
+
 
 class UnitOut(Params):
     """``count`` of ``base``'s teams of ``role`` are out of service in both waves."""
 
-    base: str
-    role: str
+    base: BaseName
+    role: RoleName
     count: PositiveInt
 
 
@@ -276,7 +322,7 @@ class SpareCover(Params):
     ``minutes``: a spare for any single team that breaks down."""
 
     minutes: PositiveInt
-    severity: str
+    severity: Annotated[str, Names("severity")]
 
 
 class Dispatch(_Frozen):
@@ -290,6 +336,17 @@ class CurrentDispatch(Params):
     """The current plan a ``changes`` term counts against."""
 
     existing: Dispatch
+
+    def data_problems(self, data: Any) -> list[str]:
+        """The current plan's incidents, teams, materials and depots are the data's (a
+        nested model, so listed here rather than by field metadata)."""
+        old = self.existing
+        return (
+            unknown("incident", [*old.teams, *old.materials], data.names("incident"))
+            + unknown("team", [t for ts in old.teams.values() for t in ts], data.names("team"))
+            + unknown("material", [m for ms in old.materials.values() for m in ms], data.names("material"))
+            + unknown("depot", [dp for ms in old.materials.values() for dp in ms.values()], data.names("depot"))
+        )
 
 
 RULE_PARAMS: ParamsTable = {

@@ -10,10 +10,10 @@ here imports the solver models.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
@@ -21,6 +21,7 @@ from pbsolve.checker_kit import OK, Names, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
+from pbsolve.params import Names as DataNames
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
@@ -94,6 +95,16 @@ class RecruitmentData(BaseModel):
     def candidate_by_id(self) -> dict[str, Candidate]:
         return {c.id: c for c in self.candidates}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "slot": self.slot_index,
+            "stage": self.stage_by_id,
+            "staff member": self.staff_by_id,
+            "candidate": self.candidate_by_id,
+        }
+        return names[what]
+
     @cached_property
     def staff_number(self) -> dict[str, int]:
         """Staff id -> its position in the staff list, from 1."""
@@ -116,10 +127,16 @@ class RecruitmentData(BaseModel):
 
 
 # -- parameters ------------------------------------------------------------------------
+SlotName = Annotated[str, DataNames("slot")]
+StageName = Annotated[str, DataNames("stage")]
+StaffName = Annotated[str, DataNames("staff member")]
+CandidateName = Annotated[str, DataNames("candidate")]
+
+
 class StaffCap(Params):
     """Each named staff member runs at most ``max`` stages (in total, or per day)."""
 
-    staff: list[str]
+    staff: list[StaffName]
     max: NonNegativeInt
 
 
@@ -132,22 +149,22 @@ class FeeBudget(Params):
 class Deadline(Params):
     """Each named candidate's final stage is held no later than ``slot``."""
 
-    candidates: list[str]
-    slot: str
+    candidates: list[CandidateName]
+    slot: SlotName
 
 
 class MinGap(Params):
     """Every candidate's ``second`` stage is at least ``days`` days after their ``first``."""
 
-    first: str
-    second: str
+    first: StageName
+    second: StageName
     days: PositiveInt
 
 
 class StageRule(Params):
     """A rule about the staff of one stage (a panel's composition, a cool-down)."""
 
-    stage: str
+    stage: StageName
 
 
 class LoadBalance(Params):
@@ -172,21 +189,21 @@ class BudgetRelease(Params):
 class StaffAbsent(Params):
     """The staff member runs no stage in the named slots."""
 
-    staff: str
-    slots: list[str]
+    staff: StaffName
+    slots: list[SlotName]
 
 
 class CandidateBlocked(Params):
     """The candidate attends no stage in the named slots."""
 
-    candidate: str
-    slots: list[str]
+    candidate: CandidateName
+    slots: list[SlotName]
 
 
 class CurrentSchedule(Params):
     """The current plan a ``changes`` term counts against: rows (candidate, stage, slot, staff)."""
 
-    existing: list[tuple[str, str, str, list[str]]]
+    existing: list[tuple[CandidateName, StageName, SlotName, list[StaffName]]]
 
 
 RULE_PARAMS: dict[str, type[Params]] = {

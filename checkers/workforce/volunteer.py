@@ -13,10 +13,10 @@ is ``standby``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
@@ -24,6 +24,7 @@ from pbsolve.checker_kit import OK, Names, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
+from pbsolve.params import Names as DataNames
 from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
@@ -83,6 +84,15 @@ class VolunteerData(BaseModel):
     def volunteer_by_id(self) -> dict[str, Volunteer]:
         return {v.id: v for v in self.volunteers}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "volunteer": self.volunteer_by_id,
+            "post": self.post_by_id,
+            "shift": self.shift_index,
+        }
+        return names[what]
+
     @cached_property
     def numbers(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
         """Volunteer, post and shift id -> its position in its list, from 1 (the order score's k, j, t)."""
@@ -111,6 +121,11 @@ def can_work(v: Volunteer, p: Post) -> bool:
 
 
 # -- parameters ------------------------------------------------------------------------
+VolunteerName = Annotated[str, DataNames("volunteer")]
+PostName = Annotated[str, DataNames("post")]
+ShiftName = Annotated[str, DataNames("shift")]
+
+
 class MinorHours(Params):
     """Minors work at most ``max_per_day`` shifts a day and no late shift."""
 
@@ -120,15 +135,15 @@ class MinorHours(Params):
 class LoadCap(Params):
     """Each named volunteer works at most ``max`` shifts."""
 
-    volunteers: list[str]
+    volunteers: list[VolunteerName]
     max: NonNegativeInt
 
 
 class VolunteerAbsent(Params):
     """The volunteer works no post in the named shifts."""
 
-    volunteer: str
-    shifts: list[str]
+    volunteer: VolunteerName
+    shifts: list[ShiftName]
 
 
 class LoadBalance(Params):
@@ -140,14 +155,14 @@ class LoadBalance(Params):
 class MinShifts(Params):
     """Each named volunteer works at least ``min`` shifts."""
 
-    volunteers: list[str]
+    volunteers: list[VolunteerName]
     min: NonNegativeInt
 
 
 class Buffer(Params):
     """Each named volunteer never works two consecutive shifts of one day."""
 
-    volunteers: list[str]
+    volunteers: list[VolunteerName]
 
 
 class RestAfterRun(Params):
@@ -159,7 +174,7 @@ class RestAfterRun(Params):
 class CurrentRoster(Params):
     """The current roster a ``changes`` term counts against: (volunteer, post, shift) rows."""
 
-    existing: list[tuple[str, str, str]]
+    existing: list[tuple[VolunteerName, PostName, ShiftName]]
 
 
 RULE_PARAMS: dict[str, type[Params]] = {
