@@ -239,13 +239,82 @@ def test_a_traffic_rule_naming_two_places_no_road_joins_is_refused_naming_the_ro
 
 def test_a_traffic_rule_naming_real_roads_has_no_problem():
     d = _data("urban_traffic_planning")
-    road, (a, b) = _road(d), _road(d)
-    assert [build(road, (b, a)).data_problems(d) for build in ROAD_RULES] == [[]] * len(ROAD_RULES)
+    last = d.network.roads[-1]
+    assert [build(_road(d), (last.b, last.a)).data_problems(d) for build in ROAD_RULES] == [[]] * len(ROAD_RULES)
 
 
 def test_an_unknown_place_in_a_road_is_reported_once_as_a_place_not_again_as_a_road():
     d = _data("urban_traffic_planning")
     assert tr.RoadClosure(roads=[("X?", "Y?")], periods=[]).data_problems(d) == ["unknown place 'X?', 'Y?'"]
+
+
+SELF_PAIRS = [
+    P("project_planning", lambda d: pa.MaxLag(before=d.activities[0].id, after=d.activities[0].id, lag=1),
+      lambda d: d.activities[0].id, "activities", id="pa.MaxLag"),
+    P("project_planning", lambda d: pa.SynchronisedStart(activities=(d.activities[0].id,) * 2, max_gap=1),
+      lambda d: d.activities[0].id, "activities", id="pa.SynchronisedStart"),
+    P("financial_budgeting", lambda d: bu.Dependency(item=d.items[0].id, requires=d.items[0].id),
+      lambda d: d.items[0].id, "items", id="bu.Dependency"),
+    P("commuting_planning", lambda d: cm.ArrivalOrder(pairs=[(d.commuters[0].id,) * 2], gap=0),
+      lambda d: d.commuters[0].id, "commuters", id="cm.ArrivalOrder"),
+    P("commuting_planning", lambda d: cm.Pair(first=d.commuters[0].id, second=d.commuters[0].id),
+      lambda d: d.commuters[0].id, "commuters", id="cm.Pair"),
+    P("commuting_planning", lambda d: cm.Escorts(pairs=[(d.commuters[0].id,) * 2]),
+      lambda d: d.commuters[0].id, "commuters", id="cm.Escorts"),
+    P("warehouse_planning", lambda d: wh.Affinity(pairs=[(d.items[0].id,) * 2], max_aisles=1),
+      lambda d: d.items[0].id, "items", id="wh.Affinity"),
+    P("travel_itinerary_planning", lambda d: it.SameDay(sights=(d.sights[0].id,) * 2),
+      lambda d: d.sights[0].id, "sights", id="it.SameDay"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("task", "build", "name", "what"), SELF_PAIRS)
+def test_a_pair_naming_one_thing_twice_is_refused_as_a_rule_that_always_holds(
+    task: str, build: Callable[[Any], Params], name: Callable[[Any], str], what: str
+):
+    d = _data(task)
+    assert build(d).data_problems(d) == [f"{name(d)!r} is paired with itself: the rule needs two different {what}"]
+
+
+def test_a_corridor_balance_of_a_road_with_itself_is_refused_in_either_spelling():
+    d = _data("urban_traffic_planning")
+    a, b = _road(d)
+    assert tr.CorridorBalance(first=(a, b), second=(b, a), max=1).data_problems(d) == [
+        f"the road {a}–{b} is paired with itself: the rule needs two different roads"
+    ]
+
+
+def test_a_min_lag_after_the_last_operation_of_a_job_is_refused():
+    d = _data("resource_scheduling")
+    last = d.jobs[0].ops[-1].id
+    assert js.MinLag(ops=[last], minutes=1).data_problems(d) == [
+        f"operation {last!r} is the last of its job: there is no next operation"
+    ]
+
+
+def test_a_min_lag_after_an_operation_with_a_next_one_has_no_problem():
+    d = _data("resource_scheduling")
+    job = next(j for j in d.jobs if len(j.ops) > 1)
+    assert js.MinLag(ops=[job.ops[0].id], minutes=1).data_problems(d) == []
+
+
+def test_a_max_wait_on_a_job_of_one_operation_is_refused():
+    d = _data("resource_scheduling")
+    lone = js.Job(id="J-lone", name="lone", ops=(js.Op(id="O-lone", machine=d.machines[0].id, duration=1),))
+    d = js.replaced(d, jobs=(*d.jobs, lone))
+    assert js.MaxWait(jobs=["J-lone"], minutes=1).data_problems(d) == [
+        "job 'J-lone' has one operation: there is no wait between operations"
+    ]
+
+
+def test_a_cancelled_departure_the_line_does_not_have_is_refused():
+    d = _data("commuting_planning")
+    line = d.lines[0]
+    late = line.departures[-1] + 1
+    assert cm.Cancelled(line=line.id, departure=late).data_problems(d) == [
+        f"{line.id} has no departure at {cm.clock(late)}"
+    ]
+    assert cm.Cancelled(line=line.id, departure=line.departures[0]).data_problems(d) == []
 
 
 def _coverage_cases() -> list[Any]:

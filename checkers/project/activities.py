@@ -204,6 +204,14 @@ class MaxLag(Params):
     after: ActivityName
     lag: NonNegativeInt
 
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different activities (an activity's start always lies within ``lag`` of its own finish)."""
+        found = super().data_problems(data)
+        same = [self.before] if self.before == self.after else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different activities")
+        return found
+
 
 class NoOverlap(Params):
     """The two activities of each pair never run on the same day (a shared work area)."""
@@ -216,6 +224,14 @@ class SynchronisedStart(Params):
 
     activities: tuple[ActivityName, ActivityName]
     max_gap: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different activities (one activity always starts 0 days from itself)."""
+        found = super().data_problems(data)
+        same = [self.activities[0]] if self.activities[0] == self.activities[1] else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different activities")
+        return found
 
 
 class MaxParallel(Params):

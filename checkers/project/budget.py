@@ -145,6 +145,14 @@ class Dependency(Params):
     item: ItemName
     requires: ItemName
 
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different items (an item funded always has itself funded)."""
+        found = super().data_problems(data)
+        same = [self.item] if self.item == self.requires else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different items")
+        return found
+
 
 class Exclusive(Params):
     """At most one of the two items receives any money (alternatives)."""

@@ -214,12 +214,28 @@ class MinLag(Params):
     ops: list[OpName]
     minutes: PositiveInt
 
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: a named operation has a next operation in its job (else the lag is about nothing)."""
+        found = super().data_problems(data)
+        last = [o for o in self.ops if not found and data.job_of[o].ops[-1].id == o]
+        if last:
+            found.append(f"operation {', '.join(map(repr, last))} is the last of its job: there is no next operation")
+        return found
+
 
 class MaxWait(Params):
     """In each named job, every operation starts at most ``minutes`` after the previous one ends."""
 
     jobs: list[JobName]
     minutes: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: a named job has two operations or more (else there is no wait to bound)."""
+        found = super().data_problems(data)
+        single = [j for j in self.jobs if not found and len(data.job_by_id[j].ops) < 2]
+        if single:
+            found.append(f"job {', '.join(map(repr, single))} has one operation: there is no wait between operations")
+        return found
 
 
 class JobAfter(Params):

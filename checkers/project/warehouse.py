@@ -187,6 +187,14 @@ class Affinity(Params):
     pairs: list[tuple[ItemName, ItemName]]
     max_aisles: NonNegativeInt
 
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different items per pair (an item is 0 aisles from itself)."""
+        found = super().data_problems(data)
+        same = [a for a, b in self.pairs if a == b]
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different items")
+        return found
+
 
 class HazardDistance(Params):
     """Every item of the first class is at least ``min_aisles`` aisles from every item of the second."""

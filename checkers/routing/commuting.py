@@ -199,6 +199,14 @@ class ArrivalOrder(Params):
     pairs: list[tuple[CommuterName, CommuterName]]
     gap: NonNegativeInt
 
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different commuters per pair (one arrives 0 minutes from themselves)."""
+        found = super().data_problems(data)
+        same = [a for a, b in self.pairs if a == b]
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different commuters")
+        return found
+
 
 class Balance(Params):
     """Travel minutes of any two commuters differ by at most ``max``."""
@@ -212,11 +220,27 @@ class Pair(Params):
     first: CommuterName
     second: CommuterName
 
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different commuters (anyone who rides shares each ride with themselves)."""
+        found = super().data_problems(data)
+        same = [self.first] if self.first == self.second else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different commuters")
+        return found
+
 
 class Escorts(Params):
     """For each (child, escort) pair, every ride of the child is also a ride of the escort."""
 
     pairs: list[tuple[CommuterName, CommuterName]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different commuters per pair (every ride of a child is a ride of the child)."""
+        found = super().data_problems(data)
+        same = [a for a, b in self.pairs if a == b]
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different commuters")
+        return found
 
 
 class ViaStop(Params):
@@ -253,6 +277,13 @@ class Cancelled(Params):
 
     line: Annotated[str, Names("line")]
     departure: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: the line has that departure (else nobody could ride it and the rule is about nothing)."""
+        found = super().data_problems(data)
+        if not found and self.departure not in data.line_by_id[self.line].departures:
+            found.append(f"{self.line} has no departure at {clock(self.departure)}")
+        return found
 
 
 class ClosedStop(Params):

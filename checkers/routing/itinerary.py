@@ -227,6 +227,14 @@ class SameDay(Params):
 
     sights: tuple[SightName, SightName]
 
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different sights (a sight is always on its own day)."""
+        found = super().data_problems(data)
+        same = [self.sights[0]] if self.sights[0] == self.sights[1] else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different sights")
+        return found
+
 
 class CategoryCap(Params):
     """At most ``max`` sights of ``category`` on any one day."""

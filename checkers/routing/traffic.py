@@ -288,8 +288,12 @@ class CorridorBalance(Params):
     max: NonNegativeInt
 
     def data_problems(self, data: Any) -> list[str]:
-        found = super().data_problems(data)
-        return found or no_road(data, [self.first, self.second])
+        found = super().data_problems(data) or no_road(data, [self.first, self.second])
+        if not found and frozenset(self.first) == frozenset(self.second):
+            found.append(
+                f"the road {self.first[0]}–{self.first[1]} is paired with itself: the rule needs two different roads"
+            )
+        return found
 
 
 class RouteStability(Params):
