@@ -11,10 +11,10 @@ with start s and duration d runs on days s, s+1, ..., s+d-1 and finishes at s+d.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -22,7 +22,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup, start_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "project_planning"
@@ -150,6 +150,11 @@ class ProjectData(BaseModel):
     def milestone_by_id(self) -> dict[str, Milestone]:
         return {m.id: m for m in self.milestones}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {"activity": self.activity_by_id, "resource": self.resource_by_id}
+        return names[what]
+
 
 def replaced(d: ProjectData, **changes: Any) -> ProjectData:
     """``d`` with fields replaced, as a new validated object (``model_copy`` would carry the
@@ -158,17 +163,21 @@ def replaced(d: ProjectData, **changes: Any) -> ProjectData:
 
 
 # -- parameters ------------------------------------------------------------------------
+ActivityName = Annotated[str, Names("activity")]
+ResourceName = Annotated[str, Names("resource")]
+
+
 class Deadline(Params):
     """Each named activity finishes (start + duration) no later than ``day``."""
 
-    activities: list[str]
+    activities: list[ActivityName]
     day: NonNegativeInt
 
 
 class TimeWindow(Params):
     """The activity starts on a day from ``earliest`` to ``latest`` (both included)."""
 
-    activity: str
+    activity: ActivityName
     earliest: NonNegativeInt
     latest: NonNegativeInt
 
@@ -176,7 +185,7 @@ class TimeWindow(Params):
 class ResourceOutage(Params):
     """On days ``first``..``last`` (both included) ``units`` of the resource are out of service."""
 
-    resource: str
+    resource: ResourceName
     first: NonNegativeInt
     last: NonNegativeInt
     units: PositiveInt
@@ -191,22 +200,38 @@ class DailyBudget(Params):
 class MaxLag(Params):
     """``after`` starts at most ``lag`` days after ``before`` finishes."""
 
-    before: str
-    after: str
+    before: ActivityName
+    after: ActivityName
     lag: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different activities (an activity's start always lies within ``lag`` of its own finish)."""
+        found = super().data_problems(data)
+        same = [self.before] if self.before == self.after else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different activities")
+        return found
 
 
 class NoOverlap(Params):
     """The two activities of each pair never run on the same day (a shared work area)."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[ActivityName, ActivityName]]
 
 
 class SynchronisedStart(Params):
     """The two activities start at most ``max_gap`` days apart (in either order)."""
 
-    activities: tuple[str, str]
+    activities: tuple[ActivityName, ActivityName]
     max_gap: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different activities (one activity always starts 0 days from itself)."""
+        found = super().data_problems(data)
+        same = [self.activities[0]] if self.activities[0] == self.activities[1] else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different activities")
+        return found
 
 
 class MaxParallel(Params):
@@ -218,7 +243,7 @@ class MaxParallel(Params):
 class WorkToDate(Params):
     """Unit-days of ``resource`` used on days 0..day-1 (units x days, summed) are at most ``max``."""
 
-    resource: str
+    resource: ResourceName
     day: PositiveInt
     max: NonNegativeInt
 
@@ -234,20 +259,29 @@ class SpareUnit(Params):
     """Robustness: each named resource keeps one unit spare on every day (usage at most capacity - 1),
     so the plan survives any single unit breaking down."""
 
-    resources: list[str]
+    resources: list[ResourceName]
 
 
 class NotBefore(Params):
     """The activity starts on ``day`` or later (a delayed activity)."""
 
-    activity: str
+    activity: ActivityName
     day: NonNegativeInt
 
 
 class CurrentStarts(Params):
     """The current plan a ``changes`` term counts against: activity -> start day."""
 
-    existing: dict[str, int]
+    existing: dict[ActivityName, int]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: the plan covers every activity (the ``changes`` figure compares each activity's start day)."""
+        found = super().data_problems(data)
+        missing = [x for x in data.activity_by_id if x not in self.existing]
+        if missing:
+            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
+            found.append(f"the current plan has no start day for activity {', '.join(map(repr, missing[:5]))}{more}")
+        return found
 
 
 RULE_PARAMS: ParamsTable = {

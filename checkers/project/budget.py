@@ -13,10 +13,10 @@ balance is what is carried into period t+1.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, NonNegativeInt, PositiveInt, model_validator
 
@@ -24,7 +24,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "financial_budgeting"
@@ -84,6 +84,11 @@ class BudgetData(_Frozen):
     def period_ids(self) -> list[str]:
         return [f"P{t}" for t in range(1, self.periods + 1)]
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {"item": self.item_by_id}
+        return names[what]
+
 
 def replaced(d: BudgetData, **changes: Any) -> BudgetData:
     """``d`` with fields replaced, as a new validated object."""
@@ -91,10 +96,13 @@ def replaced(d: BudgetData, **changes: Any) -> BudgetData:
 
 
 # -- parameters ------------------------------------------------------------------------
+ItemName = Annotated[str, Names("item")]
+
+
 class MinFunding(Params):
     """The item receives at least ``amount`` in total over all periods."""
 
-    item: str
+    item: ItemName
     amount: PositiveInt
 
 
@@ -107,54 +115,62 @@ class PeriodLimit(Params):
 class ItemPeriodCap(Params):
     """The item receives at most ``max`` in any one period."""
 
-    item: str
+    item: ItemName
     max: NonNegativeInt
 
 
 class StartPeriod(Params):
     """The item receives nothing before period ``period`` (1-based)."""
 
-    item: str
+    item: ItemName
     period: PositiveInt
 
 
 class SpendBy(Params):
     """The item receives nothing after period ``period`` (1-based)."""
 
-    item: str
+    item: ItemName
     period: PositiveInt
 
 
 class AllOrNothing(Params):
     """Each named item receives in total either nothing or exactly its cap (a project with a fixed cost)."""
 
-    items: list[str]
+    items: list[ItemName]
 
 
 class Dependency(Params):
     """``item`` may receive money only if ``requires`` receives some (a total of at least 1)."""
 
-    item: str
-    requires: str
+    item: ItemName
+    requires: ItemName
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different items (an item funded always has itself funded)."""
+        found = super().data_problems(data)
+        same = [self.item] if self.item == self.requires else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different items")
+        return found
 
 
 class Exclusive(Params):
     """At most one of the two items receives any money (alternatives)."""
 
-    items: tuple[str, str]
+    items: tuple[ItemName, ItemName]
 
 
 class Ramp(Params):
     """From one period to the next, the item's amount rises or falls by at most ``max_change``."""
 
-    item: str
+    item: ItemName
     max_change: NonNegativeInt
 
 
 class GroupCap(Params):
     """The named items together receive at most ``max`` in total."""
 
-    items: list[str]
+    items: list[ItemName]
     max: NonNegativeInt
 
 
@@ -168,7 +184,7 @@ class SpendThreshold(Params):
     """Once the item's cumulative amount at the end of a period exceeds ``threshold``, it
     receives at most ``cap`` in every later period (a spending review switches on)."""
 
-    item: str
+    item: ItemName
     threshold: NonNegativeInt
     cap: NonNegativeInt
 
@@ -198,14 +214,27 @@ class BudgetCut(Params):
 class Freeze(Params):
     """The item receives nothing in period ``period`` (a frozen account)."""
 
-    item: str
+    item: ItemName
     period: PositiveInt
 
 
 class CurrentAmounts(Params):
     """The current plan a ``changes`` term counts against: item -> amounts per period."""
 
-    existing: dict[str, list[int]]
+    existing: dict[ItemName, list[int]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: the plan has one amount per period for every item (the ``changes`` figure
+        compares each of them)."""
+        found = super().data_problems(data)
+        short = [i for i in data.item_by_id if len(self.existing.get(i, ())) != data.periods]
+        if short:
+            more = f" (+{len(short) - 5} more)" if len(short) > 5 else ""
+            names = ", ".join(repr(i) for i in short[:5])
+            found.append(
+                f"the current plan does not have {data.periods} amounts (one per period) for item {names}{more}"
+            )
+        return found
 
 
 RULE_PARAMS: ParamsTable = {

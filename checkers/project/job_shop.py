@@ -11,9 +11,9 @@ Python integers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -21,7 +21,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup, start_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "resource_scheduling"
@@ -141,6 +141,15 @@ class ShopData(BaseModel):
     def tool_by_id(self) -> dict[str, Tool]:
         return {t.id: t for t in self.tools}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "job": self.job_by_id,
+            "operation": self.op_by_id,
+            "machine": self.on_machine,
+        }
+        return names[what]
+
     @cached_property
     def _setups(self) -> dict[tuple[str, str], int]:
         out: dict[tuple[str, str], int] = {}
@@ -172,17 +181,22 @@ def replaced(d: ShopData, **changes: Any) -> ShopData:
 
 
 # -- parameters ------------------------------------------------------------------------
+JobName = Annotated[str, Names("job")]
+OpName = Annotated[str, Names("operation")]
+MachineName = Annotated[str, Names("machine")]
+
+
 class Deadline(Params):
     """Every operation of the named jobs ends by minute ``by``."""
 
-    jobs: list[str]
+    jobs: list[JobName]
     by: NonNegativeInt
 
 
 class Downtime(Params):
     """The machine runs nothing during the minutes ``start`` .. ``end`` - 1 (maintenance)."""
 
-    machine: str
+    machine: MachineName
     start: NonNegativeInt
     end: PositiveInt
 
@@ -190,34 +204,50 @@ class Downtime(Params):
 class NotBefore(Params):
     """The operation starts at minute ``at`` or later (a late delivery of its material)."""
 
-    op: str
+    op: OpName
     at: NonNegativeInt
 
 
 class MinLag(Params):
     """After each named operation, the next operation of its job starts at least ``minutes`` after it ends."""
 
-    ops: list[str]
+    ops: list[OpName]
     minutes: PositiveInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: a named operation has a next operation in its job (else the lag is about nothing)."""
+        found = super().data_problems(data)
+        last = [o for o in self.ops if not found and data.job_of[o].ops[-1].id == o]
+        if last:
+            found.append(f"operation {', '.join(map(repr, last))} is the last of its job: there is no next operation")
+        return found
 
 
 class MaxWait(Params):
     """In each named job, every operation starts at most ``minutes`` after the previous one ends."""
 
-    jobs: list[str]
+    jobs: list[JobName]
     minutes: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: a named job has two operations or more (else there is no wait to bound)."""
+        found = super().data_problems(data)
+        single = [j for j in self.jobs if not found and len(data.job_by_id[j].ops) < 2]
+        if single:
+            found.append(f"job {', '.join(map(repr, single))} has one operation: there is no wait between operations")
+        return found
 
 
 class JobAfter(Params):
     """For each pair (a, b), no operation of job b starts before every operation of job a has ended."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[JobName, JobName]]
 
 
 class MachineBuffer(Params):
     """Any two operations on the machine are at least ``minutes`` apart (cleaning between them)."""
 
-    machine: str
+    machine: MachineName
     minutes: PositiveInt
 
 
@@ -237,7 +267,7 @@ class Cooldown(Params):
     """On the machine, operations do not overlap, and one that follows an operation longer than
     ``longer_than`` minutes starts at least ``minutes`` after that operation ends."""
 
-    machine: str
+    machine: MachineName
     longer_than: NonNegativeInt
     minutes: PositiveInt
 
@@ -247,7 +277,7 @@ class ToolWear(Params):
     at most ``minutes`` minutes of operations (an operation running across ``until`` counts
     its minutes before it)."""
 
-    machine: str
+    machine: MachineName
     until: PositiveInt
     minutes: NonNegativeInt
 
@@ -262,7 +292,18 @@ class OverrunBuffer(Params):
 class CurrentStarts(Params):
     """The current plan a ``changes`` term counts against: operation -> start minute."""
 
-    existing: dict[str, int]
+    existing: dict[OpName, int]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: the plan covers every operation (the ``changes`` figure compares each operation's start minute)."""
+        found = super().data_problems(data)
+        missing = [x for x in data.op_by_id if x not in self.existing]
+        if missing:
+            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
+            found.append(
+                f"the current plan has no start minute for operation {', '.join(map(repr, missing[:5]))}{more}"
+            )
+        return found
 
 
 RULE_PARAMS: ParamsTable = {

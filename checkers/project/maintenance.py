@@ -13,9 +13,9 @@ plain Python integers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -23,7 +23,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup, start_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "it_system_maintenance_planning"
@@ -110,6 +110,14 @@ class MaintData(BaseModel):
     def task_by_id(self) -> dict[str, MTask]:
         return {t.id: t for t in self.tasks}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``);
+        a skill is one some task needs (a rule about another would hold of nobody)."""
+        if what == "skill":
+            return {t.skill for t in self.tasks if t.skill}
+        names: dict[str, Container[str]] = {"task": self.task_by_id, "service": self.service_by_id}
+        return names[what]
+
     @cached_property
     def task_duration(self) -> dict[str, int]:
         """Duration by id, in the data's order (what a schedule must cover)."""
@@ -156,16 +164,21 @@ def replaced(d: MaintData, **changes: Any) -> MaintData:
 
 
 # -- parameters ------------------------------------------------------------------------
+TaskName = Annotated[str, Names("task")]
+ServiceName = Annotated[str, Names("service")]
+SkillName = Annotated[str, Names("skill")]
+
+
 class Precedence(Params):
     """For each pair (a, b), task b starts no earlier than the hour task a ends."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[TaskName, TaskName]]
 
 
 class Deadline(Params):
     """Each named task ends by hour ``by``."""
 
-    tasks: list[str]
+    tasks: list[TaskName]
     by: NonNegativeInt
 
 
@@ -179,7 +192,7 @@ class Freeze(Params):
 class NotBefore(Params):
     """The task starts at hour ``at`` or later (its vendor patch arrives late)."""
 
-    task: str
+    task: TaskName
     at: NonNegativeInt
 
 
@@ -188,14 +201,14 @@ class Rollback(Params):
     service runs from its start until ``hours`` after its end, and that end plus ``hours`` is
     within the horizon."""
 
-    tasks: list[str]
+    tasks: list[TaskName]
     hours: PositiveInt
 
 
 class NotTogether(Params):
     """For each pair, the two tasks never run in the same hour."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[TaskName, TaskName]]
 
 
 class MaxParallel(Params):
@@ -208,7 +221,7 @@ class Uptime(Params):
     """The service is up (no task on it or on any service it depends on runs) in hours
     ``start`` .. ``end`` - 1 (its business hours)."""
 
-    service: str
+    service: ServiceName
     start: NonNegativeInt
     end: PositiveInt
 
@@ -216,14 +229,14 @@ class Uptime(Params):
 class DowntimeBudget(Params):
     """The service is down (counting its providers' tasks) for at most ``hours`` hours in all."""
 
-    service: str
+    service: ServiceName
     hours: NonNegativeInt
 
 
 class Specialists(Params):
     """At most ``max`` tasks needing the ``skill`` run in any hour (so many specialists on call)."""
 
-    skill: str
+    skill: SkillName
     max: PositiveInt
 
 
@@ -246,7 +259,16 @@ class OverrunBuffer(Params):
 class CurrentStarts(Params):
     """The current plan a ``changes`` term counts against: task -> start hour."""
 
-    existing: dict[str, int]
+    existing: dict[TaskName, int]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: the plan covers every task (the ``changes`` figure compares each task's start hour)."""
+        found = super().data_problems(data)
+        missing = [x for x in data.task_by_id if x not in self.existing]
+        if missing:
+            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
+            found.append(f"the current plan has no start hour for task {', '.join(map(repr, missing[:5]))}{more}")
+        return found
 
 
 RULE_PARAMS: ParamsTable = {

@@ -21,10 +21,10 @@ unit is off before hour 0).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -32,7 +32,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "power_dispatch_planning"
@@ -114,6 +114,14 @@ class PowerData(BaseModel):
     def unit_by_id(self) -> dict[str, Unit]:
         return {u.id: u for u in self.units}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``);
+        a current plan also names the battery, when there is one."""
+        if what == "unit or battery":
+            return {*self.unit_by_id, *([BATTERY] if self.battery else [])}
+        names: dict[str, Container[str]] = {"unit": self.unit_by_id}
+        return names[what]
+
     def available(self, h: int) -> int:
         """Renewable MW available in hour ``h`` (0 without renewables)."""
         return self.renewable[h] if self.renewable else 0
@@ -128,16 +136,19 @@ def replaced(d: PowerData, **changes: Any) -> PowerData:
 
 
 # -- parameters ------------------------------------------------------------------------
+UnitName = Annotated[str, Names("unit")]
+
+
 class MustRun(Params):
     """Each named unit is on (output above 0) in every hour."""
 
-    units: list[str]
+    units: list[UnitName]
 
 
 class UnitOutage(Params):
     """The unit is out of service in hours ``first``..``last`` (both included): output 0."""
 
-    unit: str
+    unit: UnitName
     first: NonNegativeInt
     last: NonNegativeInt
 
@@ -152,14 +163,14 @@ class SpinningReserve(Params):
 class FuelLimit(Params):
     """The unit's output summed over all hours is at most ``mwh`` (its fuel on site)."""
 
-    unit: str
+    unit: UnitName
     mwh: NonNegativeInt
 
 
 class MaxStarts(Params):
     """The unit starts up at most ``max`` times over the day."""
 
-    unit: str
+    unit: UnitName
     max: NonNegativeInt
 
 
@@ -184,7 +195,7 @@ class BatteryEnd(Params):
 class Derate(Params):
     """A disruption: the unit delivers at most ``mw`` in hours ``first``..``last``."""
 
-    unit: str
+    unit: UnitName
     first: NonNegativeInt
     last: NonNegativeInt
     mw: NonNegativeInt
@@ -194,7 +205,19 @@ class CurrentDispatch(Params):
     """The current plan a ``changes`` term counts against: unit id (and ``battery``) -> its
     hourly figures."""
 
-    existing: dict[str, list[int]]
+    existing: dict[Annotated[str, Names("unit or battery")], list[int]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: the plan has one figure per hour for every unit, and for the battery when it
+        names one (the ``changes`` figure compares each of them)."""
+        found = super().data_problems(data)
+        named = dict.fromkeys([*data.unit_by_id, *self.existing])
+        short = [x for x in named if len(self.existing.get(x, ())) != data.hours]
+        if short:
+            more = f" (+{len(short) - 5} more)" if len(short) > 5 else ""
+            names = ", ".join(repr(x) for x in short[:5])
+            found.append(f"the current plan does not have {data.hours} hourly figures for {names}{more}")
+        return found
 
 
 RULE_PARAMS: ParamsTable = {

@@ -13,10 +13,10 @@ net stock is held (holding cost, storage); a negative one is a backlog (orders s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -24,7 +24,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "production_planning"
@@ -58,7 +58,7 @@ class Order(_Frozen):
     """``lots`` of ``product`` taken from stock at the end of ``period``."""
 
     id: str
-    product: str
+    product: ProductName
     period: PositiveInt
     lots: PositiveInt
 
@@ -120,6 +120,11 @@ class ProductionData(BaseModel):
     def order_by_id(self) -> dict[str, Order]:
         return {o.id: o for o in self.orders}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {"line": self.line_by_id, "product": self.product_by_id}
+        return names[what]
+
     @cached_property
     def demand(self) -> dict[str, list[int]]:
         """Product -> lots ordered per period (index 0 is period 1)."""
@@ -135,10 +140,14 @@ def replaced(d: ProductionData, **changes: Any) -> ProductionData:
 
 
 # -- parameters ------------------------------------------------------------------------
+LineName = Annotated[str, Names("line")]
+ProductName = Annotated[str, Names("product")]
+
+
 class LineDowntime(Params):
     """The line makes nothing in periods ``first``..``last`` (both included)."""
 
-    line: str
+    line: LineName
     first: PositiveInt
     last: PositiveInt
 
@@ -152,7 +161,7 @@ class StorageCap(Params):
 class MinLot(Params):
     """Every run of ``product`` makes at least ``lots`` lots."""
 
-    product: str
+    product: ProductName
     lots: PositiveInt
 
 
@@ -165,14 +174,14 @@ class MaxChangeovers(Params):
 class ForbiddenSuccession(Params):
     """On no line is ``then`` made in the period right after a period making ``first``."""
 
-    first: str
-    then: str
+    first: ProductName
+    then: ProductName
 
 
 class MaxRuns(Params):
     """``product`` is made in at most ``max`` runs (line-periods) in all."""
 
-    product: str
+    product: ProductName
     max: NonNegativeInt
 
 
@@ -185,7 +194,7 @@ class LineBalance(Params):
 class SafetyStock(Params):
     """From period ``first`` on, the net stock of ``product`` at the end of every period is at least ``min``."""
 
-    product: str
+    product: ProductName
     first: PositiveInt
     min: NonNegativeInt
 
@@ -194,13 +203,13 @@ class CapacityReserve(Params):
     """Robustness: each named line makes at most its capacity minus 1 lots in every period,
     so the plan survives the line losing one lot of capacity in any period."""
 
-    lines: list[str]
+    lines: list[LineName]
 
 
 class CurrentRuns(Params):
     """The current plan a ``changes`` term counts against: rows [line, period, product, lots]."""
 
-    existing: list[tuple[str, int, str, int]]
+    existing: list[tuple[LineName, int, ProductName, int]]
 
 
 RULE_PARAMS: ParamsTable = {

@@ -13,10 +13,10 @@ distance to the pick-path metres.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -24,7 +24,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "warehouse_planning"
@@ -121,6 +121,14 @@ class WarehouseData(BaseModel):
     def item_by_id(self) -> dict[str, Item]:
         return {i.id: i for i in self.items}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``);
+        a hazard class is one some item carries (a rule about another would hold of nothing)."""
+        if what == "hazard class":
+            return {i.hazard for i in self.items if i.hazard}
+        names: dict[str, Container[str]] = {"item": self.item_by_id, "slot": self.slot_by_id, "zone": self.zone_by_id}
+        return names[what]
+
     def zone_slots(self, zone: str) -> list[Slot]:
         return [s for s in self.slots if s.zone == zone]
 
@@ -135,10 +143,16 @@ def replaced(d: WarehouseData, **changes: Any) -> WarehouseData:
 
 
 # -- parameters ------------------------------------------------------------------------
+ItemName = Annotated[str, Names("item")]
+SlotName = Annotated[str, Names("slot")]
+ZoneName = Annotated[str, Names("zone")]
+HazardClass = Annotated[str, Names("hazard class")]
+
+
 class Chilled(Params):
     """Each listed item is stored in a chilled zone."""
 
-    items: list[str]
+    items: list[ItemName]
 
 
 class HeavyLow(Params):
@@ -151,33 +165,41 @@ class HeavyLow(Params):
 class ReservedSlots(Params):
     """The listed slots stay empty (reserved for returns, inbound overflow)."""
 
-    slots: list[str]
+    slots: list[SlotName]
 
 
 class HazardZone(Params):
     """No zone holds both an item of the first and an item of the second hazard class."""
 
-    classes: tuple[str, str]
+    classes: tuple[HazardClass, HazardClass]
 
 
 class SecureZone(Params):
     """Each listed item (high value) is stored in ``zone`` (the secure cage)."""
 
-    items: list[str]
-    zone: str
+    items: list[ItemName]
+    zone: ZoneName
 
 
 class Affinity(Params):
     """The two items of each pair (picked together) are at most ``max_aisles`` aisles apart."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[ItemName, ItemName]]
     max_aisles: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different items per pair (an item is 0 aisles from itself)."""
+        found = super().data_problems(data)
+        same = [a for a, b in self.pairs if a == b]
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different items")
+        return found
 
 
 class HazardDistance(Params):
     """Every item of the first class is at least ``min_aisles`` aisles from every item of the second."""
 
-    classes: tuple[str, str]
+    classes: tuple[HazardClass, HazardClass]
     min_aisles: PositiveInt
 
 
@@ -197,14 +219,14 @@ class FastMovers(Params):
 class SameZone(Params):
     """The items of each group (one outbound trailer, one kit) are all in one zone."""
 
-    groups: list[list[str]]
+    groups: list[list[ItemName]]
 
 
 class LoadThreshold(Params):
     """Once the items in ``zone`` weigh more than ``threshold`` kg, its slots on level ``level``
     and above must be empty (the racking's upper beams are derated under a heavy load)."""
 
-    zone: str
+    zone: ZoneName
     threshold: NonNegativeInt
     level: PositiveInt
 
@@ -213,19 +235,28 @@ class SpareSlot(Params):
     """Robustness: each listed zone keeps at least one slot empty, so the goods of any single
     damaged slot can be moved within their zone."""
 
-    zones: list[str]
+    zones: list[ZoneName]
 
 
 class SlotClosed(Params):
     """The slot is out of service (a damaged beam): it stays empty."""
 
-    slot: str
+    slot: SlotName
 
 
 class CurrentSlots(Params):
     """The current plan a ``changes`` term counts against: item -> slot."""
 
-    existing: dict[str, str]
+    existing: dict[ItemName, SlotName]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: the plan covers every item (the ``changes`` figure compares each item's slot)."""
+        found = super().data_problems(data)
+        missing = [x for x in data.item_by_id if x not in self.existing]
+        if missing:
+            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
+            found.append(f"the current plan has no slot for item {', '.join(map(repr, missing[:5]))}{more}")
+        return found
 
 
 RULE_PARAMS: ParamsTable = {

@@ -13,10 +13,10 @@ integers.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -25,7 +25,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "commuting_planning"
@@ -159,31 +159,53 @@ class CommuteData(BaseModel):
     def parking_by_stop(self) -> dict[str, ParkRide]:
         return {p.stop: p for p in self.parkings}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "commuter": self.commuter_by_id,
+            "stop": self.stop_number,
+            "line": self.line_by_id,
+            "park-and-ride stop": self.parking_by_stop,
+        }
+        return names[what]
+
     def walk_minutes(self, a: str, b: str) -> int | None:
         road = self.network.road(a, b)
         return None if road is None else road.minutes
 
 
 # -- parameters ------------------------------------------------------------------------
+CommuterName = Annotated[str, Names("commuter")]
+StopName = Annotated[str, Names("stop")]
+
+
 class Commuters(Params):
     """Named commuters and a bound."""
 
-    commuters: list[str]
+    commuters: list[CommuterName]
     max: NonNegativeInt
 
 
 class Buffer(Params):
     """Each named commuter arrives at least ``minutes`` before their deadline."""
 
-    commuters: list[str]
+    commuters: list[CommuterName]
     minutes: NonNegativeInt
 
 
 class ArrivalOrder(Params):
     """For each pair, the first arrives at least ``gap`` minutes before the second."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[CommuterName, CommuterName]]
     gap: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different commuters per pair (one arrives 0 minutes from themselves)."""
+        found = super().data_problems(data)
+        same = [a for a, b in self.pairs if a == b]
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different commuters")
+        return found
 
 
 class Balance(Params):
@@ -195,21 +217,37 @@ class Balance(Params):
 class Pair(Params):
     """Two named commuters."""
 
-    first: str
-    second: str
+    first: CommuterName
+    second: CommuterName
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different commuters (anyone who rides shares each ride with themselves)."""
+        found = super().data_problems(data)
+        same = [self.first] if self.first == self.second else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different commuters")
+        return found
 
 
 class Escorts(Params):
     """For each (child, escort) pair, every ride of the child is also a ride of the escort."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[CommuterName, CommuterName]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different commuters per pair (every ride of a child is a ride of the child)."""
+        found = super().data_problems(data)
+        same = [a for a, b in self.pairs if a == b]
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different commuters")
+        return found
 
 
 class ViaStop(Params):
     """The commuter's trip passes through ``stop`` (a pick-up)."""
 
-    commuter: str
-    stop: str
+    commuter: CommuterName
+    stop: StopName
 
 
 class WalkFatigue(Params):
@@ -237,27 +275,34 @@ class Delay(Params):
 class Cancelled(Params):
     """Nobody rides the ``departure`` (minutes after midnight) of ``line``."""
 
-    line: str
+    line: Annotated[str, Names("line")]
     departure: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: the line has that departure (else nobody could ride it and the rule is about nothing)."""
+        found = super().data_problems(data)
+        if not found and self.departure not in data.line_by_id[self.line].departures:
+            found.append(f"{self.line} has no departure at {clock(self.departure)}")
+        return found
 
 
 class ClosedStop(Params):
     """No trip passes through ``stop``."""
 
-    stop: str
+    stop: StopName
 
 
 class Parking(Params):
     """Park-and-ride car parks named by their stops (their spaces are in the data)."""
 
-    stops: list[str]
+    stops: list[Annotated[str, Names("park-and-ride stop")]]
 
 
 class CurrentTrips(Params):
     """The current plan a ``changes`` term counts against: commuter -> legs (each a list
     of strings: ['walk', stop], ['ride', line, 'HH:MM'] or ['drive', stop])."""
 
-    existing: dict[str, list[list[str]]]
+    existing: dict[CommuterName, list[list[str]]]
 
 
 RULE_PARAMS: ParamsTable = {

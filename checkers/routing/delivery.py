@@ -13,10 +13,10 @@ never imports the solver models.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -25,7 +25,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "logistics_delivery_planning"
@@ -117,6 +117,14 @@ class DeliveryData(_Frozen):
     def vehicle_by_id(self) -> dict[str, Vehicle]:
         return {v.id: v for v in self.vehicles}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``);
+        the node served before a stop is a stop, the depot or a reload there."""
+        if what == "stop or depot":
+            return {self.depot, RELOAD, *self.stop_by_id}
+        names: dict[str, Container[str]] = {"stop": self.stop_by_id, "vehicle": self.vehicle_by_id}
+        return names[what]
+
     @cached_property
     def pairs(self) -> list[tuple[str, str]]:
         """(pickup, delivery) pairs."""
@@ -134,17 +142,21 @@ def replaced(d: DeliveryData, **changes: Any) -> DeliveryData:
 
 
 # -- parameters ------------------------------------------------------------------------
+StopName = Annotated[str, Names("stop")]
+VehicleName = Annotated[str, Names("vehicle")]
+
+
 class StopDeadline(Params):
     """Service at each named stop starts no later than minute ``by``."""
 
-    stops: list[str]
+    stops: list[StopName]
     by: NonNegativeInt
 
 
 class FirstStop(Params):
     """``stop`` is the first stop of its vehicle's route (urgent: served on leaving the depot)."""
 
-    stop: str
+    stop: StopName
 
 
 class MaxStops(Params):
@@ -156,19 +168,19 @@ class MaxStops(Params):
 class Precedence(Params):
     """For each pair, service at the first stop starts strictly before service at the second."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[StopName, StopName]]
 
 
 class SameVehicle(Params):
     """The named stops are all served by one vehicle."""
 
-    stops: list[str]
+    stops: list[StopName]
 
 
 class DifferentVehicle(Params):
     """For each pair, the two stops are served by different vehicles."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[StopName, StopName]]
 
 
 class RouteBalance(Params):
@@ -186,14 +198,14 @@ class BatteryRange(Params):
 class LoadLimit(Params):
     """The load on board on arriving at ``stop`` is at most ``max`` units."""
 
-    stop: str
+    stop: StopName
     max: NonNegativeInt
 
 
 class VehicleOff(Params):
     """The vehicle is unavailable: it serves no stop."""
 
-    vehicle: str
+    vehicle: VehicleName
 
 
 class DelayBuffer(Params):
@@ -206,7 +218,18 @@ class DelayBuffer(Params):
 class CurrentRoutes(Params):
     """The current plan a ``changes`` term counts against: stop -> [vehicle, the node served just before it]."""
 
-    existing: dict[str, tuple[str, str]]
+    existing: dict[StopName, tuple[VehicleName, Annotated[str, Names("stop or depot")]]]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: the plan covers every stop (the ``changes`` figure compares each stop's vehicle and predecessor)."""
+        found = super().data_problems(data)
+        missing = [x for x in data.stop_by_id if x not in self.existing]
+        if missing:
+            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
+            found.append(
+                f"the current plan has no vehicle and predecessor for stop {', '.join(map(repr, missing[:5]))}{more}"
+            )
+        return found
 
 
 RULE_PARAMS: ParamsTable = {

@@ -22,10 +22,10 @@ uniqueness is judged up to that relabelling (see the model).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -34,7 +34,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "transportation_dispatch_planning"
@@ -114,6 +114,13 @@ class DispatchData(_Frozen):
     def vehicle_by_id(self) -> dict[str, Vehicle]:
         return {v.id: v for v in self.vehicles}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        if what == "vehicle type":
+            return {v.type for v in self.vehicles}
+        names: dict[str, Container[str]] = {"job": self.job_by_id, "vehicle": self.vehicle_by_id}
+        return names[what]
+
     def loaded(self, j: Job) -> int:
         """Minutes of the loaded drive from the job's pickup to its drop-off."""
         return self.minutes[j.origin][j.dest]
@@ -129,10 +136,14 @@ def replaced(d: DispatchData, **changes: Any) -> DispatchData:
 
 
 # -- parameters ------------------------------------------------------------------------
+JobName = Annotated[str, Names("job")]
+VehicleType = Annotated[str, Names("vehicle type")]
+
+
 class HardDeadline(Params):
     """The named jobs finish no later than their due minute."""
 
-    jobs: list[str]
+    jobs: list[JobName]
 
 
 class MaxJobs(Params):
@@ -156,13 +167,13 @@ class MaxVehicles(Params):
 class SameVehicle(Params):
     """The named jobs are all done by one vehicle."""
 
-    jobs: list[str]
+    jobs: list[JobName]
 
 
 class DifferentVehicle(Params):
     """For each pair, the two jobs are done by different vehicles."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[JobName, JobName]]
 
 
 class MaxWait(Params):
@@ -174,7 +185,7 @@ class MaxWait(Params):
 class DirectStart(Params):
     """Each named job is the first job of its vehicle (driven to straight from the depot)."""
 
-    jobs: list[str]
+    jobs: list[JobName]
 
 
 class Battery(Params):
@@ -192,20 +203,20 @@ class CumulativeLoad(Params):
 class FleetCap(Params):
     """At most ``max`` vehicles of the type go out (some have broken down: a disruption)."""
 
-    type: str
+    type: VehicleType
     max: NonNegativeInt
 
 
 class SpareVehicle(Params):
     """For each named type, at least one vehicle of that type does no job (a spare)."""
 
-    types: list[str]
+    types: list[VehicleType]
 
 
 class CurrentRoutes(Params):
     """The current plan a ``changes`` term counts against: vehicle -> its jobs in order."""
 
-    existing: dict[str, list[str]]
+    existing: dict[Annotated[str, Names("vehicle")], list[JobName]]
 
 
 RULE_PARAMS: ParamsTable = {

@@ -15,10 +15,10 @@ ends. Every figure is recomputed here in plain Python integers.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -27,7 +27,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "travel_itinerary_planning"
@@ -150,6 +150,16 @@ class TripData(BaseModel):
     def stop_by_id(self) -> dict[str, Stop]:
         return {s.id: s for s in self.stops}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``);
+        a category is one some sight has (a cap on another would hold of nothing)."""
+        if what == "category":
+            return {s.category for s in self.sights}
+        if what == "sight or stop":
+            return {*self.sight_by_id, *self.stop_by_id}
+        names: dict[str, Container[str]] = {"day": self.day_by_id, "sight": self.sight_by_id}
+        return names[what]
+
     @cached_property
     def minutes(self) -> dict[str, dict[str, int]]:
         """Fastest travel minutes between places (the network's shortest paths)."""
@@ -178,6 +188,10 @@ def replaced(d: TripData, **changes: Any) -> TripData:
 
 
 # -- parameters ------------------------------------------------------------------------
+DayName = Annotated[str, Names("day")]
+SightName = Annotated[str, Names("sight")]
+
+
 class DailyBudget(Params):
     """Each day's ticket spending is at most ``max`` euros."""
 
@@ -193,7 +207,7 @@ class DailyTravel(Params):
 class MustSee(Params):
     """The named sights are visited."""
 
-    sights: list[str]
+    sights: list[SightName]
 
 
 class MaxVisits(Params):
@@ -205,19 +219,27 @@ class MaxVisits(Params):
 class Precedence(Params):
     """For each pair (a, b): if b is visited, a is visited earlier in the trip."""
 
-    pairs: list[tuple[str, str]]
+    pairs: list[tuple[SightName, SightName]]
 
 
 class SameDay(Params):
     """The two sights are visited on the same day, or neither is (a combined ticket)."""
 
-    sights: tuple[str, str]
+    sights: tuple[SightName, SightName]
+
+    def data_problems(self, data: Any) -> list[str]:
+        """Also: two different sights (a sight is always on its own day)."""
+        found = super().data_problems(data)
+        same = [self.sights[0]] if self.sights[0] == self.sights[1] else []
+        if same:
+            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different sights")
+        return found
 
 
 class CategoryCap(Params):
     """At most ``max`` sights of ``category`` on any one day."""
 
-    category: str
+    category: Annotated[str, Names("category")]
     max: NonNegativeInt
 
 
@@ -258,8 +280,8 @@ class Stamina(Params):
 class SightClosure(Params):
     """The sight cannot be visited on the named days (a disruption)."""
 
-    sight: str
-    days: list[str]
+    sight: SightName
+    days: list[DayName]
 
 
 class TravelMargin(Params):
@@ -271,7 +293,7 @@ class TravelMargin(Params):
 class CurrentTrip(Params):
     """The current plan a ``changes`` term counts against: day -> its stops in order."""
 
-    existing: dict[str, list[str]]
+    existing: dict[DayName, list[Annotated[str, Names("sight or stop")]]]
 
 
 RULE_PARAMS: ParamsTable = {

@@ -19,10 +19,10 @@ models. Every figure is recomputed from the plan in plain Python integers over t
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -31,7 +31,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, unknown
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "urban_traffic_planning"
@@ -162,6 +162,16 @@ class TrafficData(BaseModel):
     def period_index(self) -> dict[str, int]:
         return {p: i for i, p in enumerate(self.periods)}
 
+    def names(self, what: str) -> Container[str]:
+        """The names a rule's parameters may use, by what they name (``Params.data_problems``)."""
+        names: dict[str, Container[str]] = {
+            "place": self.network.places,
+            "flow": self.flow_by_id,
+            "route": self.route_by_id,
+            "period": self.period_index,
+        }
+        return names[what]
+
     @cached_property
     def used_roads(self) -> tuple[Ends, ...]:
         """Roads some listed route runs along, in network order."""
@@ -203,35 +213,52 @@ def replaced(d: TrafficData, **changes: Any) -> TrafficData:
 
 
 # -- parameters ------------------------------------------------------------------------
-Pair = tuple[str, str]
+PlaceName = Annotated[str, Names("place")]
+FlowName = Annotated[str, Names("flow")]
+PeriodName = Annotated[str, Names("period")]
+Pair = tuple[PlaceName, PlaceName]  # a road, by the places it joins
+
+
+def no_road(d: Any, roads: Iterable[tuple[str, str]]) -> list[str]:
+    """The pairs of (known) places that no road of the network joins: a rule about such a
+    road would hold of nothing, and its figures could not be labelled."""
+    return unknown("road", [f"{a}–{b}" for a, b in roads if d.network.road(a, b) is None], ())
 
 
 class RoadClosure(Params):
     """The named roads carry no vehicle in the named periods (road works, an incident)."""
 
     roads: list[Pair]
-    periods: list[str]
+    periods: list[PeriodName]
+
+    def data_problems(self, data: Any) -> list[str]:
+        found = super().data_problems(data)
+        return found or no_road(data, self.roads)
 
 
 class PriorityBound(Params):
     """Vehicles of the named flows use only routes of at most ``minutes`` route minutes."""
 
-    flows: list[str]
+    flows: list[FlowName]
     minutes: PositiveInt
 
 
 class ZoneLimit(Params):
     """At most ``max`` vehicles per period on routes that pass through ``place``."""
 
-    place: str
+    place: PlaceName
     max: NonNegativeInt
 
 
 class RouteBan(Params):
     """Vehicles of the named flows use none of the named roads (e.g. no lorries on a residential street)."""
 
-    flows: list[str]
+    flows: list[FlowName]
     roads: list[Pair]
+
+    def data_problems(self, data: Any) -> list[str]:
+        found = super().data_problems(data)
+        return found or no_road(data, self.roads)
 
 
 class DetourLimit(Params):
@@ -249,7 +276,7 @@ class SplitLimit(Params):
 class MainRouteShare(Params):
     """In each period at least ``percent`` % of each named flow's vehicles take its main route (route 1)."""
 
-    flows: list[str]
+    flows: list[FlowName]
     percent: PositiveInt = Field(le=100)
 
 
@@ -259,6 +286,14 @@ class CorridorBalance(Params):
     first: Pair
     second: Pair
     max: NonNegativeInt
+
+    def data_problems(self, data: Any) -> list[str]:
+        found = super().data_problems(data) or no_road(data, [self.first, self.second])
+        if not found and frozenset(self.first) == frozenset(self.second):
+            found.append(
+                f"the road {self.first[0]}–{self.first[1]} is paired with itself: the rule needs two different roads"
+            )
+        return found
 
 
 class RouteStability(Params):
@@ -273,6 +308,10 @@ class ExposureBudget(Params):
     roads: list[Pair]
     max: NonNegativeInt
 
+    def data_problems(self, data: Any) -> list[str]:
+        found = super().data_problems(data)
+        return found or no_road(data, self.roads)
+
 
 class CongestionRecovery(Params):
     """No road carries more than its free-flow level in two consecutive periods."""
@@ -285,11 +324,15 @@ class IncidentBackup(Params):
 
     roads: list[Pair]
 
+    def data_problems(self, data: Any) -> list[str]:
+        found = super().data_problems(data)
+        return found or no_road(data, self.roads)
+
 
 class CurrentFlows(Params):
     """The current plan a ``changes`` term counts against: [route, period, vehicles] rows."""
 
-    existing: list[tuple[str, str, NonNegativeInt]]
+    existing: list[tuple[Annotated[str, Names("route")], PeriodName, NonNegativeInt]]
 
 
 RULE_PARAMS: ParamsTable = {
