@@ -93,6 +93,7 @@ class ShiftDutyData(BaseModel):
             "day": self.day_index,
             "shift": self.shift_by_id,
             "person": self.person_by_id,
+            "skill": {k for p in self.staff for k in p.skills},  # a skill nobody has covers nothing
         }
         return names[what]
 
@@ -136,12 +137,13 @@ def slot_name(day: str, shift: str) -> str:
 DayName = Annotated[str, Names("day")]
 ShiftName = Annotated[str, Names("shift")]
 PersonName = Annotated[str, Names("person")]
+SkillName = Annotated[str, Names("skill")]
 
 
 class SkillCover(Params):
     """Each listed (day, shift) has at least ``min`` rostered staff with ``skill``."""
 
-    skill: str
+    skill: SkillName
     min: PositiveInt
     slots: list[tuple[DayName, ShiftName]]
 

@@ -113,9 +113,11 @@ def _work_params() -> list[tuple[Params, str]]:
 def _duty_params() -> list[tuple[Params, str]]:
     d = DUTY_DATA
     p, s, day = d.staff[0].id, d.shifts[0].id, d.days[0].id
+    k = next(k for x in d.staff for k in x.skills)
     return [
-        (sd.SkillCover(skill="any", min=1, slots=[("D?", s)]), "unknown day 'D?'"),
-        (sd.SkillCover(skill="any", min=1, slots=[(day, "S?")]), "unknown shift 'S?'"),
+        (sd.SkillCover(skill=k, min=1, slots=[("D?", s)]), "unknown day 'D?'"),
+        (sd.SkillCover(skill=k, min=1, slots=[(day, "S?")]), "unknown shift 'S?'"),
+        (sd.SkillCover(skill="K?", min=1, slots=[(day, s)]), "unknown skill 'K?'"),
         (sd.MaxHours(people=["P?"], max=8), "unknown person 'P?'"),
         (sd.MinHours(people=["P?"], min=8), "unknown person 'P?'"),
         (sd.CompleteWeekends(people=["P?"]), "unknown person 'P?'"),
@@ -154,7 +156,7 @@ def test_parameters_naming_only_what_the_data_has_have_no_problem():
         (wa.CurrentTasks(existing={t: (w, day)}), d),
         (wa.Precedence(pairs=[(t, d.tasks[-1].id)]), d),
         (sd.CurrentRoster(existing=[(p, dday, s)]), e),
-        (sd.SkillCover(skill="any", min=1, slots=[(dday, s)]), e),
+        (sd.SkillCover(skill=next(k for x in e.staff for k in x.skills), min=1, slots=[(dday, s)]), e),
         (sd.ShiftBan(person=p, shifts=[s]), e),
     ]
     assert [x.data_problems(data) for x, data in fine] == [[] for _ in fine]
