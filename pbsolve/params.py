@@ -63,13 +63,23 @@ class Names:
     what: str
 
 
+def listed(names: Iterable[str]) -> str:
+    """Names for a problem's message: each once, in their order, at most five (quoted, cut
+    at 40 characters), and how many more."""
+    found = list(dict.fromkeys(names))
+    more = f" (+{len(found) - 5} more)" if len(found) > 5 else ""
+    return f"{', '.join(repr(n[:40]) for n in found[:5])}{more}"
+
+
+def problem(text: str, names: Iterable[str]) -> list[str]:
+    """One problem, ``text`` followed by the :func:`listed` ``names``; none without names."""
+    found = list(names)
+    return [f"{text} {listed(found)}"] if found else []
+
+
 def unknown(what: str, names: Iterable[str], known: Container[str]) -> list[str]:
-    """One problem naming the ``names`` that are not ``known`` (in their order, at most five)."""
-    missing = list(dict.fromkeys(n for n in names if n not in known))
-    if not missing:
-        return []
-    more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
-    return [f"unknown {what} {', '.join(repr(n[:40]) for n in missing[:5])}{more}"]
+    """One problem naming the ``names`` that are not ``known``."""
+    return problem(f"unknown {what}", (n for n in names if n not in known))
 
 
 def _mentions_names(tp: Any, meta: Iterable[Any] = ()) -> bool:

@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 
+from pbsolve import params
 from pbsolve.checkers.scheduling import calendar_params as cp
 from pbsolve.checkers.scheduling import content as ct
 from pbsolve.checkers.scheduling import day_spacing as ds
 from pbsolve.checkers.scheduling import places as pl
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.checkers.scheduling.refs import lacking, nested_problems
+from pbsolve.checkers.scheduling.refs import nested_problems
 from pbsolve.grading import InvalidGroundTruth, grade
 from pbsolve.llm.responders import oracle
 from pbsolve.params import NoParams, Params
@@ -278,8 +279,8 @@ def test_nested_problems_keep_the_outer_ones_first_and_each_once():
     assert nested_problems(["x", "x"], inner, DATA) == ["x", "unknown event 'A?'", "unknown event 'B?'"]
 
 
-def test_lacking_names_five_and_counts_the_rest_and_says_nothing_when_none_lack():
-    assert (lacking("no row for", [f"e{k}" for k in range(7)]), lacking("no row for", [])) == (
+def test_a_problem_names_five_and_counts_the_rest_and_says_nothing_when_none_lack():
+    assert (params.problem("no row for", [f"e{k}" for k in range(7)]), params.problem("no row for", [])) == (
         ["no row for 'e0', 'e1', 'e2', 'e3', 'e4' (+2 more)"],
         [],
     )

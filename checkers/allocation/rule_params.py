@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, NonNegativeInt, PositiveInt
 
-from pbsolve.params import Names, NoParams, Params, parse
+from pbsolve.params import Names, NoParams, Params, listed, parse
 from pbsolve.schema import ObjectiveTerm
 
 Percent = Annotated[int, Field(ge=0, le=100)]
@@ -30,12 +30,6 @@ RoomName = Annotated[str, Names("room")]
 LessonName = Annotated[str, Names("lesson")]
 StudentName = Annotated[str, Names("student")]
 Pair = tuple[StudentName, StudentName]
-
-
-def _listed(names: list[str]) -> str:
-    """Names for a message, as :func:`~pbsolve.params.unknown` lists them (at most five)."""
-    more = f" (+{len(names) - 5} more)" if len(names) > 5 else ""
-    return f"{', '.join(repr(n[:40]) for n in names[:5])}{more}"
 
 
 # -- Procurement Planning ---------------------------------------------------------------
@@ -292,7 +286,7 @@ class CurrentLessons(Params):
         found = super().data_problems(data)
         missing = [x.id for x in data.lessons if x.id not in self.existing]
         if missing:
-            found.append(f"the current plan gives no teacher and room for lesson {_listed(missing)}")
+            found.append(f"the current plan gives no teacher and room for lesson {listed(missing)}")
         return found
 
 
@@ -377,10 +371,10 @@ class CurrentGroups(Params):
         named = [s for g in self.existing for s in g]
         missing = [s.id for s in data.students if s.id not in named]
         if missing:
-            found.append(f"the current grouping leaves out student {_listed(missing)}")
+            found.append(f"the current grouping leaves out student {listed(missing)}")
         twice = list(dict.fromkeys(s for s in named if named.count(s) > 1))
         if twice:
-            found.append(f"the current grouping places student {_listed(twice)} more than once")
+            found.append(f"the current grouping places student {listed(twice)} more than once")
         return found
 
 

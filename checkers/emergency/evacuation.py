@@ -31,7 +31,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, listed, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "disaster_evacuation_planning"
@@ -217,12 +217,6 @@ class EvacData(BaseModel):
         return {road_name(r.ends, self.network): r.ends for r in self.network.roads}
 
 
-def _listed(names: list[str]) -> str:
-    """Names for a message, as :func:`~pbsolve.params.unknown` lists them (at most five)."""
-    more = f" (+{len(names) - 5} more)" if len(names) > 5 else ""
-    return f"{', '.join(repr(n[:40]) for n in names[:5])}{more}"
-
-
 def replaced(d: EvacData, **changes: Any) -> EvacData:
     """``d`` with fields replaced, as a new object (``model_copy`` would keep cached lookups)."""
     return EvacData.model_validate({**{f: getattr(d, f) for f in EvacData.model_fields}, **changes})
@@ -317,13 +311,13 @@ class CurrentPlan(Params):
             return found
         missing = [g.id for g in data.groups if g.id not in self.existing]
         if missing:
-            found += [f"the current plan gives no route and departure for group {_listed(missing)}"]
+            found += [f"the current plan gives no route and departure for group {listed(missing)}"]
         foreign = [g for g, (r, _) in self.existing.items() if data.route_by_id[r].group != g]
         if foreign:
-            found += [f"the current plan gives group {_listed(foreign)} a route of another group"]
+            found += [f"the current plan gives group {listed(foreign)} a route of another group"]
         late = [g for g, (_, t) in self.existing.items() if not 1 <= t <= data.periods]
         if late:
-            found += [f"the current plan departs group {_listed(late)} outside periods 1..{data.periods}"]
+            found += [f"the current plan departs group {listed(late)} outside periods 1..{data.periods}"]
         return found
 
 

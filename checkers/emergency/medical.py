@@ -26,7 +26,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "medical_resource_planning"
@@ -270,12 +270,7 @@ class CurrentStages(Params):
         """The checker and the model compare every stage with its current doctor, room and start."""
         found = super().data_problems(data)
         missing = [s.id for s in data.stages if s.id not in self.existing]
-        if missing:
-            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
-            found.append(
-                f"the current plan gives no doctor, room and start for stage {', '.join(repr(n[:40]) for n in missing[:5])}{more}"
-            )
-        return found
+        return found + problem("the current plan gives no doctor, room and start for stage", missing)
 
 
 RULE_PARAMS: ParamsTable = {

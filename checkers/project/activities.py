@@ -22,7 +22,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup, start_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "project_planning"
@@ -278,10 +278,7 @@ class CurrentStarts(Params):
         """Also: the plan covers every activity (the ``changes`` figure compares each activity's start day)."""
         found = super().data_problems(data)
         missing = [x for x in data.activity_by_id if x not in self.existing]
-        if missing:
-            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
-            found.append(f"the current plan has no start day for activity {', '.join(map(repr, missing[:5]))}{more}")
-        return found
+        return found + problem("the current plan has no start day for activity", missing)
 
 
 RULE_PARAMS: ParamsTable = {

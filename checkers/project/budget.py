@@ -24,7 +24,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "financial_budgeting"
@@ -228,13 +228,9 @@ class CurrentAmounts(Params):
         compares each of them)."""
         found = super().data_problems(data)
         short = [i for i in data.item_by_id if len(self.existing.get(i, ())) != data.periods]
-        if short:
-            more = f" (+{len(short) - 5} more)" if len(short) > 5 else ""
-            names = ", ".join(repr(i) for i in short[:5])
-            found.append(
-                f"the current plan does not have {data.periods} amounts (one per period) for item {names}{more}"
-            )
-        return found
+        return found + problem(
+            f"the current plan does not have {data.periods} amounts (one per period) for item", short
+        )
 
 
 RULE_PARAMS: ParamsTable = {

@@ -32,7 +32,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "power_dispatch_planning"
@@ -213,11 +213,7 @@ class CurrentDispatch(Params):
         found = super().data_problems(data)
         named = dict.fromkeys([*data.unit_by_id, *self.existing])
         short = [x for x in named if len(self.existing.get(x, ())) != data.hours]
-        if short:
-            more = f" (+{len(short) - 5} more)" if len(short) > 5 else ""
-            names = ", ".join(repr(x) for x in short[:5])
-            found.append(f"the current plan does not have {data.hours} hourly figures for {names}{more}")
-        return found
+        return found + problem(f"the current plan does not have {data.hours} hourly figures for", short)
 
 
 RULE_PARAMS: ParamsTable = {

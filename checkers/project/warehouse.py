@@ -24,7 +24,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "warehouse_planning"
@@ -253,10 +253,7 @@ class CurrentSlots(Params):
         """Also: the plan covers every item (the ``changes`` figure compares each item's slot)."""
         found = super().data_problems(data)
         missing = [x for x in data.item_by_id if x not in self.existing]
-        if missing:
-            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
-            found.append(f"the current plan has no slot for item {', '.join(map(repr, missing[:5]))}{more}")
-        return found
+        return found + problem("the current plan has no slot for item", missing)
 
 
 RULE_PARAMS: ParamsTable = {

@@ -25,7 +25,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "logistics_delivery_planning"
@@ -224,12 +224,7 @@ class CurrentRoutes(Params):
         """Also: the plan covers every stop (the ``changes`` figure compares each stop's vehicle and predecessor)."""
         found = super().data_problems(data)
         missing = [x for x in data.stop_by_id if x not in self.existing]
-        if missing:
-            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
-            found.append(
-                f"the current plan has no vehicle and predecessor for stop {', '.join(map(repr, missing[:5]))}{more}"
-            )
-        return found
+        return found + problem("the current plan has no vehicle and predecessor for stop", missing)
 
 
 RULE_PARAMS: ParamsTable = {

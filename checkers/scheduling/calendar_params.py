@@ -16,8 +16,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checkers.scheduling.refs import DayName, EventName, SegmentName, lacking
-from pbsolve.params import Params
+from pbsolve.checkers.scheduling.refs import DayName, EventName, SegmentName
+from pbsolve.params import Params, problem
 
 
 class LocalSendWindow(Params):
@@ -92,8 +92,8 @@ class OpenLoss(Params):
         reached = list(dict.fromkeys(s for e in data.events for s in e.people))
         return (
             super().data_problems(data)
-            + lacking("offsets give no UTC offset for segment", [s for s in reached if s not in self.offsets])
-            + lacking("audience gives no size for segment", [s for s in reached if s not in self.audience])
+            + problem("offsets give no UTC offset for segment", [s for s in reached if s not in self.offsets])
+            + problem("audience gives no size for segment", [s for s in reached if s not in self.audience])
         )
 
 

@@ -26,16 +26,6 @@ DayName = Annotated[str, Names("day")]
 FeatureName = Annotated[str, Names("feature")]
 
 
-def lacking(text: str, names: Iterable[str]) -> list[str]:
-    """One problem, ``text`` followed by the ``names`` (in their order, at most five), or
-    none when there are no names."""
-    found = list(dict.fromkeys(names))
-    if not found:
-        return []
-    more = f" (+{len(found) - 5} more)" if len(found) > 5 else ""
-    return [f"{text} {', '.join(repr(n[:40]) for n in found[:5])}{more}"]
-
-
 def nested_problems(found: list[str], items: Iterable[Params], data: Any) -> list[str]:
     """``found`` (the problems of the outer parameters) and then the data problems of the
     parameter models nested in a field (a review pair, an exam, a travel leg), which the

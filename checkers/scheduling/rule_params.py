@@ -22,9 +22,8 @@ from pbsolve.checkers.scheduling.refs import (
     PersonName,
     RoomName,
     SlotName,
-    lacking,
 )
-from pbsolve.params import NoParams, Params
+from pbsolve.params import NoParams, Params, problem
 
 EventIds = Annotated[list[EventName], Field(min_length=1)]
 SlotIds = Annotated[list[SlotName], Field(min_length=1)]
@@ -164,7 +163,7 @@ class WeightedEnd(Params):
 
     def data_problems(self, data: Any) -> list[str]:
         # the check (and the model) read every event's weight
-        return super().data_problems(data) + lacking(
+        return super().data_problems(data) + problem(
             "no weight for event", [e.id for e in data.events if e.id not in self.weights]
         )
 
@@ -188,7 +187,7 @@ class CurrentSchedule(Params):
 
     def data_problems(self, data: Any) -> list[str]:
         # the check (and the model) compare every event with its current row
-        return super().data_problems(data) + lacking(
+        return super().data_problems(data) + problem(
             "the current plan has no row for event", [e.id for e in data.events if e.id not in self.existing]
         )
 
