@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ortools.sat.python import cp_model
-from ortools.sat.python.cp_model import IntVar
-from ortools.util.python.sorted_interval_list import Domain
 from pydantic import Field, PositiveInt
 
 from pbsolve.certify import SolverLimits, is_feasible
@@ -203,13 +201,19 @@ PARAMETERS = {"linearization_level": 2}
 # Not steadily faster on stored default certifications (seeds 0-7): every linear
 # constraint in the LP from the start (173 drafts, the same deterministic time), no
 # probing; nor, on 45 drafts, without MIR, CG, zero-half or clique cuts or with symmetry
-# level 0; linearization level 1 far slower.
+# level 0; linearization level 1 far slower. Measured again on 196 stored drafts (seeds
+# 0-7), deterministic time of the proof 1.19 s: no steady gain from lazy LP constraints
+# off, zero-half and clique cuts off (23 drafts of seed 0 -20 %, seeds 4-7 +26 %), the
+# objective lower-bound search (+17 % on seeds 4-7), core-based or LB-tree search (x1.5,
+# x1.8 on seed 0), LP polishing or binary search; nor as speed_parameters. The proof's
+# second-best plans (seed 0) swap one post or shift between two volunteers who differ in
+# skills or preferences elsewhere (2-12 cells): no interchangeable volunteers to break.
 UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 UNCERTAIN_PROBES = 7  # candidates offered to make_uncertain (each probe costs two optimisations)
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
-_BOOL = Domain(0, 1)
+_BOOL = cp_model.Domain(0, 1)
 
 
 class VolunteerModel(ModelBase):
@@ -231,14 +235,14 @@ class VolunteerModel(ModelBase):
         posts = [p.id for p in d.posts]
         for v in d.volunteers:
             for s in d.shifts:
-                row = [IntVar(proto).with_name(f"x[{v.id},{p},{s.id}]").with_domain(_BOOL) for p in posts]
+                row = [cp_model.IntVar(proto).with_name(f"x[{v.id},{p},{s.id}]").with_domain(_BOOL) for p in posts]
                 for p, b in zip(posts, row):
                     x[v.id, p, s.id] = b
                 at_most_one(row)
                 rows[v.id, s.id] = row
         if with_standby:
             for s in d.shifts:
-                row = [IntVar(proto).with_name(f"y[{v.id},{s.id}]").with_domain(_BOOL) for v in d.volunteers]
+                row = [cp_model.IntVar(proto).with_name(f"y[{v.id},{s.id}]").with_domain(_BOOL) for v in d.volunteers]
                 self.y.update({(v.id, s.id): b for v, b in zip(d.volunteers, row)})
                 self.m.add_exactly_one(row)
 
@@ -253,9 +257,7 @@ class VolunteerModel(ModelBase):
     def load(self, v: str) -> Any:
         found = self._load.get(v)
         if found is None:
-            found = self._load[v] = cp_model.LinearExpr.sum(
-                [b for s in self.data.shifts for b in self._rows[v, s.id]]
-            )
+            found = self._load[v] = cp_model.LinearExpr.sum([b for s in self.data.shifts for b in self._rows[v, s.id]])
         return found
 
     def staff(self, p: str, s: str) -> Any:
