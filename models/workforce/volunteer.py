@@ -201,41 +201,64 @@ PARAMETERS = {"linearization_level": 2}
 # Not steadily faster on stored default certifications (seeds 0-7): every linear
 # constraint in the LP from the start (173 drafts, the same deterministic time), no
 # probing; nor, on 45 drafts, without MIR, CG, zero-half or clique cuts or with symmetry
-# level 0; linearization level 1 far slower.
+# level 0; linearization level 1 far slower. Measured again on 196 stored drafts (seeds
+# 0-7), deterministic time of the proof 1.19 s: no steady gain from lazy LP constraints
+# off, zero-half and clique cuts off (23 drafts of seed 0 -20 %, seeds 4-7 +26 %), the
+# objective lower-bound search (+17 % on seeds 4-7), core-based or LB-tree search (x1.5,
+# x1.8 on seed 0), LP polishing or binary search; nor as speed_parameters. The proof's
+# second-best plans (seed 0) swap one post or shift between two volunteers who differ in
+# skills or preferences elsewhere (2-12 cells): no interchangeable volunteers to break.
 UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 UNCERTAIN_PROBES = 7  # candidates offered to make_uncertain (each probe costs two optimisations)
 
 
 # -- the CP-SAT model ------------------------------------------------------------------
+_BOOL = cp_model.Domain(0, 1)
+
+
 class VolunteerModel(ModelBase):
+    """The roster's variables. Built for every solve of a draft (certification, hard-tier
+    probes, explanations), so cheaply: each Boolean straight from OR-Tools' ``IntVar`` with
+    one shared 0-1 domain (``new_bool_var`` builds a domain per variable), and the
+    expressions ``on`` and ``load`` only when a rule asks for them. The model proto is the
+    same, variable for variable and constraint for constraint."""
+
     def __init__(self, data: VolunteerData, with_standby: bool = False) -> None:
         super().__init__()
         self.data = d = data
         self.x: dict[tuple[str, str, str], cp_model.IntVar] = {}
         self.y: dict[tuple[str, str], cp_model.IntVar] = {}
+        self._rows: dict[tuple[str, str], list[cp_model.IntVar]] = {}
         self._on: dict[tuple[str, str], Any] = {}
         self._load: dict[str, Any] = {}
+        proto, x, rows, at_most_one = self.m.model_proto, self.x, self._rows, self.m.add_at_most_one
+        posts = [p.id for p in d.posts]
         for v in d.volunteers:
-            mine = []
             for s in d.shifts:
-                row = [self.m.new_bool_var(f"x[{v.id},{p.id},{s.id}]") for p in d.posts]
-                self.x.update({(v.id, p.id, s.id): b for p, b in zip(d.posts, row)})
-                self.m.add_at_most_one(row)
-                self._on[v.id, s.id] = cp_model.LinearExpr.sum(row)
-                mine += row
-            self._load[v.id] = cp_model.LinearExpr.sum(mine)
+                row = [cp_model.IntVar(proto).with_name(f"x[{v.id},{p},{s.id}]").with_domain(_BOOL) for p in posts]
+                for p, b in zip(posts, row):
+                    x[v.id, p, s.id] = b
+                at_most_one(row)
+                rows[v.id, s.id] = row
         if with_standby:
             for s in d.shifts:
-                row = [self.m.new_bool_var(f"y[{v.id},{s.id}]") for v in d.volunteers]
+                row = [cp_model.IntVar(proto).with_name(f"y[{v.id},{s.id}]").with_domain(_BOOL) for v in d.volunteers]
                 self.y.update({(v.id, s.id): b for v, b in zip(d.volunteers, row)})
                 self.m.add_exactly_one(row)
 
     def on(self, v: str, s: str) -> Any:
         """1 when v works some post in shift s."""
-        return self._on[v, s]
+        key = (v, s)
+        found = self._on.get(key)
+        if found is None:
+            found = self._on[key] = cp_model.LinearExpr.sum(self._rows[key])
+        return found
 
     def load(self, v: str) -> Any:
-        return self._load[v]
+        found = self._load.get(v)
+        if found is None:
+            found = self._load[v] = cp_model.LinearExpr.sum([b for s in self.data.shifts for b in self._rows[v, s.id]])
+        return found
 
     def staff(self, p: str, s: str) -> Any:
         return cp_model.LinearExpr.sum([self.x[v.id, p, s] for v in self.data.volunteers])
@@ -359,10 +382,12 @@ def _load_balance(tm: VolunteerModel, p: vc.LoadBalance, lit: cp_model.IntVar) -
 
 @encoder("rotation")
 def _rotation(tm: VolunteerModel, p: NoParams, lit: cp_model.IntVar) -> None:
+    x, add = tm.x, tm.m.add  # tm.post's own path for a sum of two literals, without its two calls
+    posts = [post.id for post in tm.data.posts]
     for a, b in tm.data.next_pairs:
         for v in tm.data.volunteers:
-            for post in tm.data.posts:
-                tm.post(tm.x[v.id, post.id, a] + tm.x[v.id, post.id, b] <= 1, lit)
+            for post in posts:
+                add(x[v.id, post, a] + x[v.id, post, b] <= 1).only_enforce_if(lit)
 
 
 @encoder("min_shifts")
