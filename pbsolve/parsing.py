@@ -28,6 +28,9 @@
 Cost: one pass of one regular expression (possessive, no backtracking) over at most
 ``MAX_CHARS`` characters, then one JSON decode of one candidate: linear in the input,
 whatever it holds (runs of backticks or braces, deep nesting, unterminated strings).
+A text with no ``}`` cannot hold a bare object: it is read by a lighter pass that looks
+for fences only, and one search for a JSON-looking ``{`` past the last one (the same
+result, property-tested against the full pattern).
 A reply that is nothing but one JSON object (the usual case) is decoded directly, without
 the scan, with the same result (property-tested against the scan).
 """
@@ -74,6 +77,13 @@ _SCAN = re.compile(
     re.DOTALL,
 )
 _FENCES = re.compile(_FENCE, re.DOTALL)
+# The scan of a text with no closing brace: no object can close, so every JSON-looking
+# brace is a broken opener and only fences are candidates. Braces never touch the fences
+# (only an object could hold a backtick run, and none can form), so the fences are those
+# of the full scan, and its last broken opener is the last JSON-looking brace anywhere
+# outside them; past the last fence everything is outside one.
+_SCAN_FENCES_ONLY = re.compile(r"\A(?:[^`]++|(?P<fence>" + _FENCE + r")|`++)*", re.DOTALL)
+_JSON_OPENER = re.compile(_LOOKS_JSON)
 
 
 @dataclass(frozen=True)
@@ -207,6 +217,11 @@ def parse_response(text: Any) -> Parsed:
 
 def _scanned(body: str) -> Parsed:
     """The answer by one pass of the scan (the policy's general case)."""
+    return _scanned_without_objects(body) if "}" not in body else _full_scan(body)
+
+
+def _full_scan(body: str) -> Parsed:
+    """:func:`_scanned` by the one pattern of the policy, whatever the text holds."""
     scan = _SCAN.match(body)
     assert scan is not None  # the pattern matches every text (each alternative may repeat zero times)
     fence_end, obj_end, broken_end = scan.end("fence"), scan.end("obj"), scan.end("broken")
@@ -219,3 +234,19 @@ def _scanned(body: str) -> Parsed:
         return Parsed(error=error) if error else Parsed(value=value, source="fenced")
     value, error = _decode(scan.group("obj"), "last JSON object")
     return Parsed(error=error) if error else Parsed(value=value, source="object")
+
+
+def _scanned_without_objects(body: str) -> Parsed:
+    """:func:`_full_scan` of a text without a closing brace, with the same result: the
+    full scan's work on such a text is mostly object attempts that cannot succeed (each
+    JSON-looking brace tried to its nesting limit or the end), here skipped; the last
+    JSON-looking brace past the last fence is found by one search."""
+    scan = _SCAN_FENCES_ONLY.match(body)
+    assert scan is not None  # matches every text, as the full scan
+    fence_end = scan.end("fence")
+    if _JSON_OPENER.search(body, max(fence_end, 0)) is not None:
+        return Parsed(error="the last JSON object is never closed (or nested too deeply)")
+    if fence_end < 0:
+        return Parsed(error="no JSON object found in the response")
+    value, error = _decode(scan.group("body"), "last fenced block")
+    return Parsed(error=error) if error else Parsed(value=value, source="fenced")

@@ -397,3 +397,32 @@ def test_a_depth_walk_that_runs_out_of_stack_falls_back_to_the_scan(monkeypatch)
     monkeypatch.setattr(parsing, "_within_bare_depth", exhausted)
     text = json.dumps({"a": [[1]]})
     assert parse_response(text) == parsing._scanned(text)
+
+
+# -- a text without a closing brace: fences only, the same answer as the full scan -------------
+_OPEN_PIECES = st.sampled_from(['{', '"', "\\", "`", "```", "```json\n", "```\n", "\n", " ", "\t", '{"a": 1', "[", "]",
+                                ",", ":", "x", "1e400", "NaN", '{"', "{ \"", "``"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_OPEN_PIECES, max_size=30))
+def test_a_text_without_a_closing_brace_parses_as_the_full_scan_reads_it(pieces):
+    text = "".join(pieces)
+    assert parsing._scanned(text) == parsing._scanned_without_objects(text) == parsing._full_scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a":' * 50,  # open objects: each brace tried to the nesting limit by the full pattern
+        '```json\n[1]\n```{"a": 1',  # a broken object after the last fence
+        '{"a": 1 ```json\n[1]\n```',  # a broken object before it: the fence is the answer
+        '```json\n{"a": [1\n```',  # a fence holding broken JSON
+        "``` x\n```",  # an empty fence body
+        '```json\n[1]',  # an unclosed fence
+        "{ {{ x",  # braces that open nothing: no candidate
+        "",
+    ],
+)
+def test_texts_without_a_closing_brace_read_as_the_full_scan_reads_them(text):
+    assert parsing._scanned_without_objects(text) == parsing._full_scan(text)
