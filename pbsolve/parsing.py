@@ -30,7 +30,10 @@ Cost: one pass of one regular expression (possessive, no backtracking) over at m
 whatever it holds (runs of backticks or braces, deep nesting, unterminated strings).
 A text with no ``}`` cannot hold a bare object: it is read by a lighter pass that looks
 for fences only, and one search for a JSON-looking ``{`` past the last one (the same
-result, property-tested against the full pattern).
+result, property-tested against the full pattern). And a long run of JSON-looking
+braces before the first ``}``, nested deeper than ``MAX_BARE_DEPTH``, is not tried brace
+by brace: those whose object must fail are found by counting braces and quotes, and the
+scan starts after them (:func:`_hopeless_prefix`, property-tested the same way).
 A reply that is nothing but one JSON object (the usual case) is decoded directly, without
 the scan, with the same result (property-tested against the scan).
 """
@@ -40,6 +43,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from bisect import bisect_left
+from itertools import accumulate, repeat
+from operator import and_
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,14 +74,16 @@ _FENCE = (
 # One left-to-right pass: prose, whole fenced blocks, whole bare objects, or a stray
 # backtick run / brace. Each group keeps its last match, so one match gives the last
 # fenced block, the last bare object and the last broken JSON-looking opener.
-_SCAN = re.compile(
-    r"\A(?:(?:[^{`]++|\{(?!\s*+[\"}]))++"  # prose, with any brace that does not open an object
+_SCAN_BODY = (
+    r"(?:(?:[^{`]++|\{(?!\s*+[\"}]))++"  # prose, with any brace that does not open an object
     r"|(?P<obj>" + _object_pattern(MAX_BARE_DEPTH) + r")"  # only JSON-looking braces get here
     r"|(?P<fence>" + _FENCE + r")"
     r"|(?P<broken>\{)"  # a JSON-looking brace that never closes (within MAX_BARE_DEPTH)
-    r"|`++)*",
-    re.DOTALL,
+    r"|`++)*"
 )
+_SCAN = re.compile(r"\A" + _SCAN_BODY, re.DOTALL)
+# the same scan resumed at a position where the full one is between two tokens (or inside prose)
+_SCAN_FROM = re.compile(_SCAN_BODY, re.DOTALL)
 _FENCES = re.compile(_FENCE, re.DOTALL)
 # The scan of a text with no closing brace: no object can close, so every JSON-looking
 # brace is a broken opener and only fences are candidates. Braces never touch the fences
@@ -84,6 +92,13 @@ _FENCES = re.compile(_FENCE, re.DOTALL)
 # outside them; past the last fence everything is outside one.
 _SCAN_FENCES_ONLY = re.compile(r"\A(?:[^`]++|(?P<fence>" + _FENCE + r")|`++)*", re.DOTALL)
 _JSON_OPENER = re.compile(_LOOKS_JSON)
+_OPENS_JSON = re.compile(r"\s*+[\"}]")  # what follows a JSON-looking brace (the scan's lookahead)
+# a JSON-looking brace read backwards, the last one first: a quote or brace, blanks, the brace
+_OPENER_BACKWARDS = re.compile(r"[\"}]\s*+\{")
+# The pre-pass costs a little for every brace before the first close, an object attempt
+# far more: it runs when at least a quarter of those braces (and 32) open with a quote.
+# Which texts it runs on changes its speed only, never its result.
+_SKIP_MIN_BRACES = 32
 
 
 @dataclass(frozen=True)
@@ -222,9 +237,12 @@ def _scanned(body: str) -> Parsed:
 
 def _full_scan(body: str) -> Parsed:
     """:func:`_scanned` by the one pattern of the policy, whatever the text holds."""
-    scan = _SCAN.match(body)
+    start, broken_before = _hopeless_prefix(body)
+    scan = _SCAN.match(body) if start == 0 else _SCAN_FROM.match(body, start)
     assert scan is not None  # the pattern matches every text (each alternative may repeat zero times)
     fence_end, obj_end, broken_end = scan.end("fence"), scan.end("obj"), scan.end("broken")
+    if broken_end < 0:
+        broken_end = broken_before
     if broken_end > max(fence_end, obj_end):
         return Parsed(error="the last JSON object is never closed (or nested too deeply)")
     if fence_end < 0 and obj_end < 0:
@@ -250,3 +268,53 @@ def _scanned_without_objects(body: str) -> Parsed:
         return Parsed(error="no JSON object found in the response")
     value, error = _decode(scan.group("body"), "last fenced block")
     return Parsed(error=error) if error else Parsed(value=value, source="fenced")
+
+
+def _hopeless_prefix(body: str) -> tuple[int, int]:
+    """Where the scan of ``body`` may start instead of at 0, and the end of the last
+    broken opener before that point (-1: none), or (0, -1) to scan it all.
+
+    A run of JSON-looking braces before the first ``}`` costs the scan one object attempt
+    per brace, each running to the nesting limit before it fails (``{"a":{"a":...``): here
+    those that must fail are found without trying them, and skipped. With no backtick, backslash or
+    line break before the first ``}``, the text there holds only prose and braces, and
+    every string an object attempt reads ends at the next quote; so, read from a brace,
+    another brace is outside strings exactly when an even number of quotes lies between
+    them. A brace with ``MAX_BARE_DEPTH`` such braces after it (before the first ``}``)
+    opens an object nested too deeply before anything closes: its attempt fails and the
+    scan takes it as a broken opener. Everything before the first brace not known to fail
+    is prose or broken openers, so the scan resumed there reads the rest as the full scan
+    does (the prose before it ends at that brace, or at the first ``}`` when every brace
+    fails, where resuming splits one prose run). The braces that may succeed are the last
+    ``MAX_BARE_DEPTH`` of each quote parity; the last broken opener before the resumption
+    point is found by reading the text backwards from it."""
+    close = body.find("}")
+    if close < 0:
+        return 0, -1
+    openers = body.count('{"', 0, close) + body.count('{ "', 0, close)  # most JSON-looking braces, cheaply
+    if (
+        openers < _SKIP_MIN_BRACES
+        or openers * 4 < body.count("{", 0, close)
+        or body.find("`", 0, close) >= 0
+        or body.find("\\", 0, close) >= 0
+        or body.find("\n", 0, close) >= 0
+    ):
+        return 0, -1
+    parts = body[:close].split("{")[:-1]  # the text before each brace: brace k ends parts[0..k]
+    at = list(accumulate(map(len, parts)))  # brace k sits at at[k] + k
+    parity = bytes(map(and_, accumulate(map(str.count, parts, repeat('"'))), repeat(1)))  # quotes before brace k, mod 2
+    # a brace's attempt fails unless it is among the last MAX_BARE_DEPTH braces of its parity
+    hopeful: list[int] = []
+    for bit in (0, 1):
+        k = len(parity)
+        for _ in range(MAX_BARE_DEPTH):
+            k = parity.rfind(bit, 0, k)
+            if k < 0:
+                break
+            hopeful.append(at[k] + k)
+    opens_json = _OPENS_JSON.match
+    start = min((pos for pos in hopeful if opens_json(body, pos + 1) is not None), default=close)
+    # every JSON-looking brace before start is a broken opener: the last one, found by
+    # reading the text backwards (a quote, or the close, after blanks after a brace)
+    last = _OPENER_BACKWARDS.search(body[start::-1])  # body[start - i] at index i
+    return start, (start - last.end() + 2 if last is not None else -1)

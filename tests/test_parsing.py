@@ -426,3 +426,43 @@ def test_a_text_without_a_closing_brace_parses_as_the_full_scan_reads_it(pieces)
 )
 def test_texts_without_a_closing_brace_read_as_the_full_scan_reads_them(text):
     assert parsing._scanned_without_objects(text) == parsing._full_scan(text)
+
+
+# -- a run of JSON-looking braces before the first close: the attempts that must fail are skipped --
+_HEAD_PIECES = st.sampled_from(['{"a":', '{"a":', '{"', '{ "', '{', '"', "x", " ", ":", '{"b":"{"', '"{"', '""', "\t", "[", ","])
+_TAIL_PIECES = st.sampled_from(["}", "}}", '{"a":1}', '```json\n{"z":2}\n```', '"', "\n", '\\"', "{", '{"a":', "x", "`", "]"])
+
+
+def _scan_without_skipping(text: str) -> parsing.Parsed:
+    original = parsing._hopeless_prefix
+    parsing._hopeless_prefix = lambda body: (0, -1)
+    try:
+        return parsing._full_scan(text)
+    finally:
+        parsing._hopeless_prefix = original
+
+
+@settings(max_examples=400, deadline=None)
+@given(head=st.lists(_HEAD_PIECES, min_size=20, max_size=120), close=st.sampled_from(["}", "1}", " }", '"}', "}}}}}}}"]),
+       tail=st.lists(_TAIL_PIECES, max_size=12))
+def test_skipping_the_braces_that_must_fail_reads_as_the_full_scan(head, close, tail):
+    text = "".join(head) + close + "".join(tail)
+    assert parsing._full_scan(text) == _scan_without_skipping(text)
+
+
+@pytest.mark.parametrize("depth", [MAX_BARE_DEPTH - 1, MAX_BARE_DEPTH, MAX_BARE_DEPTH + 1])
+@pytest.mark.parametrize("runs", [40, 400])
+def test_nested_objects_past_a_long_run_of_openers_read_as_the_full_scan(depth, runs):
+    text = '{"a":' * runs + '{"b":' * depth + "1" + "}" * (runs + depth)
+    start, _ = parsing._hopeless_prefix(text)
+    assert start > 0  # the pre-pass skipped the openers that cannot close
+    assert parsing._full_scan(text) == _scan_without_skipping(text)
+    assert parse_response(text) == parsing._full_scan(text)
+
+
+def test_the_pre_pass_leaves_texts_it_cannot_read_to_the_full_scan():
+    # a backslash, a line break or a backtick before the first close: strings or fences may differ
+    for odd in ("\\", "\n", "`"):
+        text = '{"a":' * 40 + odd + "1" + "}" * 40
+        assert parsing._hopeless_prefix(text) == (0, -1)
+    assert parsing._hopeless_prefix("{" * 100 + "}") == (0, -1)  # no opener: nothing to skip
