@@ -232,12 +232,18 @@ def parse_response(text: Any) -> Parsed:
 
 def _scanned(body: str) -> Parsed:
     """The answer by one pass of the scan (the policy's general case)."""
-    return _scanned_without_objects(body) if "}" not in body else _full_scan(body)
+    close = body.find("}")
+    if close < 0:
+        return _scanned_without_objects(body)
+    if close < 2 * _SKIP_MIN_BRACES or body.count('{"', 0, close) < _SKIP_MIN_BRACES:
+        return _full_scan(body, 0)  # the usual reply: no run of openers before its first close
+    return _full_scan(body, close)
 
 
-def _full_scan(body: str) -> Parsed:
-    """:func:`_scanned` by the one pattern of the policy, whatever the text holds."""
-    start, broken_before = _hopeless_prefix(body)
+def _full_scan(body: str, close: int | None = None) -> Parsed:
+    """:func:`_scanned` by the one pattern of the policy, whatever the text holds
+    (``close``: the position of its first ``}``, if the caller has it; 0: skip nothing)."""
+    start, broken_before = _hopeless_prefix(body, close) if close != 0 else (0, -1)
     scan = _SCAN.match(body) if start == 0 else _SCAN_FROM.match(body, start)
     assert scan is not None  # the pattern matches every text (each alternative may repeat zero times)
     fence_end, obj_end, broken_end = scan.end("fence"), scan.end("obj"), scan.end("broken")
@@ -270,9 +276,10 @@ def _scanned_without_objects(body: str) -> Parsed:
     return Parsed(error=error) if error else Parsed(value=value, source="fenced")
 
 
-def _hopeless_prefix(body: str) -> tuple[int, int]:
+def _hopeless_prefix(body: str, close: int | None = None) -> tuple[int, int]:
     """Where the scan of ``body`` may start instead of at 0, and the end of the last
-    broken opener before that point (-1: none), or (0, -1) to scan it all.
+    broken opener before that point (-1: none), or (0, -1) to scan it all (``close``: the
+    position of the first ``}``, if the caller has it).
 
     A run of JSON-looking braces before the first ``}`` costs the scan one object attempt
     per brace, each running to the nesting limit before it fails (``{"a":{"a":...``): here
@@ -288,13 +295,15 @@ def _hopeless_prefix(body: str) -> tuple[int, int]:
     fails, where resuming splits one prose run). The braces that may succeed are the last
     ``MAX_BARE_DEPTH`` of each quote parity; the last broken opener before the resumption
     point is found by reading the text backwards from it."""
-    close = body.find("}")
-    if close < 0:
+    close = body.find("}") if close is None else close
+    if close < 2 * _SKIP_MIN_BRACES:  # too short a run to be worth it (or no close at all)
         return 0, -1
-    openers = body.count('{"', 0, close) + body.count('{ "', 0, close)  # most JSON-looking braces, cheaply
+    openers = body.count('{"', 0, close)  # most JSON-looking braces, cheaply
+    if openers < _SKIP_MIN_BRACES:
+        return 0, -1
+    openers += body.count('{ "', 0, close)
     if (
-        openers < _SKIP_MIN_BRACES
-        or openers * 4 < body.count("{", 0, close)
+        openers * 4 < body.count("{", 0, close)
         or body.find("`", 0, close) >= 0
         or body.find("\\", 0, close) >= 0
         or body.find("\n", 0, close) >= 0
