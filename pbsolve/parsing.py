@@ -33,7 +33,9 @@ for fences only, and one search for a JSON-looking ``{`` past the last one (the 
 result, property-tested against the full pattern). And a long run of JSON-looking
 braces before the first ``}``, nested deeper than ``MAX_BARE_DEPTH``, is not tried brace
 by brace: those whose object must fail are found by counting braces and quotes, and the
-scan starts after them (:func:`_hopeless_prefix`, property-tested the same way).
+scan starts after them (:func:`_hopeless_prefix`, property-tested the same way). A run
+of flat objects (``{}{}{}``, ``{"a":1} {"a":1}``) is one token of the scan, read to the
+same last object as one token per object (property-tested against the scan as defined).
 A reply that is nothing but one JSON object (the usual case) is decoded directly, without
 the scan, with the same result (property-tested against the scan).
 """
@@ -74,16 +76,32 @@ _FENCE = (
 # One left-to-right pass: prose, whole fenced blocks, whole bare objects, or a stray
 # backtick run / brace. Each group keeps its last match, so one match gives the last
 # fenced block, the last bare object and the last broken JSON-looking opener.
-_SCAN_BODY = (
-    r"(?:(?:[^{`]++|\{(?!\s*+[\"}]))++"  # prose, with any brace that does not open an object
-    r"|(?P<obj>" + _object_pattern(MAX_BARE_DEPTH) + r")"  # only JSON-looking braces get here
-    r"|(?P<fence>" + _FENCE + r")"
-    r"|(?P<broken>\{)"  # a JSON-looking brace that never closes (within MAX_BARE_DEPTH)
-    r"|`++)*"
-)
-_SCAN = re.compile(r"\A" + _SCAN_BODY, re.DOTALL)
+_OBJECT = _object_pattern(MAX_BARE_DEPTH)
+# A run of flat objects (no brace inside, strings plain: no brace, backslash or line break),
+# prose between them: the scan would read each as one bare object, to the same end, and the
+# prose as prose; read here as one token, far cheaper. The run ends with its last object
+# (an attempt at one more that fails is dropped whole), which starts at its last brace.
+_FLAT = r'\{(?=\s*+["}])(?:[^{}"]++|"[^"\\\n{}]*+")*+\}'
+_FLAT_RUN = _FLAT + r"(?:[^{`]*+" + _FLAT + r")*+"
+
+
+def _scan_body(flat_runs: bool) -> str:
+    return (
+        r"(?:(?:[^{`]++|\{(?!\s*+[\"}]))++"  # prose, with any brace that does not open an object
+        + (r"|(?P<flat>" + _FLAT_RUN + r")" if flat_runs else "")  # a shortcut through simple objects
+        + r"|(?P<obj>" + _OBJECT + r")"  # only JSON-looking braces get here
+        r"|(?P<fence>" + _FENCE + r")"
+        r"|(?P<broken>\{)"  # a JSON-looking brace that never closes (within MAX_BARE_DEPTH)
+        r"|`++)*"
+    )
+
+
+# The policy's scan, as it is defined (each bare object one token); the tests hold the
+# scan below, with its shortcut through runs of flat objects, to give the same answer.
+_PLAIN_SCAN = re.compile(r"\A" + _scan_body(False), re.DOTALL)
+_SCAN = re.compile(r"\A" + _scan_body(True), re.DOTALL)
 # the same scan resumed at a position where the full one is between two tokens (or inside prose)
-_SCAN_FROM = re.compile(_SCAN_BODY, re.DOTALL)
+_SCAN_FROM = re.compile(_scan_body(True), re.DOTALL)
 _FENCES = re.compile(_FENCE, re.DOTALL)
 # The scan of a text with no closing brace: no object can close, so every JSON-looking
 # brace is a broken opener and only fences are candidates. Braces never touch the fences
@@ -249,6 +267,12 @@ def _full_scan(body: str, close: int | None = None) -> Parsed:
     fence_end, obj_end, broken_end = scan.end("fence"), scan.end("obj"), scan.end("broken")
     if broken_end < 0:
         broken_end = broken_before
+    flat_end = scan.end("flat")
+    if flat_end > obj_end:  # the last bare object closes a run of flat ones
+        obj_end = flat_end
+        obj_text = body[body.rfind("{", scan.start("flat"), flat_end) : flat_end]
+    else:
+        obj_text = scan.group("obj")
     if broken_end > max(fence_end, obj_end):
         return Parsed(error="the last JSON object is never closed (or nested too deeply)")
     if fence_end < 0 and obj_end < 0:
@@ -256,7 +280,7 @@ def _full_scan(body: str, close: int | None = None) -> Parsed:
     if fence_end > obj_end:
         value, error = _decode(scan.group("body"), "last fenced block")
         return Parsed(error=error) if error else Parsed(value=value, source="fenced")
-    value, error = _decode(scan.group("obj"), "last JSON object")
+    value, error = _decode(obj_text, "last JSON object")
     return Parsed(error=error) if error else Parsed(value=value, source="object")
 
 

@@ -461,3 +461,34 @@ def test_the_pre_pass_leaves_texts_it_cannot_read_to_the_full_scan():
         text = '{"a":' * 40 + odd + "1" + "}" * 40
         assert parsing._hopeless_prefix(text) == (0, -1)
     assert parsing._hopeless_prefix("{" * 100 + "}") == (0, -1)  # no opener: nothing to skip
+
+
+# -- runs of flat objects: one token for the scan, the same answer as one token per object ------
+_FLAT_PIECES = st.sampled_from(['{}', '{"a":1}', '{ "a": "x" }', '{"a":"{"}', '{"a":"\\\\"}', '{"a":\n1}', '{"a":{"b":1}}',
+                                ' ', 'x', '\n', '{', '}', '"', '`', '```json\n{"z": 3}\n```', '{1}', '{"a": [1, 2]}', '{"a": "b'])
+
+
+def _plain_answer(text: str) -> tuple:
+    """The policy's scan as defined (each bare object one token): last fence, object, broken opener."""
+    scan = parsing._PLAIN_SCAN.match(text)
+    return scan.end("fence"), scan.end("obj"), scan.end("broken"), scan.group("obj"), scan.group("body")
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_FLAT_PIECES, max_size=20))
+def test_a_run_of_flat_objects_reads_as_one_object_per_token(pieces):
+    text = "".join(pieces)
+    fence_end, obj_end, broken_end, obj, body = _plain_answer(text)
+    scan = parsing._SCAN.match(text)
+    flat_end = scan.end("flat")
+    last_obj = text[text.rfind("{", scan.start("flat"), flat_end) : flat_end] if flat_end > scan.end("obj") else scan.group("obj")
+    assert (scan.end("fence"), max(scan.end("obj"), flat_end), scan.end("broken")) == (fence_end, obj_end, broken_end)
+    assert last_obj == obj and scan.group("body") == body
+    assert parsing._full_scan(text, 0) == parsing._scanned(text)
+
+
+def test_brace_pairs_are_read_as_one_run():
+    text = "{}" * 1000 + ' {"a": 1}'
+    scan = parsing._SCAN.match(text)
+    assert scan.start("flat") == 0 and scan.end("flat") == len(text)
+    assert parse_response(text) == parsing.Parsed(value={"a": 1}, source="object")
