@@ -300,6 +300,8 @@ HOSTILE = {
     "brace-pairs": lambda n: "{}" * (n // 2),
     "nested-braces": lambda n: "{" * (n // 2) + "}" * (n // 2),
     "open-objects": lambda n: ('{"a":' * n)[:n],
+    "nested-objects": lambda n: '{"a":' * (n // 6) + "1" + "}" * (n // 6),
+    "open-objects-with-content": lambda n: ('{"a":[1,2,3],"b":' * n)[:n],
     "small-objects": lambda n: ('{"a":1}' * n)[:n],
     "quotes": lambda n: "{" + '"' * (n - 1),
     "unterminated-string": lambda n: '{"' + "x" * (n - 2),
