@@ -88,9 +88,10 @@ _FLAT_RUN = _FLAT + r"(?:[^{`]*+" + _FLAT + r")*+"
 def _scan_body(fast: bool) -> str:
     """The scan's pattern: as the policy defines it, or (``fast``) with two shortcuts that
     read the same tokens in fewer steps: a run of flat objects as one token, and a run of
-    braces each followed by another (none of which can open an object) as prose at once."""
+    adjacent braces as prose at once (every brace of it but the last is followed by a
+    brace, so opens nothing; the last is left to an object when it looks like one)."""
     return (
-        r"(?:(?:[^{`]++" + (r"|\{+(?=\{)" if fast else "") + r"|\{(?!\s*+[\"}]))++"  # prose, with any brace that does not open an object
+        r"(?:(?:[^{`]++|\{" + ("+" if fast else "") + r"(?!\s*+[\"}]))++"  # prose, with any brace that does not open an object
         + (r"|(?P<flat>" + _FLAT_RUN + r")" if fast else "")  # a shortcut through simple objects
         + r"|(?P<obj>" + _OBJECT + r")"  # only JSON-looking braces get here
         r"|(?P<fence>" + _FENCE + r")"
@@ -256,26 +257,24 @@ def _scanned(body: str) -> Parsed:
     close = body.find("}")
     if close < 0:
         return _scanned_without_objects(body)
-    if close < 2 * _SKIP_MIN_BRACES or body.count('{"', 0, close) < _SKIP_MIN_BRACES:
-        return _full_scan(body, 0)  # the usual reply: no run of openers before its first close
     return _full_scan(body, close)
 
 
-def _full_scan(body: str, close: int | None = None) -> Parsed:
-    """:func:`_scanned` by the one pattern of the policy, whatever the text holds
-    (``close``: the position of its first ``}``, if the caller has it; 0: skip nothing)."""
-    start, broken_before = _hopeless_prefix(body, close) if close != 0 else (0, -1)
-    scan = _SCAN.match(body) if start == 0 else _SCAN_FROM.match(body, start)
+def _full_scan(body: str, close: int = -1) -> Parsed:
+    """:func:`_scanned` by the scan pattern, whatever the text holds (``close``: the
+    position of its first ``}``, where a run of openers before it may be skipped; -1:
+    skip nothing, the scan runs from the first character)."""
+    if close < 2 * _SKIP_MIN_BRACES or body.count('{"', 0, close) < _SKIP_MIN_BRACES:
+        scan, broken_before = _SCAN.match(body), -1  # the usual reply: no run of openers to skip
+    else:
+        start, broken_before = _hopeless_prefix(body, close)
+        scan = _SCAN.match(body) if start == 0 else _SCAN_FROM.match(body, start)
     assert scan is not None  # the pattern matches every text (each alternative may repeat zero times)
-    fence_end, obj_end, broken_end = scan.end("fence"), scan.end("obj"), scan.end("broken")
+    fence_end, obj_end, broken_end, flat_end = scan.end("fence"), scan.end("obj"), scan.end("broken"), scan.end("flat")
     if broken_end < 0:
         broken_end = broken_before
-    flat_end = scan.end("flat")
     if flat_end > obj_end:  # the last bare object closes a run of flat ones
         obj_end = flat_end
-        obj_text = body[body.rfind("{", scan.start("flat"), flat_end) : flat_end]
-    else:
-        obj_text = scan.group("obj")
     if broken_end > max(fence_end, obj_end):
         return Parsed(error="the last JSON object is never closed (or nested too deeply)")
     if fence_end < 0 and obj_end < 0:
@@ -283,6 +282,10 @@ def _full_scan(body: str, close: int | None = None) -> Parsed:
     if fence_end > obj_end:
         value, error = _decode(scan.group("body"), "last fenced block")
         return Parsed(error=error) if error else Parsed(value=value, source="fenced")
+    if obj_end == flat_end:
+        obj_text = body[body.rfind("{", scan.start("flat"), flat_end) : flat_end]
+    else:
+        obj_text = scan.group("obj")
     value, error = _decode(obj_text, "last JSON object")
     return Parsed(error=error) if error else Parsed(value=value, source="object")
 

@@ -436,7 +436,7 @@ _TAIL_PIECES = st.sampled_from(["}", "}}", '{"a":1}', '```json\n{"z":2}\n```', '
 
 
 def _scan_without_skipping(text: str) -> parsing.Parsed:
-    return parsing._full_scan(text, 0)  # the full pattern from the first character
+    return parsing._full_scan(text)  # the scan from the first character, nothing skipped
 
 
 @settings(max_examples=400, deadline=None)
@@ -444,7 +444,7 @@ def _scan_without_skipping(text: str) -> parsing.Parsed:
        tail=st.lists(_TAIL_PIECES, max_size=12))
 def test_skipping_the_braces_that_must_fail_reads_as_the_full_scan(head, close, tail):
     text = "".join(head) + close + "".join(tail)
-    assert parsing._full_scan(text) == _scan_without_skipping(text)
+    assert parsing._scanned(text) == _scan_without_skipping(text)
 
 
 @pytest.mark.parametrize("depth", [MAX_BARE_DEPTH - 1, MAX_BARE_DEPTH, MAX_BARE_DEPTH + 1])
@@ -453,8 +453,8 @@ def test_nested_objects_past_a_long_run_of_openers_read_as_the_full_scan(depth, 
     text = '{"a":' * runs + '{"b":' * depth + "1" + "}" * (runs + depth)
     start, _ = parsing._hopeless_prefix(text)
     assert start > 0  # the pre-pass skipped the openers that cannot close
-    assert parsing._full_scan(text) == _scan_without_skipping(text)
-    assert parse_response(text) == parsing._full_scan(text) == parsing._scanned(text)
+    assert parsing._scanned(text) == _scan_without_skipping(text)
+    assert parse_response(text) == parsing._scanned(text)
 
 
 def test_the_pre_pass_leaves_texts_it_cannot_read_to_the_full_scan():
@@ -486,7 +486,7 @@ def test_a_run_of_flat_objects_reads_as_one_object_per_token(pieces):
     last_obj = text[text.rfind("{", scan.start("flat"), flat_end) : flat_end] if flat_end > scan.end("obj") else scan.group("obj")
     assert (scan.end("fence"), max(scan.end("obj"), flat_end), scan.end("broken")) == (fence_end, obj_end, broken_end)
     assert last_obj == obj and scan.group("body") == body
-    assert parsing._full_scan(text, 0) == parsing._scanned(text)
+    assert parsing._full_scan(text) == parsing._scanned(text)
 
 
 def test_brace_pairs_are_read_as_one_run():
