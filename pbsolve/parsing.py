@@ -32,7 +32,7 @@ A text with no ``}`` cannot hold a bare object: it is read by a lighter pass tha
 for fences only, and one search for a JSON-looking ``{`` past the last one (the same
 result, property-tested against the full pattern). And a long run of JSON-looking
 braces before the first ``}``, nested deeper than ``MAX_BARE_DEPTH``, is not tried brace
-by brace: those whose object must fail are found by counting braces and quotes, and the
+by brace: those whose object must fail are found from the braces and quotes alone, and the
 scan starts after them (:func:`_hopeless_prefix`, property-tested the same way). A run
 of flat objects (``{}{}{}``, ``{"a":1} {"a":1}``) is one token of the scan, read to the
 same last object as one token per object (property-tested against the scan as defined).
@@ -46,8 +46,7 @@ import json
 import math
 import re
 from bisect import bisect_left
-from itertools import accumulate, repeat
-from operator import and_
+from itertools import accumulate
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +114,14 @@ _FENCES = re.compile(_FENCE, re.DOTALL)
 _SCAN_FENCES_ONLY = re.compile(r"\A(?:[^`]++|(?P<fence>" + _FENCE + r")|`++)*", re.DOTALL)
 _JSON_OPENER = re.compile(_LOOKS_JSON)
 _OPENS_JSON = re.compile(r"\s*+[\"}]")  # what follows a JSON-looking brace (the scan's lookahead)
+# The braces and quotes of a text read backwards from a close (every other byte deleted):
+# the next brace with an even number of quotes before it, from a point with an even number;
+# the next with an odd number, from a point with an even or an odd number.
+_NOT_BRACE_OR_QUOTE = bytes(range(256)).translate(None, b'{"')
+_EVEN_BRACE = re.compile(rb'(?:"\{*+")*+(?=\{)')
+_ODD_BRACE_FROM_EVEN = re.compile(rb'(?:\{|"")*+"(?=\{)')
+_ODD_BRACE_FROM_ODD = re.compile(rb'(?:"(?:\{|"")*+")?(?=\{)')
+_NEAR_BRACES = 64  # hopeful braces this close to the close are found by walking back to them
 # a JSON-looking brace read backwards, the last one first: a quote or brace, blanks, the brace
 _OPENER_BACKWARDS = re.compile(r"[\"}]\s*+\{")
 # The pre-pass costs a little for every brace before the first close, an object attempt
@@ -339,18 +346,31 @@ def _hopeless_prefix(body: str, close: int | None = None) -> tuple[int, int]:
         or body.find("\n", 0, close) >= 0
     ):
         return 0, -1
-    parts = body[:close].split("{")[:-1]  # the text before each brace: brace k ends parts[0..k]
-    at = list(accumulate(map(len, parts)))  # brace k sits at at[k] + k
-    parity = bytes(map(and_, accumulate(map(str.count, parts, repeat('"'))), repeat(1)))  # quotes before brace k, mod 2
-    # a brace's attempt fails unless it is among the last MAX_BARE_DEPTH braces of its parity
-    hopeful: list[int] = []
-    for bit in (0, 1):
-        k = len(parity)
+    # Which braces may succeed: the last MAX_BARE_DEPTH of each quote parity. They are
+    # found in the braces and quotes alone, read backwards from the close (parity 0: an
+    # even number of quotes between the brace and the close).
+    head = body[:close]
+    marks = head.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACE_OR_QUOTE)[::-1]
+    found: list[int] = []  # indices in marks of the hopeful braces
+    for first, then in ((_EVEN_BRACE, _EVEN_BRACE), (_ODD_BRACE_FROM_EVEN, _ODD_BRACE_FROM_ODD)):
+        mark = first.match(marks)
         for _ in range(MAX_BARE_DEPTH):
-            k = parity.rfind(bit, 0, k)
-            if k < 0:
+            if mark is None:
                 break
-            hopeful.append(at[k] + k)
+            found.append(mark.end())
+            mark = then.match(marks, mark.end() + 1)
+    back = [marks.count(b"{", 0, i) for i in found]  # how many braces follow each, before the close
+    hopeful: list[int] = []
+    if max(back, default=0) < _NEAR_BRACES:  # all among the last few braces: walk back to them
+        at, pos = [], close
+        for _ in range(max(back, default=-1) + 1):
+            pos = body.rfind("{", 0, pos)
+            at.append(pos)
+        hopeful = [at[j] for j in back]
+    else:  # the position of every brace, from the text before each
+        parts = head.split("{")[:-1]
+        ends = list(accumulate(map(len, parts)))  # brace k sits at ends[k] + k
+        hopeful = [ends[k] + k for k in (len(parts) - 1 - j for j in back)]
     opens_json = _OPENS_JSON.match
     start = min((pos for pos in hopeful if opens_json(body, pos + 1) is not None), default=close)
     # every JSON-looking brace before start is a broken opener: the last one, found by

@@ -494,3 +494,13 @@ def test_brace_pairs_are_read_as_one_run():
     scan = parsing._SCAN.match(text)
     assert scan.start("flat") == 0 and scan.end("flat") == len(text)
     assert parse_response(text) == parsing.Parsed(value={"a": 1}, source="object")
+
+
+@settings(max_examples=300, deadline=None)
+@given(pre=st.lists(st.sampled_from(['{', '"', "x", '{"a":', '"{"', " ", '{"', '""']), max_size=12),
+       unit=st.sampled_from(['{"a":', '{"a":"b",', '{ "a":', '{"a":{"b":', '{""{"']), runs=st.integers(40, 120),
+       closes=st.integers(1, 130), tail=st.lists(_TAIL_PIECES, max_size=6))
+def test_skipping_when_one_parity_has_its_last_braces_far_back(pre, unit, runs, closes, tail):
+    # a few braces of the other parity before a long run: found far back, past a walk's reach
+    text = "".join(pre) + unit * runs + "1" + "}" * closes + "".join(tail)
+    assert parsing._scanned(text) == _scan_without_skipping(text)
