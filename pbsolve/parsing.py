@@ -80,7 +80,7 @@ _OBJECT = _object_pattern(MAX_BARE_DEPTH)
 # prose between them: the scan would read each as one bare object, to the same end, and the
 # prose as prose; read here as one token, far cheaper. The run ends with its last object
 # (an attempt at one more that fails is dropped whole), which starts at its last brace.
-_FLAT = r'\{(?=\s*+["}])(?:[^{}"]++|"[^"\\\n{}]*+")*+\}'
+_FLAT = r'\{(?:\}|(?=\s*+["}])(?:[^{}"]++|"[^"\\\n{}]*+")*+\})'  # an empty object first: the cheapest
 _FLAT_RUN = _FLAT + r"(?:[^{`]*+" + _FLAT + r")*+"
 
 
