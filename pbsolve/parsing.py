@@ -45,9 +45,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_left
-from itertools import accumulate
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 MAX_CHARS = 100_000  # characters after </think>; the default of grading, rewards and the server
@@ -89,14 +88,12 @@ def _scan_body(fast: bool) -> str:
     read the same tokens in fewer steps: a run of flat objects as one token, and a run of
     adjacent braces as prose at once (every brace of it but the last is followed by a
     brace, so opens nothing; the last is left to an object when it looks like one)."""
-    return (
-        r"(?:(?:[^{`]++|\{" + ("+" if fast else "") + r"(?!\s*+[\"}]))++"  # prose, with any brace that does not open an object
-        + (r"|(?P<flat>" + _FLAT_RUN + r")" if fast else "")  # a shortcut through simple objects
-        + r"|(?P<obj>" + _OBJECT + r")"  # only JSON-looking braces get here
-        r"|(?P<fence>" + _FENCE + r")"
-        r"|(?P<broken>\{)"  # a JSON-looking brace that never closes (within MAX_BARE_DEPTH)
-        r"|`++)*"
-    )
+    # prose, with any brace (fast: run of braces) that does not open an object; then the
+    # shortcut through flat objects (fast); objects, only where a brace looks JSON-like;
+    # fenced blocks; a JSON-looking brace that never closes (within MAX_BARE_DEPTH); backticks
+    prose = r"(?:[^{`]++|" + (r"\{+" if fast else r"\{") + r"(?!\s*+[\"}]))++"
+    flat = r"|(?P<flat>" + _FLAT_RUN + r")" if fast else ""
+    return r"(?:" + prose + flat + r"|(?P<obj>" + _OBJECT + r")|(?P<fence>" + _FENCE + r")|(?P<broken>\{)|`++)*"
 
 
 # The policy's scan, as it is defined (each bare object one token); the tests hold the
