@@ -80,6 +80,7 @@ NOT_GRADING = {
     # mutant child forks after the import, so the mutant could never run and would read as
     # a survivor. The regex it builds is held by tests/test_parsing.py directly.
     "_object_pattern": "import-time only (builds parsing's module-level regex): mutmut cannot run its mutants",
+    "_scan_body": "import-time only (builds parsing's module-level scan patterns): mutmut cannot run its mutants",
     # The registrar the staged copy calls after each rule check's def (REGISTRARS below):
     # it runs while the module is imported, so its mutants could never run, and mutmut's
     # forced-failure self-test would fail the import of every family instead of a test.

@@ -300,6 +300,8 @@ HOSTILE = {
     "brace-pairs": lambda n: "{}" * (n // 2),
     "nested-braces": lambda n: "{" * (n // 2) + "}" * (n // 2),
     "open-objects": lambda n: ('{"a":' * n)[:n],
+    "nested-objects": lambda n: '{"a":' * (n // 6) + "1" + "}" * (n // 6),
+    "open-objects-with-content": lambda n: ('{"a":[1,2,3],"b":' * n)[:n],
     "small-objects": lambda n: ('{"a":1}' * n)[:n],
     "quotes": lambda n: "{" + '"' * (n - 1),
     "unterminated-string": lambda n: '{"' + "x" * (n - 2),
@@ -405,3 +407,108 @@ def test_a_depth_walk_that_runs_out_of_stack_falls_back_to_the_scan(monkeypatch)
     monkeypatch.setattr(parsing, "_within_bare_depth", exhausted)
     text = json.dumps({"a": [[1]]})
     assert parse_response(text) == parsing._scanned(text)
+
+
+# -- a text without a closing brace: fences only, the same answer as the full scan -------------
+_OPEN_PIECES = st.sampled_from(['{', '"', "\\", "`", "```", "```json\n", "```\n", "\n", " ", "\t", '{"a": 1', "[", "]",
+                                ",", ":", "x", "1e400", "NaN", '{"', "{ \"", "``"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_OPEN_PIECES, max_size=30))
+def test_a_text_without_a_closing_brace_parses_as_the_full_scan_reads_it(pieces):
+    text = "".join(pieces)
+    assert parsing._scanned(text) == parsing._scanned_without_objects(text) == parsing._full_scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a":' * 50,  # open objects: each brace tried to the nesting limit by the full pattern
+        '```json\n[1]\n```{"a": 1',  # a broken object after the last fence
+        '{"a": 1 ```json\n[1]\n```',  # a broken object before it: the fence is the answer
+        '```json\n{"a": [1\n```',  # a fence holding broken JSON
+        "``` x\n```",  # an empty fence body
+        '```json\n[1]',  # an unclosed fence
+        "{ {{ x",  # braces that open nothing: no candidate
+        "",
+    ],
+)
+def test_texts_without_a_closing_brace_read_as_the_full_scan_reads_them(text):
+    assert parsing._scanned_without_objects(text) == parsing._full_scan(text)
+
+
+# -- a run of JSON-looking braces before the first close: the attempts that must fail are skipped --
+_HEAD_PIECES = st.sampled_from(['{"a":', '{"a":', '{"', '{ "', '{', '"', "x", " ", ":", '{"b":"{"', '"{"', '""', "\t", "[", ","])
+_TAIL_PIECES = st.sampled_from(["}", "}}", '{"a":1}', '```json\n{"z":2}\n```', '"', "\n", '\\"', "{", '{"a":', "x", "`", "]"])
+
+
+def _scan_without_skipping(text: str) -> parsing.Parsed:
+    return parsing._full_scan(text)  # the scan from the first character, nothing skipped
+
+
+@settings(max_examples=400, deadline=None)
+@given(head=st.lists(_HEAD_PIECES, min_size=20, max_size=120), close=st.sampled_from(["}", "1}", " }", '"}', "}}}}}}}"]),
+       tail=st.lists(_TAIL_PIECES, max_size=12))
+def test_skipping_the_braces_that_must_fail_reads_as_the_full_scan(head, close, tail):
+    text = "".join(head) + close + "".join(tail)
+    assert parsing._scanned(text) == _scan_without_skipping(text)
+
+
+@pytest.mark.parametrize("depth", [MAX_BARE_DEPTH - 1, MAX_BARE_DEPTH, MAX_BARE_DEPTH + 1])
+@pytest.mark.parametrize("runs", [40, 400])
+def test_nested_objects_past_a_long_run_of_openers_read_as_the_full_scan(depth, runs):
+    text = '{"a":' * runs + '{"b":' * depth + "1" + "}" * (runs + depth)
+    start, _ = parsing._hopeless_prefix(text)
+    assert start > 0  # the pre-pass skipped the openers that cannot close
+    assert parsing._scanned(text) == _scan_without_skipping(text)
+    assert parse_response(text) == parsing._scanned(text)
+
+
+def test_the_pre_pass_leaves_texts_it_cannot_read_to_the_full_scan():
+    # a backslash, a line break or a backtick before the first close: strings or fences may differ
+    for odd in ("\\", "\n", "`"):
+        text = '{"a":' * 40 + odd + "1" + "}" * 40
+        assert parsing._hopeless_prefix(text) == (0, -1)
+    assert parsing._hopeless_prefix("{" * 100 + "}") == (0, -1)  # no opener: nothing to skip
+
+
+# -- runs of flat objects: one token for the scan, the same answer as one token per object ------
+_FLAT_PIECES = st.sampled_from(['{}', '{"a":1}', '{ "a": "x" }', '{"a":"{"}', '{"a":"\\\\"}', '{"a":\n1}', '{"a":{"b":1}}',
+                                ' ', 'x', '\n', '{', '}', '"', '`', '```json\n{"z": 3}\n```', '{1}', '{"a": [1, 2]}', '{"a": "b'])
+
+
+def _plain_answer(text: str) -> tuple:
+    """The policy's scan as defined (each bare object one token): last fence, object, broken opener."""
+    scan = parsing._PLAIN_SCAN.match(text)
+    return scan.end("fence"), scan.end("obj"), scan.end("broken"), scan.group("obj"), scan.group("body")
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(_FLAT_PIECES, max_size=20))
+def test_a_run_of_flat_objects_reads_as_one_object_per_token(pieces):
+    text = "".join(pieces)
+    fence_end, obj_end, broken_end, obj, body = _plain_answer(text)
+    scan = parsing._SCAN.match(text)
+    flat_end = scan.end("flat")
+    last_obj = text[text.rfind("{", scan.start("flat"), flat_end) : flat_end] if flat_end > scan.end("obj") else scan.group("obj")
+    assert (scan.end("fence"), max(scan.end("obj"), flat_end), scan.end("broken")) == (fence_end, obj_end, broken_end)
+    assert last_obj == obj and scan.group("body") == body
+    assert parsing._full_scan(text) == parsing._scanned(text)
+
+
+def test_brace_pairs_are_read_as_one_run():
+    text = "{}" * 1000 + ' {"a": 1}'
+    scan = parsing._SCAN.match(text)
+    assert scan.start("flat") == 0 and scan.end("flat") == len(text)
+    assert parse_response(text) == parsing.Parsed(value={"a": 1}, source="object")
+
+
+@settings(max_examples=300, deadline=None)
+@given(pre=st.lists(st.sampled_from(['{', '"', "x", '{"a":', '"{"', " ", '{"', '""']), max_size=12),
+       unit=st.sampled_from(['{"a":', '{"a":"b",', '{ "a":', '{"a":{"b":', '{""{"']), runs=st.integers(40, 120),
+       closes=st.integers(1, 130), tail=st.lists(_TAIL_PIECES, max_size=6))
+def test_skipping_when_one_parity_has_its_last_braces_far_back(pre, unit, runs, closes, tail):
+    # a few braces of the other parity before a long run: found far back, past a walk's reach
+    text = "".join(pre) + unit * runs + "1" + "}" * closes + "".join(tail)
+    assert parsing._scanned(text) == _scan_without_skipping(text)
