@@ -20,9 +20,7 @@ TASKS = ("procurement_planning", "material_allocation", "educational_resource_pl
 MILP_TASKS = ("procurement_planning", "material_allocation")
 
 
-def find(
-    task: str, seed: int, size: str = "small", include: tuple[str, ...] = (), status: str = "optimal", tries: int = 12
-) -> Instance | None:
+def find(task: str, seed: int, size: str = "small", include: tuple[str, ...] = (), status: str = "optimal", tries: int = 12) -> Instance | None:
     """The first instance of this status (and carrying every included mechanism) at this seed."""
     return instances.find(task, seed, size, include, status, tries, hard=False, unlisted=("infeasibility_detection",))
 
@@ -44,20 +42,9 @@ def plan_of(inst: Instance, answer: dict, rules: list[Rule] | None = None) -> An
     return plan
 
 
-def evaluate(
-    inst: Instance,
-    plan: Any,
-    rules: list[Rule] | None = None,
-    objective: list[ObjectiveTerm] | None = None,
-    data: dict | None = None,
-) -> tuple[dict, dict]:
+def evaluate(inst: Instance, plan: Any, rules: list[Rule] | None = None, objective: list[ObjectiveTerm] | None = None, data: dict | None = None) -> tuple[dict, dict]:
     tc = tc_of(inst.task)
-    return tc.evaluate(
-        data_of(inst, data),
-        list(inst.rules) if rules is None else rules,
-        list(inst.objective) if objective is None else objective,
-        plan,
-    )
+    return tc.evaluate(data_of(inst, data), list(inst.rules) if rules is None else rules, list(inst.objective) if objective is None else objective, plan)
 
 
 def answer_of(inst: Instance, plan: Any, base: dict | None = None) -> dict:
@@ -105,9 +92,7 @@ def single_moves(inst: Instance, plan: Any) -> Iterator[Any]:
         for a in cells:
             if plan.get(a, 0) == 0:
                 continue
-            same_kind = [
-                b for b in cells if b != a and (b[1] == a[1] if task == "procurement_planning" else b[2] == a[2])
-            ]
+            same_kind = [b for b in cells if b != a and (b[1] == a[1] if task == "procurement_planning" else b[2] == a[2])]
             for b in same_kind:
                 for share in (plan[a], (plan[a] + 1) // 2):  # all of it, or split it
                     moved = min(share, top[b] - plan.get(b, 0))

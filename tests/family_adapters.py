@@ -211,12 +211,7 @@ class Scheduling(Adapter):
     # a small calendar's staff have one or two tasks a day, back to back in production order
     rarely_sampled |= {"content_scheduling": {"person_buffer"}}
     every_check_seen = True
-    opt_in_kinds: ClassVar[set[str]] = {
-        "room_cooldown",
-        "fatigue_protocol",
-        "battery_level",
-        "frequency_cap",
-    }  # tests/test_stateful.py, test_email_scheduling.py
+    opt_in_kinds: ClassVar[set[str]] = {"room_cooldown", "fatigue_protocol", "battery_level", "frequency_cap"}  # tests/test_stateful.py, test_email_scheduling.py
 
     def tc(self, task: str) -> TaskChecker:
         from pbsolve.checkers.scheduling.checks import TIMETABLE

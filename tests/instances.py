@@ -13,9 +13,7 @@ from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 
 @cache
-def instance_at(
-    task: str, seed: int, index: int, size: str = "small", hard: bool = False, include: tuple[str, ...] = ()
-) -> Instance | None:
+def instance_at(task: str, seed: int, index: int, size: str = "small", hard: bool = False, include: tuple[str, ...] = ()) -> Instance | None:
     opts = GenerateOptions(task=task, size=size, force_tiers=["hard"] if hard else [], include=list(include))
     return build_instance(seed, index, opts).instance
 
@@ -36,12 +34,7 @@ def find(
     return None
 
 
-def draft_of(
-    inst: Instance,
-    data: dict | None = None,
-    rules: list[Rule] | None = None,
-    objective: list[ObjectiveTerm] | None = None,
-) -> Draft:
+def draft_of(inst: Instance, data: dict | None = None, rules: list[Rule] | None = None, objective: list[ObjectiveTerm] | None = None) -> Draft:
     return Draft(
         spec=inst.spec,
         data=inst.data if data is None else data,

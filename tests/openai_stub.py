@@ -160,10 +160,7 @@ class OpenAIStub:
 
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.rstrip("/").endswith("/models"):
-                    data = {
-                        "object": "list",
-                        "data": [{"id": m, "object": "model", "created": 0, "owned_by": "stub"} for m in stub.models],
-                    }
+                    data = {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "stub"} for m in stub.models]}
                     self._send(200, json.dumps(data).encode())
                 else:
                     self._send(404, _error_body(404, f"no route {self.path}"))
@@ -211,9 +208,7 @@ class OpenAIStub:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="openai-stub", daemon=True
-        )
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="openai-stub", daemon=True)
         self._thread.start()
         return self
 
@@ -271,9 +266,7 @@ def _completion(req: ChatRequest, reply: Reply) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": req.model or "stub-model",
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": reply.finish_reason}
-        ],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": reply.finish_reason}],
         "usage": usage,
     }
 

@@ -67,11 +67,7 @@ def test_every_rule_kind_has_an_encoding_a_check_a_sentence_and_a_sampler(task):
 def test_the_answer_format_is_the_same_for_feasible_and_infeasible_instances(task):
     feasible = infeasible = None
     for index in range(12):
-        inst = build_instance(
-            17,
-            index,
-            GenerateOptions(task=task, size="small", include=["infeasibility_detection"] if index % 2 else []),
-        ).instance
+        inst = build_instance(17, index, GenerateOptions(task=task, size="small", include=["infeasibility_detection"] if index % 2 else [])).instance
         if inst is None:
             continue
         if inst.certificate.status == "infeasible":

@@ -144,9 +144,7 @@ def test_names_are_case_and_space_insensitive(task):
     if task == "student_grouping":
         answer[key] = [[f"  {s.upper()} " for s in g] for g in answer[key]]
     else:
-        answer[key] = [
-            {k: (f" {v.swapcase()} " if isinstance(v, str) else v) for k, v in row.items()} for row in answer[key]
-        ]
+        answer[key] = [{k: (f" {v.swapcase()} " if isinstance(v, str) else v) for k, v in row.items()} for row in answer[key]]
     assert graded(inst, fenced(answer)).all_pass == 1
 
 

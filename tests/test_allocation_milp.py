@@ -43,11 +43,7 @@ def test_milp_proves_the_certified_optimum(task, size, index, hard):
     # the MILP's own plan is valid and scores the optimum under the checker
     answer = {**inst.reference, **result.plan, "objective": inst.certificate.objective}
     g = grade(inst, json.dumps(answer))
-    rule_items = {
-        it.id
-        for it in inst.checklist
-        if any(r.id == it.rule for r in inst.rules) or it.rule in ("format", "objective", "validation")
-    }
+    rule_items = {it.id for it in inst.checklist if any(r.id == it.rule for r in inst.rules) or it.rule in ("format", "objective", "validation")}
     assert all(i.passed for i in g.items if i.id in rule_items), [i for i in g.items if not i.passed]
 
 
@@ -61,9 +57,7 @@ def test_milp_and_cp_sat_agree_on_every_hard_kind(task):
             continue
         assert milp.optimum(draft_of(inst)).values == _certified(inst), kind
         if inst.recovery is not None:
-            scenario = draft_of(
-                inst, rules=[*inst.rules, *inst.recovery.scenario], objective=list(inst.recovery.objective)
-            )
+            scenario = draft_of(inst, rules=[*inst.rules, *inst.recovery.scenario], objective=list(inst.recovery.objective))
             expected = tuple(inst.recovery.certificate.objective[t.id] for t in inst.recovery.objective)
             assert milp.optimum(scenario).values == expected
 

@@ -22,9 +22,7 @@ from pbsolve.family import Draft, family
 from pbsolve.params import NoParams, parse
 from pbsolve.schema import GenerationSpec, ObjectiveTerm, Rule
 
-SPEC = GenerationSpec(
-    family="allocation", task="procurement_planning", subtask="restaurant_supplies", seed=0, size="tiny"
-)
+SPEC = GenerationSpec(family="allocation", task="procurement_planning", subtask="restaurant_supplies", seed=0, size="tiny")
 
 
 def flour_data(demand=(4, 6, 3, 5), initial=5) -> ProcurementData:
@@ -47,12 +45,7 @@ def verdict(d: ProcurementData, plan: dict, kind: str, **params) -> tuple[bool, 
 
 
 def model_accepts(d: ProcurementData, plan: dict, rules: list[Rule]) -> bool:
-    draft = Draft(
-        spec=SPEC,
-        data=d.model_dump(mode="json"),
-        rules=rules,
-        objective=[ObjectiveTerm(id="total_cost", kind="total_cost")],
-    )
+    draft = Draft(spec=SPEC, data=d.model_dump(mode="json"), rules=rules, objective=[ObjectiveTerm(id="total_cost", kind="total_cost")])
     sm = family("allocation").build_model(draft)
     for v in sm.answer_ints:
         s, i, t = v.name[2:-1].split(",")
@@ -145,9 +138,7 @@ def test_the_model_agrees_with_the_simulations_on_random_plans(plan, demand, ini
     d = flour_data(demand, initial)
     for r in (rule("shelf_life", item="Flour", periods=k), rule("inventory_balance"), rule("delay_robust"),
               rule("storage_cap", max=6), rule("safety_stock", item="Flour", min=1), rule("stock_target", item="Flour", period="W2", min=2)):  # fmt: skip
-        assert (
-            model_accepts(d, plan, [r]) == CHECKS[r.kind](d, plan, parse(RULE_PARAMS["procurement_planning"], r))[0]
-        ), (r.kind, plan)
+        assert model_accepts(d, plan, [r]) == CHECKS[r.kind](d, plan, parse(RULE_PARAMS["procurement_planning"], r))[0], (r.kind, plan)
 
 
 # -- one delivery a week late -----------------------------------------------------------

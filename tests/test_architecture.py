@@ -36,11 +36,7 @@ def test_checkers_never_import_the_solver_models_or_ortools():
 def test_core_has_no_family_specific_imports():
     imported = _imports(ROOT / "pbsolve")
     family_ids = set(families())
-    leaks = [
-        m
-        for m in imported
-        if any(m.startswith(f"pbsolve.{side}.{f}") for side in ("models", "renderers", "checkers") for f in family_ids)
-    ]
+    leaks = [m for m in imported if any(m.startswith(f"pbsolve.{side}.{f}") for side in ("models", "renderers", "checkers") for f in family_ids)]
     assert not leaks
 
 
@@ -48,9 +44,7 @@ def test_no_top_level_models_package_is_installed(tmp_path):
     import subprocess
     import sys
 
-    probe = (
-        "import importlib.util as u; print(u.find_spec('models') is None, u.find_spec('pbsolve.models') is not None)"
-    )
+    probe = "import importlib.util as u; print(u.find_spec('models') is None, u.find_spec('pbsolve.models') is not None)"
     result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["True", "True"]
 

@@ -138,11 +138,7 @@ def _answer_of(prompt: str) -> str:
 def _render(verdict: dict[str, bool], style: int) -> str:
     """The judge's reply in one of several shapes (the parser must read them all)."""
     if style == 0:
-        return (
-            "Requirements listed and checked.\n```json\n"
-            + json.dumps({"items": {k: int(v) for k, v in verdict.items()}, "score": 0.5})
-            + "\n```"
-        )
+        return "Requirements listed and checked.\n```json\n" + json.dumps({"items": {k: int(v) for k, v in verdict.items()}, "score": 0.5}) + "\n```"
     if style == 1:
         rows = "\n".join(f"| {k} | checked | {'PASS' if v else 'FAIL'} |" for k, v in verdict.items())
         return "## Verdict\n| item | note | verdict |\n|---|---|---|\n" + rows
@@ -263,9 +259,7 @@ def test_a_verdicts_file_from_any_judge_with_bad_lines(dataset, tmp_path):
     lines.insert(3, "{not json")
     lines.insert(5, json.dumps({"id": responses[0]["id"], "response_id": "nope", "items": {}}))
     lines.insert(7, lines[0])  # duplicate
-    lines.insert(
-        9, json.dumps({"id": responses[-1]["id"], "response_id": responses[-1]["response_id"], "items": "all good"})
-    )
+    lines.insert(9, json.dumps({"id": responses[-1]["id"], "response_id": responses[-1]["response_id"], "items": "all good"}))
     path = tmp_path / "verdicts.jsonl"
     path.write_text("\n".join(lines) + "\n")
     r = runner.invoke(app, ["audit", "--instances", str(inst_path), "--responses", str(resp_path), "--out", str(tmp_path / "o"),
@@ -278,12 +272,8 @@ def test_a_verdicts_file_from_any_judge_with_bad_lines(dataset, tmp_path):
     assert a["counts"]["responses_without_verdict"] == 1
     assert a["counts"]["judge_missing_items"] == len(by_id[responses[-1]["id"]].checklist)
     conf = a["counts"]["confusion"]  # the verdicts given are the truth: only the missing ones disagree
-    assert (
-        conf["truth_pass"]["judge_fail"] == 0 and conf["truth_fail"]["judge_pass"] == 0 and a["false_pass_rate"] == 0.0
-    )
-    assert (
-        conf["truth_pass"]["judge_missing"] + conf["truth_fail"]["judge_missing"] == a["counts"]["judge_missing_items"]
-    )
+    assert conf["truth_pass"]["judge_fail"] == 0 and conf["truth_fail"]["judge_pass"] == 0 and a["false_pass_rate"] == 0.0
+    assert conf["truth_pass"]["judge_missing"] + conf["truth_fail"]["judge_missing"] == a["counts"]["judge_missing_items"]
 
 
 def test_exactly_one_judge_must_be_given(dataset, tmp_path):
@@ -325,10 +315,7 @@ def test_responses_without_ids_get_line_ids(dataset, tmp_path):
     bare.write_text(json.dumps({"id": first["id"], "response": first["response"]}) + "\n")
     verdicts = tmp_path / "v.jsonl"
     g = grade(next(i for i in insts if i.id == first["id"]), first["response"])
-    verdicts.write_text(
-        json.dumps({"id": first["id"], "response_id": f"{first['id']}#L1", "items": {i.id: i.passed for i in g.items}})
-        + "\n"
-    )
+    verdicts.write_text(json.dumps({"id": first["id"], "response_id": f"{first['id']}#L1", "items": {i.id: i.passed for i in g.items}}) + "\n")
     r = runner.invoke(app, ["audit", "--instances", str(inst_path), "--responses", str(bare), "--out", str(tmp_path / "o"),
                             "--verdicts", str(verdicts), "--summary-json", "--bootstrap", "10"])  # fmt: skip
     assert r.exit_code == 0, r.output

@@ -134,9 +134,7 @@ def test_oracle_answers_grade_to_full_marks(workdir):
 
 
 def test_baseline_answers_do_not_all_pass(workdir):
-    assert (
-        run("answer", "--instances", "instances.jsonl", "--responder", "baseline", "--out", "base.jsonl").exit_code == 0
-    )
+    assert run("answer", "--instances", "instances.jsonl", "--responder", "baseline", "--out", "base.jsonl").exit_code == 0
     result = run("grade", "--instances", "instances.jsonl", "--responses", "base.jsonl", "--summary-json")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout.strip().splitlines()[-1])
@@ -268,9 +266,7 @@ def test_unknown_task_is_a_clean_error(tmp_path):
 
 
 def test_unknown_size_is_a_clean_error(tmp_path):
-    assert_clean_failure(
-        run("generate", "--n", 1, "--size", "huge", "--out", tmp_path / "x.jsonl"), "unknown size 'huge'"
-    )
+    assert_clean_failure(run("generate", "--n", 1, "--size", "huge", "--out", tmp_path / "x.jsonl"), "unknown size 'huge'")
 
 
 def test_unknown_tier_is_a_clean_error(tmp_path):

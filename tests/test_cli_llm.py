@@ -55,9 +55,7 @@ def scripted(instances: list[Instance]):
         if kind == "correct":
             return oracle(inst)
         if kind == "wrong":
-            return (
-                baseline(inst) if not grade(inst, baseline(inst)).all_pass else "{}"
-            )  # the greedy plan can be optimal
+            return baseline(inst) if not grade(inst, baseline(inst)).all_pass else "{}"  # the greedy plan can be optimal
         return "I think the answer is {{ maybe"
 
     return answer
@@ -71,23 +69,14 @@ def test_answer_with_an_openai_endpoint_then_grade(instances_file, instances, tm
     out = tmp_path / "resp.jsonl"
     with OpenAIStub(scripted(instances)) as stub:
         stub.script(Reply(status=429, headers={"retry-after": "0"}), Reply(status=500), Reply(text="", delay=5.0))
-        result = run(
-            "answer",
-            "--instances",
-            instances_file,
-            *common(stub, "--timeout", 1.0, "--concurrency", 2, "--system-prompt", "Plan well."),
-            "--out",
-            out,
-        )
+        result = run("answer", "--instances", instances_file, *common(stub, "--timeout", 1.0, "--concurrency", 2, "--system-prompt", "Plan well."), "--out", out)
         assert result.exit_code == 0, result.output
         assert stub.requests[0].system == "Plan well."
     assert f"{len(instances)} responses by openai" in flat(result.output) and "3 retried" in flat(result.output)
     lines = [json.loads(ln) for ln in out.read_text().splitlines()]
     assert [ln["id"] for ln in lines] == [i.id for i in instances]
     for ln in lines:
-        assert (
-            ln["usage"]["total_tokens"] > 0 and ln["raw"]["object"] == "chat.completion" and ln["model"] == "stub-model"
-        )
+        assert ln["usage"]["total_tokens"] > 0 and ln["raw"]["object"] == "chat.completion" and ln["model"] == "stub-model"
         assert ln["response_id"] == f"openai-{ln['id']}"
     assert sum(ln["calls"] for ln in lines) == len(instances) + 3
 
@@ -115,9 +104,7 @@ def test_an_endpoint_that_stays_down_keeps_a_partial_result_and_resumes(instance
         return scripted(instances)(req)
 
     with OpenAIStub(answer) as stub:
-        result = run(
-            "answer", "--instances", instances_file, *common(stub, "--max-retries", 2, "--concurrency", 1), "--out", out
-        )
+        result = run("answer", "--instances", instances_file, *common(stub, "--max-retries", 2, "--concurrency", 1), "--out", out)
         assert result.exit_code == 1
         text = flat(result.output)
         assert "error:" in text and "still failing after 3 attempt(s): HTTP 503" in text
@@ -147,8 +134,6 @@ def test_unreachable_endpoint_and_missing_model_are_clean_errors(instances_file,
 def test_the_nothing_responder_fails_every_instance(instances_file, tmp_path):
     out = tmp_path / "nothing.jsonl"
     assert run("answer", "--instances", instances_file, "--responder", "nothing", "--out", out).exit_code == 0
-    result = run(
-        "grade", "--instances", instances_file, "--responses", out, "--out", tmp_path / "g.jsonl", "--summary-json"
-    )
+    result = run("grade", "--instances", instances_file, "--responses", out, "--out", tmp_path / "g.jsonl", "--summary-json")
     assert json.loads(result.output.strip().splitlines()[-1])["all_pass"] == 0.0
     assert all(set(json.loads(ln)) == {"id", "response", "response_id"} for ln in out.read_text().splitlines())

@@ -23,10 +23,7 @@ DATA = TimetableData(
     time_unit="period",
     days=("Mon", "Tue"),
     slots=tuple(period_slots(["Mon", "Tue"], 2)),
-    rooms=(
-        Room(id="Writing room", seats=1, features=("writing",), cost=0),
-        Room(id="Blog", seats=1, features=("blog",), cost=0),
-    ),
+    rooms=(Room(id="Writing room", seats=1, features=("writing",), cost=0), Room(id="Blog", seats=1, features=("blog",), cost=0)),
     people=(Person(id="Ana", role="writer"), Person(id="Jun", role="channel manager")),
     events=(
         Event(id="A1", name="Tour: draft", duration=1, people=("Ana",), size=1, needs=("writing",), series="A"),

@@ -33,9 +33,7 @@ def test_a_failed_index_is_replaced_by_the_next_one_so_n_instances_come_out():
 
 def test_the_cli_writes_exactly_n_lines_and_the_summary_names_each_failed_index_and_why(tmp_path):
     out = tmp_path / "i.jsonl"
-    result = _run(
-        "generate", "--n", 8, "--seed", SEED, "--size", "tiny", "--task", TASK, "--out", out, "--summary-json"
-    )
+    result = _run("generate", "--n", 8, "--seed", SEED, "--size", "tiny", "--task", TASK, "--out", out, "--summary-json")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout.strip().splitlines()[-1])
     assert len(out.read_text(encoding="utf-8").splitlines()) == 8

@@ -83,12 +83,7 @@ def test_verl_export_has_the_columns_verl_reads(tmp_path, source, instances):
             assert Instance.model_validate_json(r["reward_model"]["ground_truth"]).model_dump() == inst.model_dump()
             info = r["extra_info"]
             assert info["split"] == split
-            assert (info["family"], info["task"], info["subtask"], info["tiers"]) == (
-                inst.family,
-                inst.task,
-                inst.subtask,
-                list(inst.tiers),
-            )
+            assert (info["family"], info["task"], info["subtask"], info["tiers"]) == (inst.family, inst.task, inst.subtask, list(inst.tiers))
 
 
 def test_verl_rows_feed_compute_score_directly(tmp_path, source, instances):
@@ -123,17 +118,7 @@ def test_dataset_export_loads_with_arrow_and_feeds_the_trl_reward(tmp_path, sour
     for split in ("train", "eval"):
         path = tmp_path / f"{split}.{ext}"
         table = pajson.read_json(path) if fmt == "jsonl" else pq.read_table(path)  # one schema for every row
-        assert table.column_names == [
-            "id",
-            "prompt",
-            "instance",
-            "family",
-            "task",
-            "subtask",
-            "tiers",
-            "split",
-            "index",
-        ]
+        assert table.column_names == ["id", "prompt", "instance", "family", "task", "subtask", "tiers", "split", "index"]
         assert table.num_rows == report.rows[split]
         rows = table.to_pylist()
         assert {r["split"] for r in rows} == {split}
@@ -228,12 +213,7 @@ def test_bad_lines_and_duplicates_are_reported_and_the_rest_exported(tmp_path, s
 def test_export_reads_parquet_exports_back(tmp_path, source):
     export([source], tmp_path / "hf", fmt="parquet", eval_fraction=0.25)
     export([source], tmp_path / "verl", fmt="verl", eval_fraction=0.25)
-    again = export(
-        [tmp_path / "hf" / "train.parquet", tmp_path / "verl" / "eval.parquet"],
-        tmp_path / "again",
-        fmt="jsonl",
-        eval_fraction=0,
-    )
+    again = export([tmp_path / "hf" / "train.parquet", tmp_path / "verl" / "eval.parquet"], tmp_path / "again", fmt="jsonl", eval_fraction=0)
     assert again.rows["train"] == 40 and not again.errors
     original = {json.loads(x)["id"]: json.loads(x) for x in source.read_text(encoding="utf-8").splitlines()}
     for r in read_rows(tmp_path / "again" / "train.jsonl"):
@@ -242,9 +222,7 @@ def test_export_reads_parquet_exports_back(tmp_path, source):
 
 def test_cli_export(tmp_path, source, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(
-        cli.app, ["export", "--instances", str(source), "--format", "verl", "--out", "data", "--summary-json"]
-    )
+    result = runner.invoke(cli.app, ["export", "--instances", str(source), "--format", "verl", "--out", "data", "--summary-json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output.strip().splitlines()[-1])
     assert summary["rows"] == {"train": 36, "eval": 4} and summary["errors"] == 0
@@ -268,15 +246,11 @@ def test_cli_export_bad_options_fail_cleanly(tmp_path, source, args, needle):
 
 
 def test_cli_export_missing_file_and_bad_lines(tmp_path, source):
-    missing = runner.invoke(
-        cli.app, ["export", "--instances", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o")]
-    )
+    missing = runner.invoke(cli.app, ["export", "--instances", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o")])
     assert missing.exit_code == 1 and "no such file" in missing.output
     bad = tmp_path / "bad.jsonl"
     bad.write_text(source.read_text(encoding="utf-8").splitlines()[0] + "\n{oops\n", encoding="utf-8")
-    result = runner.invoke(
-        cli.app, ["export", "--instances", str(bad), "--out", str(tmp_path / "o2"), "--eval-fraction", "0"]
-    )
+    result = runner.invoke(cli.app, ["export", "--instances", str(bad), "--out", str(tmp_path / "o2"), "--eval-fraction", "0"])
     assert result.exit_code == 1
     assert "skipped" in result.output and "bad.jsonl:2: not valid JSON" in " ".join(result.output.split())
     assert len(read_rows(tmp_path / "o2" / "train.jsonl")) == 1

@@ -48,11 +48,7 @@ def test_a_family_on_the_plugin_path_is_discovered_generated_and_graded():
 def test_an_entry_point_registers_a_family(clean_registry):
     ep = importlib.metadata.EntryPoint(name="toy", value="tests.toy_family", group=fam_mod.ENTRY_POINT_GROUP)
     real = importlib.metadata.entry_points
-    clean_registry.setattr(
-        fam_mod.importlib.metadata,
-        "entry_points",
-        lambda group=None, **kw: [ep] if group == fam_mod.ENTRY_POINT_GROUP else real(group=group, **kw),
-    )
+    clean_registry.setattr(fam_mod.importlib.metadata, "entry_points", lambda group=None, **kw: [ep] if group == fam_mod.ENTRY_POINT_GROUP else real(group=group, **kw))
     reload_registry()
     assert families()["toy"].spec.tasks[0].id == "seating"
 
@@ -69,13 +65,9 @@ def test_a_plugin_family_breaking_the_contract_is_refused_naming_what_is_missing
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "models.py").write_text("from tests.toy_family.models import FAMILY  # noqa: F401\n")
-    (pkg / "checkers.py").write_text(
-        "from tests.toy_family.checkers import *  # noqa: F403\n"
-        "from tests.toy_family.checkers import known_kinds, read_data  # noqa: F401\n"
-    )
-    (pkg / "renderers.py").write_text(
-        "from tests.toy_family.renderers import render_objective, render_prompt, sentence_kinds  # noqa: F401\n"
-    )
+    (pkg / "checkers.py").write_text("from tests.toy_family.checkers import *  # noqa: F403\n"
+                                     "from tests.toy_family.checkers import known_kinds, read_data  # noqa: F401\n")
+    (pkg / "renderers.py").write_text("from tests.toy_family.renderers import render_objective, render_prompt, sentence_kinds  # noqa: F401\n")
     clean_registry.syspath_prepend(str(tmp_path))
     clean_registry.setenv(FAMILY_PATH_ENV, "toy=half_family")
     reload_registry()
@@ -97,15 +89,7 @@ def test_grading_a_plugin_instance_loads_neither_its_model_module_nor_ortools():
         "print(json.dumps(loaded))\n"
     )
     env = {**os.environ, FAMILY_PATH_ENV: TOY_PATH, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, "-c", script],
-        input=inst.model_dump_json(),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        check=True,
-    )
+    out = subprocess.run([sys.executable, "-c", script], input=inst.model_dump_json(), capture_output=True, text=True, env=env, cwd=ROOT, check=True)
     assert json.loads(out.stdout) == []
 
 

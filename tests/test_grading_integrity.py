@@ -140,9 +140,7 @@ def test_an_unknown_on_error_value_is_refused(any_instance):
 
 def test_the_server_answers_500_not_a_reward_when_the_checker_fails(any_instance, broken_checker):
     client = TestClient(create_app(None))
-    r = client.post(
-        "/grade", json={"instance": fresh(any_instance).model_dump_json(), "response": oracle(any_instance)}
-    )
+    r = client.post("/grade", json={"instance": fresh(any_instance).model_dump_json(), "response": oracle(any_instance)})
     assert r.status_code == 500 and r.json()["error"].startswith("grader error") and "reward" not in r.json()
     batch = {"requests": [{"instance": fresh(any_instance).model_dump_json(), "response": "{}"}]}
     assert client.post("/grade/batch", json=batch).status_code == 500
@@ -325,9 +323,7 @@ def test_grade_counts_instances_without_a_response_as_failures(graded_dir):
 def test_grade_allow_missing_leaves_them_out_but_still_reports_them(graded_dir):
     rows = _rows(graded_dir / "all.jsonl")
     (graded_dir / "some.jsonl").write_text(rows[0] + "\n", encoding="utf-8")
-    result = run(
-        "grade", "--instances", "instances.jsonl", "--responses", "some.jsonl", "--summary-json", "--allow-missing"
-    )
+    result = run("grade", "--instances", "instances.jsonl", "--responses", "some.jsonl", "--summary-json", "--allow-missing")
     s = _summary(result)
     assert s["n"] == 1 and s["all_pass"] == 1.0 and s["missing"] == len(rows) - 1 and s["missing_counted"] is False
 
@@ -345,9 +341,7 @@ def test_grade_table_shows_missing_mode_and_mean_reward(graded_dir):
 def test_grade_counts_a_duplicate_line_once_and_reports_it(graded_dir):
     rows = _rows(graded_dir / "all.jsonl")
     (graded_dir / "dup.jsonl").write_text("\n".join([*rows, rows[0]]) + "\n", encoding="utf-8")
-    result = run(
-        "grade", "--instances", "instances.jsonl", "--responses", "dup.jsonl", "--summary-json", "--out", "g.jsonl"
-    )
+    result = run("grade", "--instances", "instances.jsonl", "--responses", "dup.jsonl", "--summary-json", "--out", "g.jsonl")
     s = _summary(result)
     assert s["responses"] == len(rows) and s["duplicates"] == 1 and result.exit_code == 1
     assert f"dup.jsonl:{len(rows) + 1}: duplicate of line 1" in " ".join(result.stderr.split())
@@ -361,9 +355,7 @@ def test_grade_with_no_matching_response_is_an_error_not_zero_percent(graded_dir
 
 
 def test_grade_reports_a_grader_failure_and_exits_2(graded_dir, broken_checker):
-    result = run(
-        "grade", "--instances", "instances.jsonl", "--responses", "all.jsonl", "--summary-json", "--out", "g.jsonl"
-    )
+    result = run("grade", "--instances", "instances.jsonl", "--responses", "all.jsonl", "--summary-json", "--out", "g.jsonl")
     assert result.exit_code == 2
     assert "grader error" in result.stderr and "bug in the checker" in result.stderr
     assert _summary(result)["grader_errors"] == len(_rows(graded_dir / "all.jsonl"))
@@ -375,6 +367,8 @@ def test_cli_grade_demo_tables_still_take_plain_grade_lists(feasible_instances, 
     found = {i.id: i for i in insts}
     cli.print_grade_table({"oracle": [grade(i, oracle(i)) for i in insts]}, found)
     assert "100.0% / 100.0% / 1.000" in " ".join(capsys.readouterr().out.split())
+
+
 
 
 @pytest.mark.parametrize(

@@ -361,7 +361,9 @@ def test_reference_answer_passes_every_item_on_an_infeasible_instance(infeasible
 
 
 # -- feasible instances -----------------------------------------------------------------
-@pytest.mark.parametrize("mode", ["all_pass", "avg_pass", "feasible"])
+@pytest.mark.parametrize(
+    "mode", ["all_pass", "avg_pass", "feasible"]
+)
 def test_declaring_a_feasible_instance_infeasible_earns_nothing(feasible_instance, mode):
     rules = [r.id for r in feasible_instance.rules]
     g = graded(feasible_instance, fenced({"feasible": False, "conflict": rules[:2]}), mode)
@@ -408,9 +410,7 @@ def _valid_suboptimal_answer(inst: Instance) -> dict | None:
                 trial = {**plan, e.id: (s, room.id)}
                 checks, values = evaluate(d, inst.rules, inst.objective, trial)
                 if all(ok for ok, _ in checks.values()) and values != inst.certificate.objective:
-                    rows = [
-                        {"event": x.id, "start": d.slots[trial[x.id][0]].id, "room": trial[x.id][1]} for x in d.events
-                    ]
+                    rows = [{"event": x.id, "start": d.slots[trial[x.id][0]].id, "room": trial[x.id][1]} for x in d.events]
                     return {"feasible": True, "schedule": rows, "objective": values}
     return None
 
@@ -512,9 +512,7 @@ def test_a_conflict_set_padded_with_an_unknown_rule_id_fails(infeasible_instance
     assert "unknown" in _conflict_reason(infeasible_instance, g)
 
 
-@pytest.mark.parametrize(
-    "conflict", [[], "R1", None, [1, 2], {"R1": True}], ids=["empty", "str", "null", "ints", "dict"]
-)
+@pytest.mark.parametrize("conflict", [[], "R1", None, [1, 2], {"R1": True}], ids=["empty", "str", "null", "ints", "dict"])
 def test_an_infeasibility_declaration_without_a_rule_list_fails_every_item(any_infeasible_instance, conflict):
     answer = {"feasible": False, "conflict": conflict}
     assert_malformed(any_infeasible_instance, fenced(answer), parse_error=False)

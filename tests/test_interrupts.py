@@ -223,9 +223,7 @@ def test_resume_with_other_options_is_refused_and_keeps_the_partial_file(tmp_pat
     _wait_for_lines(partial, 3, proc)
     _stop(proc, signal.SIGINT)
     before = partial.read_bytes()
-    other = _pbsolve(
-        "generate", "--n", 150, "--size", "tiny", "--seed", 8, "--out", "r.jsonl", "--resume", cwd=tmp_path
-    )
+    other = _pbsolve("generate", "--n", 150, "--size", "tiny", "--seed", 8, "--out", "r.jsonl", "--resume", cwd=tmp_path)
     _, stderr = other.communicate(timeout=120)
     assert other.returncode == 1
     assert "other settings (seed)" in " ".join(stderr.split())

@@ -40,65 +40,32 @@ def test_a_huge_answer_is_cut_and_the_cut_is_said(any_instance):
 @pytest.mark.parametrize(
     ("text", "items", "missing"),
     [
-        (
-            'Let me check.\n```json\n{"items": {"C1": 1, "C2": 0, "C3": 1, "C4": 1, "C5": 0}, "score": 0.6}\n```',
-            {"C1": True, "C2": False, "C3": True, "C4": True, "C5": False},
-            [],
-        ),
-        (
-            '{"items": {"C1": "PASS", "C2": "FAIL", "C3": "yes", "C4": "no", "C5": true}}',
-            {"C1": True, "C2": False, "C3": True, "C4": False, "C5": True},
-            [],
-        ),
-        (
-            '{"C1": "✅", "C2": "❌", "c3": "Satisfied", "C 4": "violated", "Item C5": "not satisfied"}',
-            {"C1": True, "C2": False, "C3": True, "C4": False, "C5": False},
-            [],
-        ),
-        (
-            '{"verdicts": [{"id": "C1", "passed": true}, {"item": "C2", "verdict": "fail"}, {"id": "C3", "result": "PASS"}]}',
-            {"C1": True, "C2": False, "C3": True},
-            ["C4", "C5"],
-        ),
-        (
-            '```json\n{"vector": [1, 0, 1, 1, 0], "score": "3/5"}\n```',
-            {"C1": True, "C2": False, "C3": True, "C4": True, "C5": False},
-            [],
-        ),
-        (
-            '{"items": {"C1": {"passed": true, "reason": "ok"}, "C2": {"satisfied": "no", "reason": "clash"}}}',
-            {"C1": True, "C2": False},
-            ["C3", "C4", "C5"],
-        ),
-        (
-            '{"checklist": {"1": 1, "2": 1, "3": 0, "4": 1, "5": 1}}',
-            {"C1": True, "C2": True, "C3": False, "C4": True, "C5": True},
-            [],
-        ),
-        (
-            '{"items": {"C1": "PASS - format fine", "C2": "FAIL: R1 broken", "C3": "No violations found"}}',
-            {"C1": True, "C2": False, "C3": True},
-            ["C4", "C5"],
-        ),
+        ('Let me check.\n```json\n{"items": {"C1": 1, "C2": 0, "C3": 1, "C4": 1, "C5": 0}, "score": 0.6}\n```',
+         {"C1": True, "C2": False, "C3": True, "C4": True, "C5": False}, []),
+        ('{"items": {"C1": "PASS", "C2": "FAIL", "C3": "yes", "C4": "no", "C5": true}}',
+         {"C1": True, "C2": False, "C3": True, "C4": False, "C5": True}, []),
+        ('{"C1": "✅", "C2": "❌", "c3": "Satisfied", "C 4": "violated", "Item C5": "not satisfied"}',
+         {"C1": True, "C2": False, "C3": True, "C4": False, "C5": False}, []),
+        ('{"verdicts": [{"id": "C1", "passed": true}, {"item": "C2", "verdict": "fail"}, {"id": "C3", "result": "PASS"}]}',
+         {"C1": True, "C2": False, "C3": True}, ["C4", "C5"]),
+        ('```json\n{"vector": [1, 0, 1, 1, 0], "score": "3/5"}\n```',
+         {"C1": True, "C2": False, "C3": True, "C4": True, "C5": False}, []),
+        ('{"items": {"C1": {"passed": true, "reason": "ok"}, "C2": {"satisfied": "no", "reason": "clash"}}}',
+         {"C1": True, "C2": False}, ["C3", "C4", "C5"]),
+        ('{"checklist": {"1": 1, "2": 1, "3": 0, "4": 1, "5": 1}}',
+         {"C1": True, "C2": True, "C3": False, "C4": True, "C5": True}, []),
+        ('{"items": {"C1": "PASS - format fine", "C2": "FAIL: R1 broken", "C3": "No violations found"}}',
+         {"C1": True, "C2": False, "C3": True}, ["C4", "C5"]),
         # thinking is ignored, the last usable block wins
-        (
-            '<think>{"items": {"C1": 0}}</think>draft ```json\n{"items": {"C1": 0}}\n``` final ```json\n{"items": {"C1": 1}}\n```',
-            {"C1": True},
-            ["C2", "C3", "C4", "C5"],
-        ),
+        ('<think>{"items": {"C1": 0}}</think>draft ```json\n{"items": {"C1": 0}}\n``` final ```json\n{"items": {"C1": 1}}\n```',
+         {"C1": True}, ["C2", "C3", "C4", "C5"]),
         # a trailing block that is not a verdict (a quoted answer) does not hide the verdict before it
-        (
-            '```json\n{"items": {"C1": 1, "C2": 1}}\n```\nThe answer was:\n```json\n{"feasible": true, "schedule": []}\n```',
-            {"C1": True, "C2": True},
-            ["C3", "C4", "C5"],
-        ),
+        ('```json\n{"items": {"C1": 1, "C2": 1}}\n```\nThe answer was:\n```json\n{"feasible": true, "schedule": []}\n```',
+         {"C1": True, "C2": True}, ["C3", "C4", "C5"]),
         # prose verdicts, markdown tables, restated rules that are not verdicts
-        (
-            "## Requirements\nC2: R1: No room may be double-booked.\nC3: No person in two places at once.\n"
-            "## Verdict\n| C1 | format | PASS |\n| C2 | R1 | ✗ |\n- **C3**: **FAIL**\nC4 = 1\nC5: not met",
-            {"C1": True, "C2": False, "C3": False, "C4": True, "C5": False},
-            [],
-        ),
+        ("## Requirements\nC2: R1: No room may be double-booked.\nC3: No person in two places at once.\n"
+         "## Verdict\n| C1 | format | PASS |\n| C2 | R1 | ✗ |\n- **C3**: **FAIL**\nC4 = 1\nC5: not met",
+         {"C1": True, "C2": False, "C3": False, "C4": True, "C5": False}, []),
         ("C1: PASS, C2: FAIL, C3: yes", {"C1": True, "C2": False, "C3": True}, ["C4", "C5"]),
     ],
 )
@@ -186,9 +153,7 @@ def config(stub: OpenAIStub, **kw) -> LLMConfig:
 
 def test_judge_one_sends_the_rubric_and_parses_the_reply(openai_stub, any_instance):
     ids = [it.id for it in any_instance.checklist]
-    openai_stub.responder = lambda req: (
-        "Checked.\n```json\n" + json.dumps({"items": {i: 1 for i in ids}, "score": 1}) + "\n```"
-    )
+    openai_stub.responder = lambda req: "Checked.\n```json\n" + json.dumps({"items": {i: 1 for i in ids}, "score": 1}) + "\n```"
     line = judge_one(LLMClient(config(openai_stub)), any_instance, "r1", "the answer")
     req = openai_stub.requests[-1]
     assert req.system == JUDGE_SYSTEM and req.body["temperature"] == 0.0
@@ -218,9 +183,7 @@ def test_garbage_refusals_and_retries_are_recorded(openai_stub, any_instance):
     assert lines[0]["parse_error"] == "no verdict found in the judge output" and lines[0]["items"] == {}
     assert lines[0]["missing"] == ids and lines[0]["raw"] == "I cannot grade this."
     assert lines[1]["items"] == {i: False for i in ids} and lines[1]["calls"] == 2
-    assert (
-        lines[2]["request_failed"] and "context length exceeded" in lines[2]["parse_error"] and lines[2]["items"] == {}
-    )
+    assert lines[2]["request_failed"] and "context length exceeded" in lines[2]["parse_error"] and lines[2]["items"] == {}
     assert lines[3]["items"] == {i: False for i in ids} and lines[3]["calls"] == 2
     assert [ln["response_id"] for ln in lines] == ["r0", "r1", "r2", "r3"]
 

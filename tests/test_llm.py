@@ -16,14 +16,7 @@ from tests.openai_stub import OpenAIStub, Reply, openai_stub  # noqa: F401  (fix
 
 
 def config(stub: OpenAIStub, **kw) -> LLMConfig:
-    base = {
-        "model": "stub-model",
-        "base_url": stub.url,
-        "timeout": 5.0,
-        "max_retries": 3,
-        "backoff": 0.01,
-        "backoff_max": 0.05,
-    }
+    base = {"model": "stub-model", "base_url": stub.url, "timeout": 5.0, "max_retries": 3, "backoff": 0.01, "backoff_max": 0.05}
     return LLMConfig(**{**base, **kw})
 
 
@@ -31,9 +24,7 @@ def test_a_completion_carries_text_usage_and_the_raw_response(openai_stub, monke
     monkeypatch.setenv("PBSOLVE_TEST_KEY", "sk-local")
     openai_stub.api_key = "sk-local"
     openai_stub.responder = lambda req: f"echo: {req.prompt}"
-    client = LLMClient(
-        config(openai_stub, api_key_env="PBSOLVE_TEST_KEY", system_prompt="Be brief.", temperature=0.3, max_tokens=77)
-    )
+    client = LLMClient(config(openai_stub, api_key_env="PBSOLVE_TEST_KEY", system_prompt="Be brief.", temperature=0.3, max_tokens=77))
     c = client.ask("plan three meetings")
     assert c.text == "echo: plan three meetings"
     assert c.usage.prompt_tokens == 5 and c.usage.completion_tokens == 4 and c.usage.total_tokens == 9
@@ -91,9 +82,7 @@ def test_a_slow_answer_times_out_and_is_retried(openai_stub):
 
 
 def test_garbage_on_the_wire_and_dropped_connections_are_retried(openai_stub):
-    openai_stub.script(
-        Reply(body=b"<html>502 bad gateway</html>"), Reply(body=b'{"object": "nothing"}'), Reply(drop=True)
-    )
+    openai_stub.script(Reply(body=b"<html>502 bad gateway</html>"), Reply(body=b'{"object": "nothing"}'), Reply(drop=True))
     c = LLMClient(config(openai_stub)).ask("x")
     assert c.text == "ok" and c.attempts == 4
 

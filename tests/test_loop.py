@@ -62,9 +62,7 @@ def run_loop(out: Path, responder: str, budget: int, fn=None, **kw) -> Loop:
 
 
 def read(path: Path) -> list[dict]:
-    return (
-        [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()] if path.exists() else []
-    )
+    return [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()] if path.exists() else []
 
 
 def without_timing(records: list[dict]) -> list[dict]:
@@ -255,9 +253,7 @@ def test_a_killed_process_resumes_with_no_duplicate_and_no_loss(tmp_path):
         args = [sys.executable, "-m", "pbsolve", "loop", "--responder", "openai", "--model", "stub-model",
                 "--base-url", stub.url, "--budget", "9", "--out", str(out), "--family", FAMILY, "--size", "small",
                 "--concurrency", "1"]  # fmt: skip
-        proc = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "200"}
-        )
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "200"})
         deadline = time.monotonic() + 60
         while len(read(out / "trajectory.jsonl")) < 3 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
@@ -305,9 +301,7 @@ def test_the_loop_with_an_openai_responder_records_tokens_and_cost(tmp_path, mon
     by_task = {t: [r for r in traj if r["task"] == t] for t in TASKS}
     assert all(r["u"] == 1 for r in by_task["meeting_planning"])
     assert all(r["u"] == 0 for r in by_task["exam_scheduling"])
-    assert (
-        by_task["meeting_planning"][-1]["weights_next"]["hard"] > by_task["exam_scheduling"][-1]["weights_next"]["hard"]
-    )
+    assert by_task["meeting_planning"][-1]["weights_next"]["hard"] > by_task["exam_scheduling"][-1]["weights_next"]["hard"]
     assert all(r["tokens"]["total_tokens"] > 0 for r in traj)
     assert sum(r["calls"] for r in traj) == 9 + 2  # two retries
     kept = read(tmp_path / "run" / "kept.jsonl")
@@ -341,9 +335,7 @@ def test_summary_and_plot(tmp_path):
     s = summarize(loop.trajectory, loop.tasks, loop.settings.params)
     assert s["answered"] == 9 and s["kept"] + s["solved"] == 9
     assert sum(row["n"] for row in s["by_tier"].values()) == 9
-    assert set(s["by_task"]) == set(TASKS) and all(
-        "weights" in row and "next_counts" in row for row in s["by_task"].values()
-    )
+    assert set(s["by_task"]) == set(TASKS) and all("weights" in row and "next_counts" in row for row in s["by_task"].values())
     png = plot(loop.trajectory, tmp_path / "run" / "trajectory.png", 5, loop.tasks)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
@@ -381,10 +373,7 @@ def test_a_responder_that_raises_is_recorded_and_the_loop_goes_on(tmp_path):
     run_loop(tmp_path / "run", "baseline", 3, fn=broken)
     kept = read(tmp_path / "run" / "kept.jsonl")
     assert len(kept) == 3
-    assert all(
-        r["response"]["error"] == "responder error: RuntimeError: responder bug" and r["grade"]["all_pass"] == 0
-        for r in kept
-    )
+    assert all(r["response"]["error"] == "responder error: RuntimeError: responder bug" and r["grade"]["all_pass"] == 0 for r in kept)
 
 
 def test_the_loop_with_the_llm_renderer_counts_the_rewriter_cost(tmp_path):

@@ -133,9 +133,7 @@ def test_an_instance_carrying_a_mechanism_contains_its_parts(mech: Mechanism, ta
         assert line in inst.prompt
     # reference: its keys
     if feasible:
-        ctx = ReferenceContext(
-            certificate=inst.certificate, recovery=inst.recovery, recovery_plan=None, report=lambda: None
-        )
+        ctx = ReferenceContext(certificate=inst.certificate, recovery=inst.recovery, recovery_plan=None, report=lambda: None)
         assert set(mech.reference(ctx)) <= set(inst.reference)
     # verdicts: the reference passes each of its items
     g = grade(inst, json.dumps(inst.reference))

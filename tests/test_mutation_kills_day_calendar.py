@@ -29,9 +29,7 @@ def _fortnight(n: int) -> TimetableData:
         slots=tuple(period_slots(list(FORTNIGHT), 1)),
         rooms=ROOM,
         people=(Person(id="Ana", role="athlete"),),
-        events=tuple(
-            Event(id=f"RUN{i + 1}", name=f"Run {i + 1}", duration=1, people=("Ana",), size=1) for i in range(n)
-        ),
+        events=tuple(Event(id=f"RUN{i + 1}", name=f"Run {i + 1}", duration=1, people=("Ana",), size=1) for i in range(n)),
     )
 
 
@@ -70,9 +68,7 @@ def test_events_without_load_points_add_nothing_to_the_daily_load() -> None:
     data = _fortnight(3)
     load = ds.DailyLoad(person="Ana", max=3, load={"RUN1": 3})  # RUN2 and RUN3 carry no points
     assert holds("daily_load", data, _plan(data, {"RUN1": 0, "RUN2": 0, "RUN3": 0}), load)
-    assert not holds(
-        "daily_load", data, _plan(data, {"RUN1": 0, "RUN2": 0, "RUN3": 0}), load.model_copy(update={"max": 2})
-    )
+    assert not holds("daily_load", data, _plan(data, {"RUN1": 0, "RUN2": 0, "RUN3": 0}), load.model_copy(update={"max": 2}))
 
 
 # -- consecutive busy slots -------------------------------------------------------------------

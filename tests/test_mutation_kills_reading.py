@@ -147,10 +147,7 @@ def test_start_rows_gives_each_start_under_the_name_the_data_spells() -> None:
 
 def test_start_rows_needs_the_schedule_list() -> None:
     assert _starts({"task": "T1"}) == (None, "'schedule' is missing or not a list")
-    assert start_rows([], "task", "tasks", TASKS_, DURATIONS, 10, "hour") == (
-        None,
-        "'schedule' is missing or not a list",
-    )
+    assert start_rows([], "task", "tasks", TASKS_, DURATIONS, 10, "hour") == (None, "'schedule' is missing or not a list")
 
 
 def test_start_rows_numbers_a_row_that_is_not_an_object_from_one() -> None:

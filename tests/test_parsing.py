@@ -349,9 +349,7 @@ _JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=25,
 )
-_PIECES = st.sampled_from(
-    ["{", "}", '"', "\\", "`", "```", "\n", " ", "\t", '{"a": 1}', "[", "]", ",", ":", "x", "1e400", "NaN"]
-)
+_PIECES = st.sampled_from(['{', '}', '"', "\\", "`", "```", "\n", " ", "\t", "{\"a\": 1}", "[", "]", ",", ":", "x", "1e400", "NaN"])
 
 
 def nested(depth: int) -> dict:
@@ -363,11 +361,8 @@ def nested(depth: int) -> dict:
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    value=st.dictionaries(st.text(max_size=5), _JSON, max_size=4),
-    pad=st.sampled_from(["", " ", "\n", "  \n\t"]),
-    indent=st.sampled_from([None, 0, 2]),
-)
+@given(value=st.dictionaries(st.text(max_size=5), _JSON, max_size=4), pad=st.sampled_from(["", " ", "\n", "  \n\t"]),
+       indent=st.sampled_from([None, 0, 2]))
 def test_a_reply_that_is_one_json_object_parses_as_the_scan_reads_it(value, pad, indent):
     text = pad + json.dumps(value, indent=indent) + pad
     assume("<think>" not in text and "</think>" not in text)  # thinking is cut before either path
@@ -375,11 +370,8 @@ def test_a_reply_that_is_one_json_object_parses_as_the_scan_reads_it(value, pad,
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    value=st.dictionaries(st.text(max_size=5), _JSON, max_size=3),
-    noise=st.lists(_PIECES, max_size=6),
-    at=st.integers(0, 2),
-)
+@given(value=st.dictionaries(st.text(max_size=5), _JSON, max_size=3), noise=st.lists(_PIECES, max_size=6),
+       at=st.integers(0, 2))
 def test_an_object_with_noise_around_or_inside_parses_as_the_scan_reads_it(value, noise, at):
     text = json.dumps(value)
     cut = [0, len(text) // 2, len(text)][at]

@@ -143,9 +143,7 @@ def test_format_variants_pass_every_item_and_really_differ(feasible_instance: In
     first_event = feasible_instance.reference["schedule"][0]["event"]
     assert f'"{first_event.lower()}"' in by_kind["format:id_case"]
     assert "```" not in by_kind["format:prose_bare"] and by_kind["format:prose_bare"].startswith("I worked")
-    assert all(
-        isinstance(v, float) for v in parse_response(by_kind["format:float_figures"]).value["objective"].values()
-    )
+    assert all(isinstance(v, float) for v in parse_response(by_kind["format:float_figures"]).value["objective"].values())
     assert "\t" in by_kind["format:whitespace"] and "```\n" in by_kind["format:fence_untagged"]
     reordered = parse_response(by_kind["format:pretty_reordered"]).value
     assert list(reordered) == list(reversed(list(feasible_instance.reference)))
@@ -159,10 +157,8 @@ def test_format_variants_of_a_declared_conflict(infeasible_instance: Instance):
 def test_clock_variant_drops_the_leading_zero():
     for index in range(12):
         inst = instance_at("meeting_planning", 0, index)
-        if (
-            inst is not None
-            and inst.certificate.status == "optimal"
-            and any(row["start"].startswith("0") for row in inst.reference["schedule"])
+        if inst is not None and inst.certificate.status == "optimal" and any(
+            row["start"].startswith("0") for row in inst.reference["schedule"]
         ):
             break
     else:
@@ -204,10 +200,7 @@ def test_mechanism_items_get_their_own_near_misses():
     if not found:
         pytest.skip("no mechanism instance found")
     for kind, inst in found.items():
-        want = {
-            "conflict_validation": ("wrong_verification", "verification"),
-            "explainability": ("wrong_binding", "binding"),
-        }[kind]
+        want = {"conflict_validation": ("wrong_verification", "verification"), "explainability": ("wrong_binding", "binding")}[kind]
         lines = {p.kind: p for p in perturb_instance(inst, seed=0)}
         assert want[0] in lines
         assert failing_rules(inst, lines[want[0]].response) == [want[1]]
@@ -266,11 +259,7 @@ def test_a_hook_that_raises_is_reported_not_fatal(any_instance, monkeypatch):
 
 def test_a_hook_candidate_contradicting_its_kind_is_dropped(any_instance, monkeypatch):
     ref = any_instance.reference
-    monkeypatch.setattr(
-        perturb_mod,
-        "family_hook",
-        lambda fid: lambda inst, rng: [("break_rule:room_fit", ref), ("format:odd", {"feasible": True})],
-    )
+    monkeypatch.setattr(perturb_mod, "family_hook", lambda fid: lambda inst, rng: [("break_rule:room_fit", ref), ("format:odd", {"feasible": True})])
     report = perturb([any_instance])
     assert report.rejected == {"break_rule:room_fit": 1, "format:odd": 1}
     assert not any(p.kind in ("break_rule:room_fit", "format:odd") for p in report.perturbations)
@@ -303,9 +292,7 @@ def test_cli_perturb_writes_labelled_lines(tmp_path, feasible_instances, infeasi
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert summary["responses"] == len(lines) and summary["instances"] == len(insts)
     assert set(lines[0]) >= {"id", "response_id", "kind", "response", "fails"}
-    grade_r = CliRunner().invoke(
-        app, ["grade", "--instances", str(inst_path), "--responses", str(out), "--out", str(tmp_path / "g.jsonl")]
-    )
+    grade_r = CliRunner().invoke(app, ["grade", "--instances", str(inst_path), "--responses", str(out), "--out", str(tmp_path / "g.jsonl")])
     grades = [json.loads(x) for x in (tmp_path / "g.jsonl").read_text().splitlines()]
     assert grade_r.exit_code == 1 and len(grades) == len(lines)
     for line, g in zip(lines, grades):

@@ -19,13 +19,7 @@ from pbsolve.family import family, find_task
 from tests.family_adapters import ADAPTERS, adapter, draft_of, find, registry_tasks, toy_family_registered
 
 TASKS = registry_tasks()
-MECHANISMS = (
-    "min_change_replanning",
-    "explainability",
-    "local_incompleteness",
-    "exception_recovery",
-    "robustness_design",
-)
+MECHANISMS = ("min_change_replanning", "explainability", "local_incompleteness", "exception_recovery", "robustness_design")
 BASE = dict(zip(MECHANISMS, (300, 400, 500, 600, 700)))  # seed offset per mechanism
 
 
@@ -46,9 +40,7 @@ def _cases(seeds: str) -> list[tuple[str, int]]:
 
 def _mechanism_cases(mech: str) -> list[tuple[str, int]]:
     """(task, seed) for the task types whose pool offers the mechanism."""
-    return _with_toy(
-        lambda: [(t, s) for t in TASKS if mech in {c.id for c in find_task(t).pool} for s in adapter(t).mechanism_seeds]
-    )
+    return _with_toy(lambda: [(t, s) for t in TASKS if mech in {c.id for c in find_task(t).pool} for s in adapter(t).mechanism_seeds])
 
 
 def tiny(task, seed, status, include=()):
@@ -118,9 +110,7 @@ def test_infeasible_certificate_and_conflict_sets_match_enumeration(task, seed):
     expected = _minimal_conflict_sets(rule_ids, {o.satisfied for o in outcomes})
     assert {frozenset(s) for s in inst.certificate.conflict_sets} == expected
     if adapter(task).conflicts_run_through_rules:
-        assert all(len(s) >= 2 for s in inst.certificate.conflict_sets), (
-            "a conflict should run through the instance's rules"
-        )
+        assert all(len(s) >= 2 for s in inst.certificate.conflict_sets), "a conflict should run through the instance's rules"
 
 
 @pytest.mark.parametrize(("task", "seed"), _mechanism_cases("min_change_replanning"))
@@ -206,13 +196,9 @@ def test_brute_force_sample_is_not_all_skipped(fid):
     groups = [tasks] if scope == "family" else [[t] for t in tasks]
     for group in groups:
         feasible = sum(tiny(t, 100 + s, "optimal") is not None for t in group for s in ad.seeds)
-        infeasible = sum(
-            tiny(t, 200 + s, "infeasible", ("infeasibility_detection",)) is not None for t in group for s in ad.seeds
-        )
+        infeasible = sum(tiny(t, 200 + s, "infeasible", ("infeasibility_detection",)) is not None for t in group for s in ad.seeds)
         assert feasible >= floor_feasible and infeasible >= floor_infeasible, (group, feasible, infeasible)
         for mech in MECHANISMS:
             offered = [t for t in group if mech in {c.id for c in find_task(t).pool}]
-            found = sum(
-                tiny(t, BASE[mech] + s, "optimal", (mech,)) is not None for t in offered for s in ad.mechanism_seeds
-            )
+            found = sum(tiny(t, BASE[mech] + s, "optimal", (mech,)) is not None for t in offered for s in ad.mechanism_seeds)
             assert not offered or found >= floor_mechanism, (group, mech, found)

@@ -31,9 +31,7 @@ def _registry() -> Iterator[None]:
 
 
 def _bytes(fid: str | None, workers: int) -> list[str]:
-    return [
-        dumps(o.instance) for o in generate(6, 42, GenerateOptions(family=fid, size="small"), workers) if o.instance
-    ]
+    return [dumps(o.instance) for o in generate(6, 42, GenerateOptions(family=fid, size="small"), workers) if o.instance]
 
 
 @pytest.mark.parametrize("fid", FAMILIES)

@@ -129,12 +129,7 @@ def test_recovery_that_ignores_the_scenario_fails_only_recovery_items(task):
 def test_a_missing_recovery_section_fails_every_recovery_item(task):
     inst = need("exception_recovery", task)
     answer = {k: v for k, v in inst.reference.items() if k != "recovery"}
-    assert failed_rules(inst, answer) == {
-        "recovery:format",
-        "recovery:rules",
-        "recovery:objective",
-        "recovery:validation",
-    }
+    assert failed_rules(inst, answer) == {"recovery:format", "recovery:rules", "recovery:objective", "recovery:validation"}
 
 
 # -- robustness -----------------------------------------------------------------------------

@@ -19,9 +19,7 @@ from pbsolve.taxonomy import MECHANISM_IDS
 from tests.family_adapters import ADAPTERS, adapter, instance_at, registry_tasks, toy_family_registered
 
 TASKS = registry_tasks()
-SETTINGS = settings(
-    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
-)
+SETTINGS = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 draws = st.tuples(st.integers(0, 10_000), st.integers(0, 40), st.booleans())
 
 

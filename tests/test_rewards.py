@@ -65,7 +65,7 @@ def answers(inst: Instance) -> dict[str, object]:
     return {
         "oracle": oracle(inst),
         "baseline": baseline(inst),
-        "think_then_answer": '<think>Let me try {"feasible": true}... </think>\n```json\n' + ref + "\n```",
+        "think_then_answer": "<think>Let me try {\"feasible\": true}... </think>\n```json\n" + ref + "\n```",
         "answer_only_in_thinking": "<think>```json\n" + ref + "\n```</think> I am not sure.",
         "empty": "",
         "garbage": "no idea {really} }{",
@@ -80,9 +80,7 @@ def test_compute_score_returns_the_same_numeric_keys_for_every_answer(instances)
     for inst in instances:
         gt = inst.model_dump_json()
         for kind, text in answers(inst).items():
-            out = compute_score(
-                data_source=f"pbsolve/{inst.task}", solution_str=text, ground_truth=gt, extra_info={"index": 0}
-            )
+            out = compute_score(data_source=f"pbsolve/{inst.task}", solution_str=text, ground_truth=gt, extra_info={"index": 0})
             assert tuple(out) == METRIC_KEYS, kind
             assert all(type(v) is float for v in out.values()), (kind, out)
             g = grade(inst, text)
@@ -268,14 +266,7 @@ def test_rewards_are_computed_from_worker_threads_without_signals(instances):
 
 
 def test_serving_modules_never_use_signals():
-    for name in (
-        "rewards.py",
-        "serve/rewards.py",
-        "serve/server.py",
-        "serve/store.py",
-        "serve/export.py",
-        "cli/serve.py",
-    ):
+    for name in ("rewards.py", "serve/rewards.py", "serve/server.py", "serve/store.py", "serve/export.py", "cli/serve.py"):
         tree = ast.parse((ROOT / "pbsolve" / name).read_text())
         imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
@@ -350,17 +341,8 @@ def test_trl_reward_takes_the_last_assistant_message_and_text_parts(any_instance
     inputs = _trl_inputs([any_instance], conversational=True, generations=3)
     right = oracle(any_instance)
     completions = [
-        [
-            {"role": "assistant", "content": "draft: nothing"},
-            {"role": "tool", "content": "ok"},
-            {"role": "assistant", "content": right},
-        ],
-        [
-            {
-                "role": "assistant",
-                "content": [{"type": "text", "text": right[:10]}, {"type": "text", "text": right[10:]}],
-            }
-        ],
+        [{"role": "assistant", "content": "draft: nothing"}, {"role": "tool", "content": "ok"}, {"role": "assistant", "content": right}],
+        [{"role": "assistant", "content": [{"type": "text", "text": right[:10]}, {"type": "text", "text": right[10:]}]}],
         [{"role": "assistant", "content": right}, {"role": "assistant", "content": "never mind"}],
     ]
     assert _trl_call(trl_reward(), inputs, completions) == [1.0, 1.0, 0.0]

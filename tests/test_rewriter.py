@@ -108,7 +108,7 @@ def _free_numbers(narrative: str, names: list[str]) -> list[re.Match[str]]:
     out = []
     for m in _NUMBER.finditer(narrative):
         line_start = narrative.rfind("\n", 0, m.start()) + 1
-        ordinal = re.match(r"\s*\d+[.)]\s", narrative[line_start:]) and narrative[line_start : m.start()].strip() == ""
+        ordinal = re.match(r"\s*\d+[.)]\s", narrative[line_start:]) and narrative[line_start:m.start()].strip() == ""
         if not ordinal and not any(a <= m.start() < b for a, b in spans):
             out.append(m)
     return out
@@ -164,9 +164,7 @@ def test_the_guard_names_the_number_and_the_name(any_instance):
     changed = narrative[: m.start()] + "99" + narrative[m.end() :]
     problems = _check(any_instance, changed)
     assert "new number 99" in problems and any(p.startswith(f"number {m.group(1)}:") for p in problems)
-    assert f"name {first_person!r} is missing" in _check(
-        any_instance, _name_pattern(first_person).sub("Someone", narrative)
-    )
+    assert f"name {first_person!r} is missing" in _check(any_instance, _name_pattern(first_person).sub("Someone", narrative))
 
 
 def _lines_starting(narrative: str, prefix: str) -> list[str]:
@@ -183,9 +181,7 @@ def test_swapping_facts_between_two_entities_is_rejected(varied):
             tail_a, tail_b = a.split(" — ", 1)[1], b.split(" — ", 1)[1]
             if tail_a == tail_b:
                 continue
-            rewrite = narrative.replace(a, a.split(" — ", 1)[0] + " — " + tail_b).replace(
-                b, b.split(" — ", 1)[0] + " — " + tail_a
-            )
+            rewrite = narrative.replace(a, a.split(" — ", 1)[0] + " — " + tail_b).replace(b, b.split(" — ", 1)[0] + " — " + tail_a)
             assert _check(inst, rewrite), f"{inst.id}: swap of {a!r} / {b!r} passed"
             swapped += 1
             break
@@ -289,19 +285,12 @@ def test_an_endpoint_that_is_down_leaves_the_template_text(openai_stub, any_inst
 
 def test_generate_with_the_llm_renderer(openai_stub):
     openai_stub.responder = lambda req: paraphrase(narrative_of(req))
-    opts = GenerateOptions(
-        task="exam_scheduling",
-        size="small",
-        renderer="llm",
-        rewriter=LLMConfig(model="stub-model", base_url=openai_stub.url),
-    )
+    opts = GenerateOptions(task="exam_scheduling", size="small", renderer="llm", rewriter=LLMConfig(model="stub-model", base_url=openai_stub.url))
     template = build_instance(3, 1, GenerateOptions(task="exam_scheduling", size="small")).instance
     rewritten = build_instance(3, 1, opts).instance
     assert template is not None and rewritten is not None
     assert rewritten.id == template.id and rewritten.provenance.renderer == "llm"
-    assert rewritten.prompt == paraphrase(split_prompt(template)[0]) + "\n\n" + render_answer_format(
-        template.answer_schema
-    )
+    assert rewritten.prompt == paraphrase(split_prompt(template)[0]) + "\n\n" + render_answer_format(template.answer_schema)
     with pytest.raises(ValueError, match="rewriter endpoint"):
         GenerateOptions(renderer="llm")
 
@@ -311,13 +300,7 @@ def test_template_rendering_serialises_as_before():
     a = build_instance(4, 0, GenerateOptions(size="small")).instance
     b = build_instance(4, 0, GenerateOptions(size="small", renderer="template", counts=None)).instance
     assert a is not None and b is not None and dumps(a) == dumps(b)
-    assert list(json.loads(dumps(a))["provenance"]) == [
-        "pbsolve_version",
-        "schema_version",
-        "solver",
-        "solver_version",
-        "renderer",
-    ]
+    assert list(json.loads(dumps(a))["provenance"]) == ["pbsolve_version", "schema_version", "solver", "solver_version", "renderer"]
 
 
 # -- the CLI -------------------------------------------------------------------------------
@@ -335,12 +318,7 @@ def test_cli_generate_and_rewrite_with_the_llm_renderer(openai_stub, tmp_path):
     assert [r.provenance.renderer for r in rows] == ["llm"] * 3
 
     plain = tmp_path / "plain.jsonl"
-    assert (
-        runner.invoke(
-            cli.app, ["generate", "--n", "2", "--size", "small", "--family", "scheduling", "--out", str(plain)]
-        ).exit_code
-        == 0
-    )
+    assert runner.invoke(cli.app, ["generate", "--n", "2", "--size", "small", "--family", "scheduling", "--out", str(plain)]).exit_code == 0
     openai_stub.script(Reply(text="Schedule things."))  # the first rewrite drops every fact
     redone = tmp_path / "redone.jsonl"
     result = runner.invoke(cli.app, ["rewrite", "--instances", str(plain), "--out", str(redone), "--model", "stub-model",

@@ -122,9 +122,7 @@ def test_window_names_its_start_and_finish():
     assert text == f"{e} must start at or after {slots[0]['id']} and finish by {slots[2]['end_label']}."
 
 
-@pytest.mark.parametrize(
-    "n, expected", [(0, "part in no exams at all"), (1, "at most 1 exam per day"), (2, "at most 2 exams per day")]
-)
+@pytest.mark.parametrize("n, expected", [(0, "part in no exams at all"), (1, "at most 1 exam per day"), (2, "at most 2 exams per day")])
 def test_daily_limit_counts_agree_with_their_noun(n, expected):
     person = data_of(EXAM)["people"][0]["id"]
     assert expected in say(EXAM, "daily_limit", people=[person], max=n)
@@ -135,10 +133,7 @@ def test_daily_limit_of_several_people_applies_to_each():
     assert say(EXAM, "daily_limit", people=people, max=2).startswith(f"{people[0]} and {people[1]} each take part")
 
 
-@pytest.mark.parametrize(
-    "n, expected",
-    [(1, "At most one exam takes place on any one day."), (3, "At most 3 exams take place on any one day.")],
-)
+@pytest.mark.parametrize("n, expected", [(1, "At most one exam takes place on any one day."), (3, "At most 3 exams take place on any one day.")])
 def test_day_cap_agrees_in_number(n, expected):
     assert say(EXAM, "day_cap", max=n) == expected
 
@@ -176,10 +171,7 @@ def test_person_absent_and_room_closed_name_every_span_as_a_time_range():
     person, room = d["people"][0]["id"], d["rooms"][0]["id"]
     two = f"{slots[0]}–{d['slots'][0]['end_label']} and {slots[2]}–{d['slots'][2]['end_label']}"
     assert say(MEET, "person_absent", tier="hard", person=person, slots=[slots[0], slots[2]]).endswith(f"during {two}.")
-    assert (
-        say(MEET, "room_closed", tier="hard", room=room, slots=[slots[0], slots[2]])
-        == f"Room {room} is closed during {two}."
-    )
+    assert say(MEET, "room_closed", tier="hard", room=room, slots=[slots[0], slots[2]]) == f"Room {room} is closed during {two}."
 
 
 STRUCTURAL = ("availability", "room_fit", "person_no_overlap", "room_no_overlap", "room_backup")
@@ -214,26 +206,19 @@ def test_procurement_prompt_defines_how_units_of_different_items_add_up():
     items = [dict(i) for i in d["items"]]
     items[0]["unit"], items[1]["unit"] = "kg", "reels"
     d["items"] = items
-    body = "\n".join(
-        procurement_text._procurement_body(ProcurementData.model_validate(d), "manufacturing_inputs", [], [])
-    )
+    body = "\n".join(procurement_text._procurement_body(ProcurementData.model_validate(d), "manufacturing_inputs", [], []))
     assert "The items come in different units (kg and reels)" in body
     assert "every unit counts as 1 whatever it measures" in body
     # the limits that add items refer to that convention by the same words
     assert "the units ordered from a supplier (all items together)" in say(PROC, "supplier_capacity", d)
-    assert (
-        say(PROC, "dock_capacity", d, max=50)
-        == "At most 50 units (all items together) can be received in any one week."
-    )
+    assert say(PROC, "dock_capacity", d, max=50) == "At most 50 units (all items together) can be received in any one week."
     assert "at most 1 unit (all items together) may be in storage" in say(PROC, "storage_cap", d, max=1)
 
 
 def test_procurement_prompt_with_one_unit_adds_quantities_in_it():
     d = dict(data_of(PROC))
     d["items"] = [{**i, "unit": "kg"} for i in d["items"]]
-    body = "\n".join(
-        procurement_text._procurement_body(ProcurementData.model_validate(d), "manufacturing_inputs", [], [])
-    )
+    body = "\n".join(procurement_text._procurement_body(ProcurementData.model_validate(d), "manufacturing_inputs", [], []))
     assert "adds their quantities in kg" in body
 
 
@@ -250,9 +235,7 @@ def test_other_procurement_rules_state_their_figures():
     unit = d["items"][0]["unit"]
     assert say(PROC, "inventory_balance").startswith("Stock is carried from week to week")
     assert say(PROC, "period_budget", max=100).startswith("At most 100 may be spent in any one week")
-    assert (
-        say(PROC, "supplier_closed", tier="hard", supplier=sup, periods=[week]) == f"{sup} takes no orders in {week}."
-    )
+    assert say(PROC, "supplier_closed", tier="hard", supplier=sup, periods=[week]) == f"{sup} takes no orders in {week}."
     assert say(PROC, "safety_stock", item=item, min=3) == f"{item} never ends a week with fewer than 3 {unit} in stock."
     assert f"at least 4 {unit} of {item}" in say(PROC, "stock_target", item=item, period=week, min=4)
     assert "in the week it is received" in say(PROC, "shelf_life", item=item, periods=1)
@@ -277,10 +260,7 @@ def test_material_prompt_defines_how_units_of_different_materials_add_up():
     assert "The materials come in different units (kits and litres)" in body
 
 
-@pytest.mark.parametrize(
-    "n, expected",
-    [(0, "every site has the same fill rate"), (1, "within 1 percentage point "), (10, "within 10 percentage points ")],
-)
+@pytest.mark.parametrize("n, expected", [(0, "every site has the same fill rate"), (1, "within 1 percentage point "), (10, "within 10 percentage points ")])
 def test_fill_gap_edge_values(n, expected):
     assert expected in say(MAT, "fill_gap", max=n)
 
@@ -294,15 +274,10 @@ def test_material_rules_state_their_figures():
     assert "at most 40 units (all materials together)" in say(MAT, "truck_capacity", max=40)
     assert say(MAT, "depot_throughput", depot=dep, max=30).startswith(f"{dep} can dispatch at most 30 units")
     assert f"{sites[0]} is guaranteed at least 2" in say(MAT, "min_guarantee", sites=sites[:1], material=mat, min=2)
-    assert f"{sites[0]} and {sites[1]} are each guaranteed" in say(
-        MAT, "min_guarantee", sites=sites[:2], material=mat, min=2
-    )
+    assert f"{sites[0]} and {sites[1]} are each guaranteed" in say(MAT, "min_guarantee", sites=sites[:2], material=mat, min=2)
     assert say(MAT, "site_intake", site=sites[0], max=9).startswith(f"{sites[0]} can take in at most 9 units")
     assert say(MAT, "transport_budget", max=99) == "The total transport cost may not exceed 99."
-    assert (
-        say(MAT, "priority_order", sites=sites[:2])
-        == f"Priority order: {sites[0]}'s fill rate is at least {sites[1]}'s."
-    )
+    assert say(MAT, "priority_order", sites=sites[:2]) == f"Priority order: {sites[0]}'s fill rate is at least {sites[1]}'s."
     assert say(MAT, "single_source", sites=sites[:1]) == f"{sites[0]} receives everything from one depot only."
     assert say(MAT, "single_source", sites=sites[:2]).startswith(f"{sites[0]} and {sites[1]} each receive")
     assert say(MAT, "min_shipment", min=5).endswith("either nothing or at least 5 units.")
@@ -314,14 +289,8 @@ def test_material_rules_state_their_figures():
     "n, expected",
     [
         (0, "There are no laptop trolleys: every lesson that needs laptops must be held in a room with computers."),
-        (
-            1,
-            "There is 1 laptop trolley: in any slot, at most 1 of the lessons that need laptops may be held in a room without computers",
-        ),
-        (
-            2,
-            "There are 2 laptop trolleys: in any slot, at most 2 of the lessons that need laptops may be held in rooms without computers",
-        ),
+        (1, "There is 1 laptop trolley: in any slot, at most 1 of the lessons that need laptops may be held in a room without computers"),
+        (2, "There are 2 laptop trolleys: in any slot, at most 2 of the lessons that need laptops may be held in rooms without computers"),
     ],
 )
 def test_kit_pool_edge_values(n, expected):
@@ -333,9 +302,7 @@ def test_kit_pool_edge_values(n, expected):
 def _teachers_available(available: bool) -> dict[str, Any]:
     d = dict(data_of(EDU))
     slot = d["slots"][0]["id"]
-    d["teachers"] = [
-        {**t, "unavailable": [slot] if available is False and k == 0 else []} for k, t in enumerate(d["teachers"])
-    ]
+    d["teachers"] = [{**t, "unavailable": [slot] if available is False and k == 0 else []} for k, t in enumerate(d["teachers"])]
     return d
 
 
@@ -351,17 +318,13 @@ def test_teacher_backup_with_listed_unavailability_has_no_double_negative():
     assert "is available in the lesson's slot (not listed as unavailable then)" in text
 
 
-@pytest.mark.parametrize(
-    "n, expected", [(0, "teaches no lessons."), (1, "teaches at most 1 lesson."), (3, "teaches at most 3 lessons.")]
-)
+@pytest.mark.parametrize("n, expected", [(0, "teaches no lessons."), (1, "teaches at most 1 lesson."), (3, "teaches at most 3 lessons.")])
 def test_teacher_load_edge_values(n, expected):
     t = data_of(EDU)["teachers"][0]["id"]
     assert say(EDU, "teacher_load", teachers=[t], max=n) == f"{t} {expected}"
 
 
-@pytest.mark.parametrize(
-    "n, expected", [(0, "teaches no lessons on any day."), (1, "teaches at most 1 lesson on any one day.")]
-)
+@pytest.mark.parametrize("n, expected", [(0, "teaches no lessons on any day."), (1, "teaches at most 1 lesson on any one day.")])
 def test_daily_load_edge_values(n, expected):
     t = data_of(EDU)["teachers"][0]["id"]
     assert say(EDU, "daily_load", teachers=[t], max=n) == f"{t} {expected}"
@@ -381,22 +344,15 @@ def test_education_rules_state_their_figures():
     assert say(EDU, "teacher_no_clash") == "No teacher teaches two lessons in the same slot."
     assert say(EDU, "room_no_clash") == "A room holds at most one lesson per slot."
     assert "unavailable" in say(EDU, "availability")
-    assert say(EDU, "teacher_absent", tier="hard", teacher=ts[0], slots=slots[:2]).startswith(
-        f"{ts[0]} is absent in {slots[0]} and {slots[1]}"
-    )
+    assert say(EDU, "teacher_absent", tier="hard", teacher=ts[0], slots=slots[:2]).startswith(f"{ts[0]} is absent in {slots[0]} and {slots[1]}")
     assert say(EDU, "room_closed", room=room, slots=slots[:1]) == f"Room {room} is closed in {slots[0]}."
     assert say(EDU, "min_load", teachers=ts[:2], min=1) == f"{ts[0]} and {ts[1]} each teach at least 1 lesson."
-    assert (
-        say(EDU, "continuity", lessons=lessons[:2]) == f"{lessons[0]} and {lessons[1]} are taught by the same teacher."
-    )
+    assert say(EDU, "continuity", lessons=lessons[:2]) == f"{lessons[0]} and {lessons[1]} are taught by the same teacher."
     assert say(EDU, "same_room", lessons=lessons[:2]) == f"{lessons[0]} and {lessons[1]} are held in the same room."
     assert "two consecutive slots of the same day" in say(EDU, "teacher_gap", teacher=ts[0])
 
 
-@pytest.mark.parametrize(
-    "lo, hi, expected",
-    [(1, 1, "exactly 1 student."), (3, 3, "exactly 3 students."), (2, 4, "between 2 and 4 students.")],
-)
+@pytest.mark.parametrize("lo, hi, expected", [(1, 1, "exactly 1 student."), (3, 3, "exactly 3 students."), (2, 4, "between 2 and 4 students.")])
 def test_group_size_edge_values(lo, hi, expected):
     assert say(GRP, "group_size", min=lo, max=hi).endswith(expected)
 
@@ -420,10 +376,7 @@ def test_grouping_rules_state_their_figures():
     names = [s["id"] for s in data_of(GRP)["students"]]
     a, b, c, e = names[:4]
     assert say(GRP, "apart", pairs=[[a, b]]) == f"{a} and {b} are in different groups."
-    assert (
-        say(GRP, "together", pairs=[[a, b], [c, e]])
-        == f"{a} and {b} are in the same group; {c} and {e} are in the same group."
-    )
+    assert say(GRP, "together", pairs=[[a, b], [c, e]]) == f"{a} and {b} are in the same group; {c} and {e} are in the same group."
     assert say(GRP, "leader_floor", level=2) == "Every group has at least one student with leadership 2 or more."
     assert say(GRP, "skill_floor", min=6).endswith("is at least 6.")
     assert say(GRP, "no_isolation") == "No student is the only one of their track in their group."

@@ -218,9 +218,7 @@ def test_the_milp_has_rows_for_every_rule_kind_and_an_expression_for_every_objec
     add_ons = {**DAY_SPACING_PARAMS, **CALENDAR_PARAMS, **PLACES_PARAMS, **CONTENT_PARAMS}
     core = set(rp.RULE_PARAMS) - set(add_ons)
     assert set(milp.ROWS) == core and core <= set(CHECKS)
-    assert set(milp.TERM_KINDS) == set(rp.TERM_PARAMS) - set(CALENDAR_TERMS) | {
-        "delivery_cost"
-    }  # cost per seat: oral exams, seminars
+    assert set(milp.TERM_KINDS) == set(rp.TERM_PARAMS) - set(CALENDAR_TERMS) | {"delivery_cost"}  # cost per seat: oral exams, seminars
     for task in milp.TASKS:
         assert {c.id for c in find_task(task).pool} - MECHANISM_IDS <= set(milp.ROWS)
     inst = find("course_timetabling", 61, "small", hard=False)

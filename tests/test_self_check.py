@@ -17,14 +17,7 @@ from pbsolve.schema import Grade
 TIERS = ("basic", "medium", "hard", "stateful")
 KINDS = (*HARD_KINDS, *REPORTING_KINDS)
 SEED = 0
-DRAWS = [
-    ("tiny", 0),
-    ("tiny", 1),
-    ("tiny", 2),
-    ("small", 0),
-    ("small", 1),
-    ("small", 2),
-]  # (size, index) built per option
+DRAWS = [("tiny", 0), ("tiny", 1), ("tiny", 2), ("small", 0), ("small", 1), ("small", 2)]  # (size, index) built per option
 
 
 def sample_options(task: str) -> dict[str, GenerateOptions]:

@@ -467,9 +467,7 @@ def test_store_bytes_do_not_depend_on_the_chunk_size(tmp_path, instances):
             for inst in instances:
                 w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
         with contextlib.closing(sqlite3.connect(path)) as conn:
-            return conn.execute(
-                "SELECT i.rowid, i.id, k.task, i.body FROM instances i JOIN kinds k USING (kind)"
-            ).fetchall()
+            return conn.execute("SELECT i.rowid, i.id, k.task, i.body FROM instances i JOIN kinds k USING (kind)").fetchall()
 
     assert rows(7) == rows(1000)
 
@@ -614,9 +612,7 @@ def test_cli_serve_runs_a_server(tmp_path, source, instances, workers):
         batch = [{"id": i.id, "response": t} for i in instances[:8] for t in (oracle(i), baseline(i))]
         r = httpx.post(url + "/grade/batch", json={"requests": batch}, headers=AUTH, timeout=60)
         assert r.status_code == 200, r.text[:300]
-        assert r.json()["rewards"] == [
-            grade(i, t, "avg_pass").reward for i in instances[:8] for t in (oracle(i), baseline(i))
-        ]
+        assert r.json()["rewards"] == [grade(i, t, "avg_pass").reward for i in instances[:8] for t in (oracle(i), baseline(i))]
     finally:
         proc.terminate()
         proc.wait(timeout=20)

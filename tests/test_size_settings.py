@@ -80,18 +80,14 @@ def test_the_meeting_sampler_reads_its_settings_by_name(monkeypatch):
     small = meeting_planning.SIZES.small
     wider = small.model_copy(update={"rooms": 4, "people": 5, "last_start": 15, "meetings": PositiveRange(lo=6, hi=6)})
     monkeypatch.setattr(meeting_planning, "SIZES", meeting_planning.SIZES.model_copy(update={"small": wider}))
-    ent = meeting_planning.entities(
-        _spec("meeting_planning", "scheduling", "cross_team_sync", "small"), random.Random(1)
-    )
+    ent = meeting_planning.entities(_spec("meeting_planning", "scheduling", "cross_team_sync", "small"), random.Random(1))
     assert (len(ent.rooms), len(ent.people), len(ent.events), len(ent.slots)) == (4, 5, 6, 15 - 9 + 1)
 
 
 def test_the_material_sampler_draws_route_costs_up_to_the_setting(monkeypatch):
     one = material.SIZES.default.model_copy(update={"max_route_cost": 1})
     monkeypatch.setattr(material, "SIZES", material.SIZES.model_copy(update={"default": one}))
-    data, _ = material._entities(
-        _spec("material_allocation", "allocation", "disaster_relief", "default"), random.Random(3)
-    )
+    data, _ = material._entities(_spec("material_allocation", "allocation", "disaster_relief", "default"), random.Random(3))
     assert {c for row in data.cost.values() for c in row.values()} == {1}
 
 

@@ -183,23 +183,16 @@ def test_the_cli_refuses_a_file_for_a_task_type_without_an_importer(seating: Pat
 
 
 def test_the_cli_refuses_a_file_without_a_task(seating: Path, tmp_path: Path):
-    assert_clean_failure(
-        run("generate", "--from", seating, "--out", tmp_path / "i.jsonl"),
-        "--from reads a data file of one task type: add --task",
-    )
+    assert_clean_failure(run("generate", "--from", seating, "--out", tmp_path / "i.jsonl"), "--from reads a data file of one task type: add --task")
 
 
 def test_the_cli_refuses_a_missing_file(tmp_path: Path):
-    result = run(
-        "generate", "--task", "meeting_planning", "--from", tmp_path / "none.sm", "--out", tmp_path / "i.jsonl"
-    )
+    result = run("generate", "--task", "meeting_planning", "--from", tmp_path / "none.sm", "--out", tmp_path / "i.jsonl")
     assert_clean_failure(result, "cannot read", "none.sm")
 
 
 def test_the_cli_refuses_no_rules_with_forced_tiers(tmp_path: Path):
-    result = run(
-        "generate", "--task", "meeting_planning", "--rules", "none", "--tiers", "hard", "--out", tmp_path / "i.jsonl"
-    )
+    result = run("generate", "--task", "meeting_planning", "--rules", "none", "--tiers", "hard", "--out", tmp_path / "i.jsonl")
     assert_clean_failure(result, "--rules none samples no rules: drop --tiers and --include")
 
 
@@ -230,20 +223,12 @@ def test_a_rejected_file_problem_is_not_attempted_again(toy: None, seating: Path
         raise pbsolve.generate.Rejected("timeout_first_solve", "UNKNOWN")
 
     monkeypatch.setattr(pbsolve.generate, "certify_spec", times_out)
-    options = GenerateOptions(
-        task="seating",
-        source=SourceFile.read(seating),
-        counts=dict.fromkeys(("basic", "medium", "hard", "stateful"), 0),
-    )
+    options = GenerateOptions(task="seating", source=SourceFile.read(seating), counts=dict.fromkeys(("basic", "medium", "hard", "stateful"), 0))
     out = build_instance(0, 0, options)
     assert out.instance is None and out.rejects == ["timeout_first_solve"] and calls == [1]
 
 
-def test_with_sampled_rules_a_rejected_file_instance_is_re_sampled(
-    toy: None, seating: Path, monkeypatch: pytest.MonkeyPatch
-):
-    monkeypatch.setattr(
-        pbsolve.generate, "certify_spec", lambda *a, **k: (_ for _ in ()).throw(pbsolve.generate.Rejected("not_unique"))
-    )
+def test_with_sampled_rules_a_rejected_file_instance_is_re_sampled(toy: None, seating: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(pbsolve.generate, "certify_spec", lambda *a, **k: (_ for _ in ()).throw(pbsolve.generate.Rejected("not_unique")))
     out = build_instance(0, 0, GenerateOptions(task="seating", source=SourceFile.read(seating), max_attempts=3))
     assert out.rejects == ["not_unique"] * 3

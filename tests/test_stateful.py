@@ -138,9 +138,7 @@ def test_fatigue_count_restarts_each_day():
 
 
 # -- battery_level ---------------------------------------------------------------------------
-BATTERY = _data(
-    HOURS, [_ev("P1", 2, needs=("projector",)), _ev("P2", 1, ("Ben",), ("projector",)), _ev("N1", 2, ("Chen",))]
-)
+BATTERY = _data(HOURS, [_ev("P1", 2, needs=("projector",)), _ev("P2", 1, ("Ben",), ("projector",)), _ev("N1", 2, ("Chen",))])
 CELL = {"feature": "projector", "capacity": 4, "start": 2, "use": 2, "recharge": 1}
 
 
@@ -228,16 +226,8 @@ EXHAUSTIVE = [
     ("fatigue_protocol", _data(TINY_DAY, TINY_EVENTS, ("A",)), {"person": "Ana", "threshold": 1, "rest": 1}),
     ("fatigue_protocol", _data(TINY_DAY, TINY_EVENTS, ("A",)), {"person": "Ana", "threshold": 2, "rest": 2}),
     ("fatigue_protocol", _data(TWO_DAYS, TINY_EVENTS, ("A",)), {"person": "Ben", "threshold": 2, "rest": 1}),
-    (
-        "battery_level",
-        _data(TINY_DAY, TINY_EVENTS, ("A",)),
-        {"feature": "projector", "capacity": 3, "start": 1, "use": 1, "recharge": 1},
-    ),
-    (
-        "battery_level",
-        _data(TWO_DAYS, TINY_EVENTS, ("A",)),
-        {"feature": "projector", "capacity": 2, "start": 0, "use": 1, "recharge": 2},
-    ),
+    ("battery_level", _data(TINY_DAY, TINY_EVENTS, ("A",)), {"feature": "projector", "capacity": 3, "start": 1, "use": 1, "recharge": 1}),
+    ("battery_level", _data(TWO_DAYS, TINY_EVENTS, ("A",)), {"feature": "projector", "capacity": 2, "start": 0, "use": 1, "recharge": 2}),
 ]
 
 
@@ -396,11 +386,7 @@ def _tiny_cases() -> Iterator[tuple[str, Draft, list[tuple[Plan, tuple[int, ...]
                 if params is not None:
                     draft = draft_of(inst)
                     rule = Rule(id=f"R{len(draft.rules) + 1}", kind=kind, tier="stateful", params=_raw(params))
-                    yield (
-                        kind,
-                        Draft(spec=draft.spec, data=draft.data, rules=[*draft.rules, rule], objective=draft.objective),
-                        feasible,
-                    )
+                    yield kind, Draft(spec=draft.spec, data=draft.data, rules=[*draft.rules, rule], objective=draft.objective), feasible
 
 
 def test_certified_optimum_with_a_stateful_rule_equals_the_exhaustive_optimum_on_generated_instances():
@@ -419,11 +405,7 @@ BASE = [("room_fit", {}), ("person_no_overlap", {}), ("room_no_overlap", {})]
 BITING = [
     ("room_cooldown", _data(TINY_DAY, TINY_EVENTS), {"room": "A", "gap": 1}),
     ("fatigue_protocol", _data(TINY_DAY, TINY_EVENTS), {"person": "Ana", "threshold": 2, "rest": 1}),
-    (
-        "battery_level",
-        _data(TINY_DAY, TINY_EVENTS),
-        {"feature": "projector", "capacity": 3, "start": 1, "use": 1, "recharge": 1},
-    ),
+    ("battery_level", _data(TINY_DAY, TINY_EVENTS), {"feature": "projector", "capacity": 3, "start": 1, "use": 1, "recharge": 1}),
 ]
 
 

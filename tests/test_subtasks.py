@@ -40,10 +40,7 @@ def test_a_subtask_alone_selects_its_task_type():
 
 
 def test_choosing_a_subtask_leaves_every_other_draw_of_the_spec_unchanged():
-    free, chosen = (
-        sample_spec(4, 2, task="meeting_planning"),
-        sample_spec(4, 2, task="meeting_planning", subtask="client_visit"),
-    )
+    free, chosen = sample_spec(4, 2, task="meeting_planning"), sample_spec(4, 2, task="meeting_planning", subtask="client_visit")
     assert chosen.model_copy(update={"subtask": free.subtask}) == free
 
 
@@ -54,18 +51,7 @@ def test_an_unknown_subtask_is_a_clear_error_naming_it():
 
 def test_the_cli_refuses_a_subtask_of_another_task_type(tmp_path):
     result = CliRunner().invoke(
-        app,
-        [
-            "generate",
-            "--task",
-            "meeting_planning",
-            "--subtask",
-            "oral_exams",
-            "--n",
-            "1",
-            "--out",
-            str(tmp_path / "x.jsonl"),
-        ],
+        app, ["generate", "--task", "meeting_planning", "--subtask", "oral_exams", "--n", "1", "--out", str(tmp_path / "x.jsonl")]
     )
     assert result.exit_code != 0
     assert "no task matches" in result.output and "oral_exams" in result.output

@@ -72,12 +72,7 @@ def code(d: ToyData, plan: Plan) -> int:
     return value
 
 
-CHECKS: dict[str, checking.Check] = {
-    "table_capacity": _capacity,
-    "apart": _pairs(False),
-    "together": _pairs(True),
-    "avoid": _avoid,
-}
+CHECKS: dict[str, checking.Check] = {"table_capacity": _capacity, "apart": _pairs(False), "together": _pairs(True), "avoid": _avoid}
 
 
 class SeatingChecker(checking.TaskChecker):

@@ -41,9 +41,7 @@ TASK = TaskSpec(
         ConstraintSpec("apart", "basic", "named pairs of guests sit at different tables"),
         ConstraintSpec("together", "basic", "named pairs of guests share a table"),
         ConstraintSpec("avoid", "medium", "a guest does not sit at a named table"),
-        ConstraintSpec(
-            "infeasibility_detection", "hard", "recognise an impossible request and name a minimal conflict"
-        ),
+        ConstraintSpec("infeasibility_detection", "hard", "recognise an impossible request and name a minimal conflict"),
     ),
     base_rules=("table_capacity",),
 )
@@ -54,12 +52,7 @@ class ToySizes(Settings):
     tables: int
 
 
-SIZES = SizeTable[ToySizes](
-    tiny=ToySizes(guests=4, tables=2),
-    small=ToySizes(guests=5, tables=3),
-    default=ToySizes(guests=7, tables=3),
-    large=ToySizes(guests=9, tables=4),
-)
+SIZES = SizeTable[ToySizes](tiny=ToySizes(guests=4, tables=2), small=ToySizes(guests=5, tables=3), default=ToySizes(guests=7, tables=3), large=ToySizes(guests=9, tables=4))
 
 
 class Model:
@@ -106,14 +99,8 @@ def build(draft: Draft) -> SolverModel:
     rule_literals = encode_rules(tm.m, draft.rules, ENCODERS, tm, RULE_PARAMS)
     k, n = len(d.tables), len(d.guests)
     exprs = {
-        "cost": (
-            sum(g.cost[t] * tm.x[g.id, t] for g in d.guests for t in d.tables),
-            sum(max(g.cost.values()) for g in d.guests),
-        ),
-        "code": (
-            sum(i * k ** (n - 1 - j) * tm.x[g.id, t] for j, g in enumerate(d.guests) for i, t in enumerate(d.tables)),
-            k**n,
-        ),
+        "cost": (sum(g.cost[t] * tm.x[g.id, t] for g in d.guests for t in d.tables), sum(max(g.cost.values()) for g in d.guests)),
+        "code": (sum(i * k ** (n - 1 - j) * tm.x[g.id, t] for j, g in enumerate(d.guests) for i, t in enumerate(d.tables)), k**n),
     }
 
     def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
@@ -121,13 +108,7 @@ def build(draft: Draft) -> SolverModel:
         return {"seating": [{"guest": g, "table": t} for g, t in plan.items()]}
 
     terms = [(term.id, *exprs[term.kind]) for term in draft.objective]
-    return SolverModel(
-        model=tm.m,
-        answer_literals=list(tm.x.values()),
-        rule_literals=rule_literals,
-        objective_terms=terms,
-        decode=decode,
-    )
+    return SolverModel(model=tm.m, answer_literals=list(tm.x.values()), rule_literals=rule_literals, objective_terms=terms, decode=decode)
 
 
 # -- sampling: rules drawn so that a planted witness plan satisfies them -------------
@@ -169,11 +150,7 @@ SOURCE_FORMAT = "a seating file: 'capacity N', 'tables T1 T2 ..', then one 'gues
 
 def read_source(source: SourceFile) -> Imported:
     """The file's guests, tables and capacity; a SourceError names the line at fault."""
-    lines = [
-        (n, line.split())
-        for n, line in enumerate(source.text.splitlines(), 1)
-        if line.strip() and not line.startswith("#")
-    ]
+    lines = [(n, line.split()) for n, line in enumerate(source.text.splitlines(), 1) if line.strip() and not line.startswith("#")]
     if len(lines) < 3 or lines[0][1][0] != "capacity" or lines[1][1][0] != "tables":
         raise SourceError(f"{source.name}: expected 'capacity N', then 'tables ..', then guest lines")
     tables = lines[1][1][1:]
@@ -184,9 +161,7 @@ def read_source(source: SourceFile) -> Imported:
         guests.append({"id": words[0], "cost": dict(zip(tables, map(int, words[1:]), strict=True))})
     if not lines[0][1][1:] or not lines[0][1][1].isdigit():
         raise SourceError(f"{source.name} line {lines[0][0]}: the capacity is a whole number")
-    return Imported(
-        subtask="dinner", data={"seating": {"guests": guests, "tables": tables}, "capacity": int(lines[0][1][1])}
-    )
+    return Imported(subtask="dinner", data={"seating": {"guests": guests, "tables": tables}, "capacity": int(lines[0][1][1])})
 
 
 def draft_from(spec: GenerationSpec, data: dict[str, Any], rng: random.Random) -> Draft:
@@ -231,21 +206,13 @@ class ToyFamily(Family):
         position = insert_position(draft.rules, TASK.base_rules, rng)
         for m in range(1, len(others) + 1):
             rule = params.make_rule("together", "hard", Pairs(pairs=[(hub, o) for o in others[:m]]))
-            found = Draft(
-                draft.spec,
-                draft.data,
-                insert_at(draft.rules, rule, position),
-                draft.objective,
-                [*draft.mechanisms, "infeasibility_detection"],
-            )
+            found = Draft(draft.spec, draft.data, insert_at(draft.rules, rule, position), draft.objective, [*draft.mechanisms, "infeasibility_detection"])
             if not is_feasible(build(found), limits):
                 return found
         return None
 
     # The pool has no other hard mechanism, so the core never calls these hooks.
-    def make_disruption(
-        self, draft: Draft, plan: dict[str, Any], rng: random.Random, limits: Any, scenario: bool = False
-    ) -> Draft | None:
+    def make_disruption(self, draft: Draft, plan: dict[str, Any], rng: random.Random, limits: Any, scenario: bool = False) -> Draft | None:
         raise NotImplementedError("the toy pool has no min_change_replanning / exception_recovery")
 
     def make_robust(self, draft: Draft, rng: random.Random, limits: Any) -> Draft | None:

@@ -42,15 +42,10 @@ def render_prompt(
     mechanisms: list[str] | None = None, recovery: Recovery | None = None,
 ) -> str:  # fmt: skip
     d = ToyData.model_validate(data)
-    out = [
-        f"Seat {len(d.guests)} guests at the tables {', '.join(d.tables)}; each guest sits at exactly one table.",
-        "",
-    ]
+    out = [f"Seat {len(d.guests)} guests at the tables {', '.join(d.tables)}; each guest sits at exactly one table.", ""]
     out += ["**Dislikes** (guest: table=dislike):"]
     out += [f"- {g.id}: " + ", ".join(f"{t}={c}" for t, c in g.cost.items()) for g in d.guests]
     out += ["", "**Rules** (every plan must satisfy all of them):", *[f"- {r.id}: {r.text}" for r in rules]]
     out += ["", "**Objective** (in priority order):", *_objective_lines(objective)]
-    out += prompt_sections(
-        mechanisms or [], PromptContext(recovery=recovery, objective_lines=_objective_lines, verification=lambda: "")
-    )
+    out += prompt_sections(mechanisms or [], PromptContext(recovery=recovery, objective_lines=_objective_lines, verification=lambda: ""))
     return "\n".join(out)
