@@ -235,6 +235,10 @@ encoder = ENCODERS.register
 # CP-SAT parameters of every solve of one task type's models (SolverModel.parameters),
 # registered by the task modules that measured them; other task types use CP-SAT's own
 SOLVER_PARAMETERS: dict[str, dict[str, Any]] = {}
+# CP-SAT parameters of the two tuned certification solves only (SolverModel.speed_parameters:
+# first solve and uniqueness proof, never the default-search re-certification of a tied
+# optimum nor a hard-tier probe), registered by the task modules that measured them
+SPEED_PARAMETERS: dict[str, dict[str, Any]] = {}
 # add-on objective kinds: (model, the term's Params model) -> (expression, upper bound)
 OBJECTIVES: dict[str, Callable[[TimetableModel, Any], tuple[cp_model.LinearExprT, int]]] = {}
 
@@ -483,6 +487,7 @@ def build_parts(draft: Draft) -> tuple[SolverModel, TimetableModel]:
         objective_terms=terms,
         decode=decode,
         parameters=dict(SOLVER_PARAMETERS.get(draft.spec.task, {})),
+        speed_parameters=dict(SPEED_PARAMETERS.get(draft.spec.task, {})),
         # measured on 258 stored timetable instances (9 task types): presolve costs the
         # re-optimisation more than it saves (2.6 against 3.4 s)
         uniqueness_parameters={"cp_model_presolve": False},
