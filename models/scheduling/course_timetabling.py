@@ -21,7 +21,7 @@ from pbsolve.models.scheduling.common import (
     period_slots,
     rooms,
 )
-from pbsolve.models.scheduling.timetable_model import SOLVER_PARAMETERS, SPEED_PARAMETERS
+from pbsolve.models.scheduling.timetable_model import IMPLIED_ROOM_ROWS, SOLVER_PARAMETERS, SPEED_PARAMETERS
 from pbsolve.params import make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
@@ -193,3 +193,7 @@ SOLVER_PARAMETERS[TASK.id] = {"add_lp_constraints_lazily": False, "symmetry_leve
 # speed_parameters: the default-search re-certification of a tied optimum keeps its
 # search and its plan.
 SPEED_PARAMETERS[TASK.id] = {"add_cg_cuts": False, "add_mir_cuts": False, "use_sat_inprocessing": False}
+# Room rows of slots whose lectures pairwise share a teacher or group (every slot in joint
+# degrees) bind only while person_no_overlap is off. CPU of the two tuned solves over the
+# 55 drafts above: 21.5 against 20.4 ms per draft, the same optima
+IMPLIED_ROOM_ROWS.add(TASK.id)
