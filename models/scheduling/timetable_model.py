@@ -50,6 +50,7 @@ class TimetableModel:
         self._covering: dict[int, list[list[int]]] = {}
         self._on_day: dict[int, list[list[int]]] = {}
         self._start_index: dict[str, cp_model.LinearExpr] = {}
+        self._room_index: dict[str, cp_model.LinearExpr] = {}
         # proto indices of the x variables per (event, start): variables are numbered in
         # the order they are made, from 0 in a fresh model
         self._cell_indices: dict[tuple[str, int], list[int]] = {}
@@ -160,12 +161,15 @@ class TimetableModel:
         return expr
 
     def room_index(self, e: Event) -> cp_model.LinearExprT:
-        """The position of e's room in the rooms' order."""
-        starts = self.starts[e.id]
-        cells = [self._cells[e.id, s] for s in starts]
-        return cp_model.LinearExpr.weighted_sum(
-            [v for row in cells for v in row], [i for row in cells for i in range(len(row))]
-        )
+        """The position of e's room in the rooms' order (built once per model and event)."""
+        expr = self._room_index.get(e.id)
+        if expr is None:
+            starts = self.starts[e.id]
+            cells = [self._cells[e.id, s] for s in starts]
+            expr = self._room_index[e.id] = cp_model.LinearExpr.weighted_sum(
+                [v for row in cells for v in row], [i for row in cells for i in range(len(row))]
+            )
+        return expr
 
     def on_day_vars(self, e: Event, day: int) -> list[cp_model.IntVar]:
         """The x variables of e that start on the given day."""
@@ -202,9 +206,15 @@ def forbid(tm: TimetableModel, xs: Sequence[cp_model.IntVar], lit: cp_model.IntV
     """``lit`` forces every variable of ``xs`` (Booleans) to 0: one enforced conjunction of
     their negations instead of a constraint ``x == 0`` per variable (CP-SAT loads it as
     the same binary clauses ``not lit or not x``, without an integer constraint each, and
-    Python builds one constraint instead of hundreds). Nothing for an empty list."""
+    Python builds one constraint instead of hundreds). Nothing for an empty list.
+
+    Written straight into the model's proto (the same constraint: enforcement literal
+    ``lit``, the negated literals in list order), without a negated-literal object per
+    variable and the API's constraint wrapper."""
     if xs:
-        tm.m.add_bool_and([v.Not() for v in xs]).only_enforce_if(lit)
+        ct = tm.m.model_proto.constraints.add()
+        ct.enforcement_literal.append(lit.index)
+        ct.bool_and.literals.extend([-v.index - 1 for v in xs])
 
 
 def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
