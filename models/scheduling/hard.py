@@ -28,6 +28,19 @@ from pbsolve.models.scheduling.timetable_model import (
 from pbsolve.params import NoParams, make_rule, make_term
 from pbsolve.schema import ObjectiveTerm
 
+# CP-SAT parameters of the feasibility probes below (a trial draft's model, built for the
+# probe alone and then dropped), per task type: a probe answers feasible or not, which no
+# search setting changes, so these are free to favour speed. Registered by the task
+# modules that measured them.
+PROBE_PARAMETERS: dict[str, dict[str, Any]] = {}
+
+
+def _feasible(trial: Draft, limits: SolverLimits) -> bool:
+    """Whether the trial draft has a plan (every rule on), with its task's probe parameters."""
+    sm = build(trial)
+    sm.parameters = {**sm.parameters, **PROBE_PARAMETERS.get(trial.spec.task, {})}
+    return is_feasible(sm, limits)
+
 
 @encoder("person_absent")
 def _person_absent(tm: TimetableModel, params: rp.PersonAbsent, lit: cp_model.IntVar) -> None:
@@ -138,7 +151,7 @@ def make_disruption(
         trial = Draft(
             spec=draft.spec, data=draft.data, rules=rules, objective=[changes, *draft.objective], mechanisms=mechanisms
         )
-        if is_feasible(build(trial), limits):
+        if _feasible(trial, limits):
             return trial
     return None
 
@@ -155,7 +168,7 @@ def make_robust(draft: Draft, rng: random.Random, limits: SolverLimits, base: tu
         objective=[*draft.objective, ObjectiveTerm(id="backup_cost", kind="backup_cost")],
         mechanisms=[*draft.mechanisms, "robustness_design"],
     )
-    return trial if is_feasible(build(trial), limits) else None
+    return trial if _feasible(trial, limits) else None
 
 
 def _with_value(data: TimetableData, u: Uncertain, value: int) -> TimetableData:
@@ -207,7 +220,7 @@ def make_uncertain(draft: Draft, rng: random.Random, limits: SolverLimits) -> Dr
         trial = Draft(
             spec=draft.spec, data=trial_data.model_dump(mode="json"), rules=draft.rules, objective=draft.objective
         )
-        if is_feasible(build(trial), limits):
+        if _feasible(trial, limits):
             data = trial_data
             chosen.append(u.model_copy(update={"id": f"U{len(chosen) + 1}"}))
     if len(chosen) < 2:

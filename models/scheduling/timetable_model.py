@@ -50,9 +50,14 @@ class TimetableModel:
         self._covering: dict[int, list[list[int]]] = {}
         self._on_day: dict[int, list[list[int]]] = {}
         self._start_index: dict[str, cp_model.LinearExpr] = {}
+        self._room_index: dict[str, cp_model.LinearExpr] = {}
         # proto indices of the x variables per (event, start): variables are numbered in
         # the order they are made, from 0 in a fresh model
         self._cell_indices: dict[tuple[str, int], list[int]] = {}
+        # the literal of the model's person_no_overlap rule once encoded, and whether the
+        # task type posts room rows that rule implies behind it (see IMPLIED_ROOM_ROWS)
+        self.person_rule: cp_model.IntVar | None = None
+        self.implied_room_rows = False
         index = len(proto.variables)
         n_rooms = len(room_ids)
         for e in data.events:
@@ -156,12 +161,15 @@ class TimetableModel:
         return expr
 
     def room_index(self, e: Event) -> cp_model.LinearExprT:
-        """The position of e's room in the rooms' order."""
-        starts = self.starts[e.id]
-        cells = [self._cells[e.id, s] for s in starts]
-        return cp_model.LinearExpr.weighted_sum(
-            [v for row in cells for v in row], [i for row in cells for i in range(len(row))]
-        )
+        """The position of e's room in the rooms' order (built once per model and event)."""
+        expr = self._room_index.get(e.id)
+        if expr is None:
+            starts = self.starts[e.id]
+            cells = [self._cells[e.id, s] for s in starts]
+            expr = self._room_index[e.id] = cp_model.LinearExpr.weighted_sum(
+                [v for row in cells for v in row], [i for row in cells for i in range(len(row))]
+            )
+        return expr
 
     def on_day_vars(self, e: Event, day: int) -> list[cp_model.IntVar]:
         """The x variables of e that start on the given day."""
@@ -198,9 +206,15 @@ def forbid(tm: TimetableModel, xs: Sequence[cp_model.IntVar], lit: cp_model.IntV
     """``lit`` forces every variable of ``xs`` (Booleans) to 0: one enforced conjunction of
     their negations instead of a constraint ``x == 0`` per variable (CP-SAT loads it as
     the same binary clauses ``not lit or not x``, without an integer constraint each, and
-    Python builds one constraint instead of hundreds). Nothing for an empty list."""
+    Python builds one constraint instead of hundreds). Nothing for an empty list.
+
+    Written straight into the model's proto (the same constraint: enforcement literal
+    ``lit``, the negated literals in list order), without a negated-literal object per
+    variable and the API's constraint wrapper."""
     if xs:
-        tm.m.add_bool_and([v.Not() for v in xs]).only_enforce_if(lit)
+        ct = tm.m.model_proto.constraints.add()
+        ct.enforcement_literal.append(lit.index)
+        ct.bool_and.literals.extend([-v.index - 1 for v in xs])
 
 
 def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
@@ -211,17 +225,27 @@ def post(tm: TimetableModel, ct: Any, lit: cp_model.IntVar) -> None:
 _NO_LOWER_BOUND = (-(2**63), 1)  # the domain CP-SAT's Python API writes for "sum <= 1"
 
 
-def at_most_one_rows(tm: TimetableModel, rows: Sequence[Sequence[int]], lit: cp_model.IntVar) -> None:
+def at_most_one_rows(
+    tm: TimetableModel, rows: Sequence[Sequence[int]], lit: cp_model.IntVar, unless: Sequence[bool] = ()
+) -> None:
     """For each row (indices of distinct Boolean variables, at least two) the constraint
     ``post(tm, total(variables) <= 1, lit)`` posts, written straight into the model's
     proto: the same constraints, in the same order and form (variables in row order,
     coefficients 1, domain [int64 min, 1], enforced by ``lit``), without building a
-    Python expression, a bounded expression and a constraint object per row."""
+    Python expression, a bounded expression and a constraint object per row.
+
+    A row whose flag in ``unless`` is true is enforced by ``lit`` and the negation of
+    the person_no_overlap rule's literal (``tm.person_rule``) instead: for rows that rule
+    implies, so that they bind only while it is switched off."""
     constraints = tm.m.model_proto.constraints
     enforce = lit.index
-    for row in rows:
+    both = (enforce, -tm.person_rule.index - 1) if tm.person_rule is not None and any(unless) else None
+    for i, row in enumerate(rows):
         ct = constraints.add()
-        ct.enforcement_literal.append(enforce)
+        if both is not None and i < len(unless) and unless[i]:
+            ct.enforcement_literal.extend(both)
+        else:
+            ct.enforcement_literal.append(enforce)
         linear = ct.linear
         linear.vars.extend(row)
         linear.coeffs.extend([1] * len(row))
@@ -235,6 +259,13 @@ encoder = ENCODERS.register
 # CP-SAT parameters of every solve of one task type's models (SolverModel.parameters),
 # registered by the task modules that measured them; other task types use CP-SAT's own
 SOLVER_PARAMETERS: dict[str, dict[str, Any]] = {}
+# CP-SAT parameters of the two tuned certification solves only (SolverModel.speed_parameters:
+# first solve and uniqueness proof, never the default-search re-certification of a tied
+# optimum nor a hard-tier probe), registered by the task modules that measured them
+SPEED_PARAMETERS: dict[str, dict[str, Any]] = {}
+# task types whose room_no_overlap rows implied by person_no_overlap bind only while that
+# rule is off (see _room_no_overlap), registered by the task modules that measured it
+IMPLIED_ROOM_ROWS: set[str] = set()
 # add-on objective kinds: (model, the term's Params model) -> (expression, upper bound)
 OBJECTIVES: dict[str, Callable[[TimetableModel, Any], tuple[cp_model.LinearExprT, int]]] = {}
 
@@ -270,19 +301,41 @@ def _person_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVa
             [v for eid, table in tables for s in table[t] for v in index[eid, s]] for t in range(len(tm.data.slots))
         ]
         at_most_one_rows(tm, [row for row in rows if row], lit)  # an empty sum is no constraint
+    if tm.person_rule is None:
+        tm.person_rule = lit
 
 
 @encoder("room_no_overlap")
 def _room_no_overlap(tm: TimetableModel, params: NoParams, lit: cp_model.IntVar) -> None:
+    """At most one event per room and slot: one row per (room, slot) over the cells that
+    occupy it.
+
+    For the task types in IMPLIED_ROOM_ROWS, once person_no_overlap is encoded, the rows
+    of a slot whose occupying events pairwise share a person are posted behind ``lit``
+    and the negation of that rule's literal: with person_no_overlap on, two cells of two
+    such events are in one person's row of the slot (at most one of them), and two cells
+    of one event in its exactly-one, so the room row holds in every plan; with it off,
+    the row binds as before. The feasible plans under every set of switched-on rules are
+    the same, with no room rows for the solver to load in the certification solves
+    (every rule on)."""
     index = tm.cell_indices()
     tables = [(e.id, tm.covering_table(e)) for e in tm.data.events]
-    covering = [[index[eid, s] for eid, table in tables for s in table[t]] for t in range(len(tm.data.slots))]
+    n_slots = len(tm.data.slots)
+    covering = [[index[eid, s] for eid, table in tables for s in table[t]] for t in range(n_slots)]
+    implied = [False] * n_slots
+    if tm.implied_room_rows and tm.person_rule is not None:
+        people = [set(e.people) for e in tm.data.events]
+        for t in range(n_slots):
+            here = [people[i] for i, (_, table) in enumerate(tables) if table[t]]
+            implied[t] = all(a & b for i, a in enumerate(here) for b in here[i + 1 :])
     rows = []
+    unless = []
     for ir in range(len(tm.data.rooms)):
-        for t in range(len(tm.data.slots)):
+        for t in range(n_slots):
             if len(covering[t]) > 1:
                 rows.append([cell[ir] for cell in covering[t]])
-    at_most_one_rows(tm, rows, lit)
+                unless.append(implied[t])
+    at_most_one_rows(tm, rows, lit, unless)
 
 
 @encoder("series_order")
@@ -453,6 +506,7 @@ def build_parts(draft: Draft) -> tuple[SolverModel, TimetableModel]:
     into the same model, each behind a fresh literal, instead of building a model per probe)."""
     data = TimetableData.model_validate(draft.data)
     tm = TimetableModel(data, with_backups=any(r.kind == "room_backup" for r in draft.rules))
+    tm.implied_room_rows = draft.spec.task in IMPLIED_ROOM_ROWS
     rule_literals = kit.encode_rules(tm.m, draft.rules, ENCODERS, tm, rp.RULE_PARAMS)
     terms = []
     for term in draft.objective:
@@ -483,6 +537,7 @@ def build_parts(draft: Draft) -> tuple[SolverModel, TimetableModel]:
         objective_terms=terms,
         decode=decode,
         parameters=dict(SOLVER_PARAMETERS.get(draft.spec.task, {})),
+        speed_parameters=dict(SPEED_PARAMETERS.get(draft.spec.task, {})),
         # measured on 258 stored timetable instances (9 task types): presolve costs the
         # re-optimisation more than it saves (2.6 against 3.4 s)
         uniqueness_parameters={"cp_model_presolve": False},
