@@ -35,7 +35,7 @@ from pbsolve.models.scheduling.common import (
     period_slots,
 )
 from pbsolve.models.scheduling.hard import PROBE_PARAMETERS
-from pbsolve.models.scheduling.timetable_model import IMPLIED_ROOM_ROWS, SPEED_PARAMETERS
+from pbsolve.models.scheduling.timetable_model import SPEED_PARAMETERS
 from pbsolve.params import Params, make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec

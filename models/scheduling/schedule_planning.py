@@ -20,9 +20,9 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, Slot, TimetableData
 from pbsolve.kit import PositiveRange, Settings, SizeTable
 from pbsolve.models.scheduling.common import PEOPLE, WEEKDAYS, WITHOUT_BACKUPS, Entities, TaskRecipe, Witness
-from pbsolve.models.scheduling.places import day_slots, in_day, legs_from
 from pbsolve.models.scheduling.hard import PROBE_PARAMETERS
-from pbsolve.models.scheduling.timetable_model import IMPLIED_ROOM_ROWS, SPEED_PARAMETERS
+from pbsolve.models.scheduling.places import day_slots, in_day, legs_from
+from pbsolve.models.scheduling.timetable_model import SPEED_PARAMETERS
 from pbsolve.params import Params, make_term
 from pbsolve.schema import GenerationSpec, ObjectiveTerm
 from pbsolve.taxonomy import ConstraintSpec, SubtaskSpec, TaskSpec
