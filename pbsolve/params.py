@@ -77,6 +77,13 @@ def problem(text: str, names: Iterable[str]) -> list[str]:
     return [f"{text} {listed(found)}"] if found else []
 
 
+def self_paired(pairs: Iterable[tuple[str, str]], things: str) -> list[str]:
+    """One problem naming what a pair names twice (a rule about one thing and itself holds
+    of nothing); ``things``: what the pairs hold, plural ("activities")."""
+    same = [a for a, b in pairs if a == b]
+    return [f"{listed(same)} is paired with itself: the rule needs two different {things}"] if same else []
+
+
 def unknown(what: str, names: Iterable[str], known: Container[str]) -> list[str]:
     """One problem naming the ``names`` that are not ``known``."""
     return problem(f"unknown {what}", (n for n in names if n not in known))

@@ -22,7 +22,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup, start_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem, self_paired
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "project_planning"
@@ -207,10 +207,7 @@ class MaxLag(Params):
     def data_problems(self, data: Any) -> list[str]:
         """Also: two different activities (an activity's start always lies within ``lag`` of its own finish)."""
         found = super().data_problems(data)
-        same = [self.before] if self.before == self.after else []
-        if same:
-            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different activities")
-        return found
+        return found + self_paired([(self.before, self.after)], "activities")
 
 
 class NoOverlap(Params):
@@ -228,10 +225,7 @@ class SynchronisedStart(Params):
     def data_problems(self, data: Any) -> list[str]:
         """Also: two different activities (one activity always starts 0 days from itself)."""
         found = super().data_problems(data)
-        same = [self.activities[0]] if self.activities[0] == self.activities[1] else []
-        if same:
-            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different activities")
-        return found
+        return found + self_paired([(self.activities[0], self.activities[1])], "activities")
 
 
 class MaxParallel(Params):

@@ -24,7 +24,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem, self_paired
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "financial_budgeting"
@@ -148,10 +148,7 @@ class Dependency(Params):
     def data_problems(self, data: Any) -> list[str]:
         """Also: two different items (an item funded always has itself funded)."""
         found = super().data_problems(data)
-        same = [self.item] if self.item == self.requires else []
-        if same:
-            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different items")
-        return found
+        return found + self_paired([(self.item, self.requires)], "items")
 
 
 class Exclusive(Params):

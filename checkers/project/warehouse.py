@@ -24,7 +24,7 @@ from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, problem, self_paired
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "warehouse_planning"
@@ -190,10 +190,7 @@ class Affinity(Params):
     def data_problems(self, data: Any) -> list[str]:
         """Also: two different items per pair (an item is 0 aisles from itself)."""
         found = super().data_problems(data)
-        same = [a for a, b in self.pairs if a == b]
-        if same:
-            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different items")
-        return found
+        return found + self_paired(self.pairs, "items")
 
 
 class HazardDistance(Params):

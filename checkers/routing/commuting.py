@@ -25,7 +25,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, self_paired
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "commuting_planning"
@@ -202,10 +202,7 @@ class ArrivalOrder(Params):
     def data_problems(self, data: Any) -> list[str]:
         """Also: two different commuters per pair (one arrives 0 minutes from themselves)."""
         found = super().data_problems(data)
-        same = [a for a, b in self.pairs if a == b]
-        if same:
-            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different commuters")
-        return found
+        return found + self_paired(self.pairs, "commuters")
 
 
 class Balance(Params):
@@ -223,10 +220,7 @@ class Pair(Params):
     def data_problems(self, data: Any) -> list[str]:
         """Also: two different commuters (anyone who rides shares each ride with themselves)."""
         found = super().data_problems(data)
-        same = [self.first] if self.first == self.second else []
-        if same:
-            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different commuters")
-        return found
+        return found + self_paired([(self.first, self.second)], "commuters")
 
 
 class Escorts(Params):
@@ -237,10 +231,7 @@ class Escorts(Params):
     def data_problems(self, data: Any) -> list[str]:
         """Also: two different commuters per pair (every ride of a child is a ride of the child)."""
         found = super().data_problems(data)
-        same = [a for a, b in self.pairs if a == b]
-        if same:
-            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different commuters")
-        return found
+        return found + self_paired(self.pairs, "commuters")
 
 
 class ViaStop(Params):

@@ -27,7 +27,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, self_paired
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "travel_itinerary_planning"
@@ -230,10 +230,7 @@ class SameDay(Params):
     def data_problems(self, data: Any) -> list[str]:
         """Also: two different sights (a sight is always on its own day)."""
         found = super().data_problems(data)
-        same = [self.sights[0]] if self.sights[0] == self.sights[1] else []
-        if same:
-            found.append(f"{', '.join(map(repr, same))} is paired with itself: the rule needs two different sights")
-        return found
+        return found + self_paired([(self.sights[0], self.sights[1])], "sights")
 
 
 class CategoryCap(Params):
