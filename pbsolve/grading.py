@@ -163,8 +163,16 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
     except Exception as exc:
         interrupts.reraise_if_stopping(exc)
         return [f"data does not match task {instance.task!r}: {type(exc).__name__}: {str(exc)[:300]}"]
-    found += params.data_problems(rule_kinds, [*instance.rules, *scenario], data)
-    found += params.data_problems(objective_kinds, [*instance.objective, *rec_terms], data)
+    try:
+        found += params.data_problems(rule_kinds, [*instance.rules, *scenario], data)
+        found += params.data_problems(objective_kinds, [*instance.objective, *rec_terms], data)
+    except Exception as exc:  # a family without names() for what its parameters name: its bug
+        interrupts.reraise_if_stopping(exc)
+        raise GradingError(
+            f"the {instance.family} checker cannot check what instance {instance.id}'s rules name: "
+            f"{type(exc).__name__}: {str(exc)[:300]}",
+            instance.id,
+        ) from exc
     return found
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from checkers.workforce import shift_duty as sd
-from checkers.workforce import work_assignment as wa
+from pbsolve.checkers.workforce import shift_duty as sd
+from pbsolve.checkers.workforce import work_assignment as wa
 from pbsolve.grading import InvalidGroundTruth, grade
 from pbsolve.llm.responders import oracle
 from pbsolve.params import Params, unknown
@@ -64,6 +64,19 @@ def test_a_rest_checkpoint_on_an_unknown_day_is_refused_naming_the_day():
 def test_a_roster_rule_naming_an_unknown_person_is_refused_naming_the_person():
     why = _refusal(_with_params(DUTY, "max_hours", people=[DUTY_DATA.staff[0].id, "Zed"]))
     assert "(max_hours): unknown person 'Zed'" in why
+
+
+def test_a_data_model_that_cannot_answer_what_a_rule_names_is_a_grader_error_not_an_invalid_instance(monkeypatch):
+    from pbsolve.grading import GradingError
+
+    def broken(self: object, what: str) -> set[str]:
+        raise KeyError(what)
+
+    monkeypatch.setattr(wa.WorkData, "names", broken)
+    inst = Instance.model_validate(WORK.model_dump(mode="json"))
+    with pytest.raises(GradingError, match=r"cannot check what instance .* rules name: KeyError") as info:
+        grade(inst, oracle(inst))
+    assert not isinstance(info.value, InvalidGroundTruth)
 
 
 def test_stored_instances_of_both_tasks_still_grade():
