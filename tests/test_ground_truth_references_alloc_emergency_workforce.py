@@ -14,10 +14,9 @@ import pytest
 
 from pbsolve.family import checker
 from pbsolve.generate import GenerateOptions, build_instance
-from pbsolve.grading import InvalidGroundTruth, grade
-from pbsolve.llm.responders import oracle
 from pbsolve.params import Params
 from pbsolve.schema import Instance
+from tests.reference_helpers import refusal
 
 DATA = Path(__file__).parent / "data"
 MINE = {
@@ -66,12 +65,6 @@ def _problems(
 ) -> list[str]:
     d = _data(instances, task)
     return _params(instances, task, kind, build(d), term).data_problems(d)
-
-
-def _refusal(inst: Instance) -> str:
-    with pytest.raises(InvalidGroundTruth) as info:
-        grade(inst, oracle(inst))
-    return str(info.value)
 
 
 def _with_rule(inst: Instance, kind: str, params: dict[str, Any]) -> Instance:
@@ -595,7 +588,7 @@ def test_the_grader_refuses_an_instance_whose_rule_names_an_unknown_thing(
     instances: dict[str, Instance], task: str, kind: str, build: Callable[[Any], dict[str, Any]], problem: str
 ):
     inst = instances[task]
-    why = _refusal(_with_rule(inst, kind, build(_data(instances, task))))
+    why = refusal(_with_rule(inst, kind, build(_data(instances, task))))
     assert "not a valid ground truth" in why
     assert f"R99 ({kind}): {problem}" in why
 
@@ -606,7 +599,7 @@ def test_the_grader_refuses_a_changes_term_whose_current_plan_leaves_a_lesson_ou
     inst = instances["educational_resource_planning"]
     d = _data(instances, "educational_resource_planning")
     existing = {x.id: [d.teachers[0].id, d.rooms[0].id] for x in d.lessons[1:]}
-    why = _refusal(_with_changes(inst, existing))
+    why = refusal(_with_changes(inst, existing))
     assert f"X9 (changes): the current plan gives no teacher and room for lesson {d.lessons[0].id!r}" in why
 
 

@@ -30,11 +30,12 @@ from pbsolve.checkers.routing import dispatch as dp
 from pbsolve.checkers.routing import itinerary as it
 from pbsolve.checkers.routing import traffic as tr
 from pbsolve.family import checker
-from pbsolve.grading import InvalidGroundTruth, grade
+from pbsolve.grading import grade
 from pbsolve.llm.responders import oracle
 from pbsolve.params import Params
 from pbsolve.schema import Instance
 from tests.instances import find
+from tests.reference_helpers import refusal, with_params
 
 REPLAN = ("min_change_replanning",)
 
@@ -50,20 +51,6 @@ def _instance(task: str, include: tuple[str, ...] = ()) -> Instance:
 def _data(task: str) -> Any:
     inst = _instance(task)
     return checker(inst.family).read_data(inst)
-
-
-def _with(inst: Instance, kind: str, **params: Any) -> Instance:
-    """A new instance whose first rule (or objective term) of ``kind`` has some parameters replaced."""
-    raw = inst.model_dump(mode="json")
-    item = next(x for x in [*raw["rules"], *raw["objective"]] if x["kind"] == kind)
-    item["params"].update(params)
-    return Instance.model_validate(raw)
-
-
-def _refusal(inst: Instance) -> str:
-    with pytest.raises(InvalidGroundTruth) as info:
-        grade(inst, oracle(inst))
-    return str(info.value)
 
 
 def _no_road(d: tr.TrafficData) -> tuple[str, str]:
@@ -409,7 +396,7 @@ def test_a_rule_naming_an_unknown_thing_is_refused_by_the_grader_naming_rule_and
         if isinstance(value[0], list)
         else ["Nowhere?"]
     )
-    why = _refusal(_with(inst, rule.kind, **{field: bad}))
+    why = refusal(with_params(inst, rule.kind, **{field: bad}))
     assert f"{rule.id} ({rule.kind}): unknown" in why and "'Nowhere?'" in why
 
 
@@ -418,7 +405,7 @@ def test_a_traffic_rule_on_a_road_that_does_not_exist_is_refused_by_the_grader()
     d = _data("urban_traffic_planning")
     rule = next(r for r in inst.rules if "roads" in r.params)
     a, b = _no_road(d)
-    why = _refusal(_with(inst, rule.kind, roads=[[a, b]]))
+    why = refusal(with_params(inst, rule.kind, roads=[[a, b]]))
     assert f"{rule.id} ({rule.kind}): unknown road '{a}–{b}'" in why
 
 
@@ -428,7 +415,7 @@ def test_a_changes_term_whose_current_plan_leaves_an_activity_out_is_refused_not
     existing = dict(term.params["existing"])
     left_out = next(iter(existing))
     del existing[left_out]
-    why = _refusal(_with(inst, "changes", existing=existing))
+    why = refusal(with_params(inst, "changes", existing=existing))
     assert f"{term.id} (changes): the current plan has no start day for activity {left_out!r}" in why
 
 

@@ -22,10 +22,11 @@ from pbsolve.checkers.scheduling import places as pl
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
 from pbsolve.checkers.scheduling.refs import nested_problems
-from pbsolve.grading import InvalidGroundTruth, grade
+from pbsolve.grading import grade
 from pbsolve.llm.responders import oracle
 from pbsolve.params import NoParams, Params
 from pbsolve.schema import Instance
+from tests.reference_helpers import edited, refusal
 
 STORED = Path(__file__).parent / "data" / "mutation_moves_scheduling.jsonl"
 _LINES = [json.loads(line)["instance"] for line in STORED.read_text().splitlines()]
@@ -38,21 +39,6 @@ def _stored(task: str, kind: str | None = None) -> Instance:
         if inst["task"] == task and (kind is None or kind in kinds):
             return Instance.model_validate(inst)
     raise AssertionError(f"no stored {task} instance with a {kind} rule or term")
-
-
-def _with_params(inst: Instance, kind: str, **params: Any) -> tuple[Instance, str]:
-    """A new instance whose first rule (or else objective term) of ``kind`` has some
-    parameters replaced, and that item's id."""
-    raw = inst.model_dump(mode="json")
-    item = next(x for x in [*raw["rules"], *raw["objective"]] if x["kind"] == kind)
-    item["params"].update(params)
-    return Instance.model_validate(raw), item["id"]
-
-
-def _refusal(inst: Instance) -> str:
-    with pytest.raises(InvalidGroundTruth) as info:
-        grade(inst, oracle(inst))
-    return str(info.value)
 
 
 STUDY = _stored("study_planning", "review_window")
@@ -288,20 +274,20 @@ def test_a_problem_names_five_and_counts_the_rest_and_says_nothing_when_none_lac
 
 # -- the grader, end to end ---------------------------------------------------------------------
 def test_a_window_on_an_unknown_event_is_refused_naming_the_rule_and_the_event():
-    inst, rid = _with_params(_stored("meeting_planning", "window"), "window", event="M?")
-    assert f"{rid} (window): unknown event 'M?'" in _refusal(inst)
+    inst, rid = edited(_stored("meeting_planning", "window"), "window", event="M?")
+    assert f"{rid} (window): unknown event 'M?'" in refusal(inst)
 
 
 def test_blocked_slots_naming_an_unknown_slot_are_refused_not_held_vacuously():
-    inst, rid = _with_params(_stored("course_timetabling", "blocked_slots"), "blocked_slots", slots=["Sun 09:00"])
-    assert f"{rid} (blocked_slots): unknown slot 'Sun 09:00'" in _refusal(inst)
+    inst, rid = edited(_stored("course_timetabling", "blocked_slots"), "blocked_slots", slots=["Sun 09:00"])
+    assert f"{rid} (blocked_slots): unknown slot 'Sun 09:00'" in refusal(inst)
 
 
 def test_an_exam_on_an_unknown_day_is_refused_naming_the_rule_and_the_day():
     inst = _stored("study_planning", "exam_dates")
     exams = next(r for r in inst.rules if r.kind == "exam_dates").params["exams"]
-    inst, rid = _with_params(inst, "exam_dates", exams=[{**exams[0], "day": "Sun"}, *exams[1:]])
-    assert f"{rid} (exam_dates): unknown day 'Sun'" in _refusal(inst)
+    inst, rid = edited(inst, "exam_dates", exams=[{**exams[0], "day": "Sun"}, *exams[1:]])
+    assert f"{rid} (exam_dates): unknown day 'Sun'" in refusal(inst)
 
 
 def test_a_weighted_end_term_without_an_event_weight_is_refused_naming_the_event():
@@ -309,20 +295,20 @@ def test_a_weighted_end_term_without_an_event_weight_is_refused_naming_the_event
     term = next(t for t in inst.objective if t.kind == "weighted_end")
     first = inst.data["events"][0]["id"]
     weights = {k: v for k, v in term.params["weights"].items() if k != first}
-    inst, tid = _with_params(inst, "weighted_end", weights=weights)
-    assert f"{tid} (weighted_end): no weight for event {first!r}" in _refusal(inst)
+    inst, tid = edited(inst, "weighted_end", weights=weights)
+    assert f"{tid} (weighted_end): no weight for event {first!r}" in refusal(inst)
 
 
 def test_an_injury_rest_ending_before_it_starts_is_refused():
     inst = _stored("fitness_planning", "injury_rest")
     days = inst.data["days"]
-    inst, rid = _with_params(inst, "injury_rest", from_day=days[2], to_day=days[0])
-    assert f"{rid} (injury_rest): the rest period starts on {days[2]!r}, after it ends on {days[0]!r}" in _refusal(inst)
+    inst, rid = edited(inst, "injury_rest", from_day=days[2], to_day=days[0])
+    assert f"{rid} (injury_rest): the rest period starts on {days[2]!r}, after it ends on {days[0]!r}" in refusal(inst)
 
 
 def test_a_send_window_for_an_unknown_segment_is_refused_naming_the_segment():
-    inst, rid = _with_params(_stored("email_scheduling", "local_send_window"), "local_send_window", segment="Mars")
-    assert f"{rid} (local_send_window): unknown segment 'Mars'" in _refusal(inst)
+    inst, rid = edited(_stored("email_scheduling", "local_send_window"), "local_send_window", segment="Mars")
+    assert f"{rid} (local_send_window): unknown segment 'Mars'" in refusal(inst)
 
 
 def test_stored_instances_of_every_timetabling_task_still_grade():

@@ -16,6 +16,7 @@ from pbsolve.grading import InvalidGroundTruth, grade
 from pbsolve.llm.responders import oracle
 from pbsolve.params import Params, unknown
 from pbsolve.schema import Instance
+from tests.reference_helpers import refusal, with_params
 
 STORED = Path(__file__).parent / "data" / "mutation_moves_workforce.jsonl"
 
@@ -29,20 +30,6 @@ def _stored(task: str, kind: str | None = None) -> Instance:
     raise AssertionError(f"no stored {task} instance with a {kind} rule")
 
 
-def _with_params(inst: Instance, kind: str, **params: Any) -> Instance:
-    """A new instance object whose (first) rule of ``kind`` has some parameters replaced."""
-    raw = inst.model_dump(mode="json")
-    rule = next(r for r in raw["rules"] if r["kind"] == kind)
-    rule["params"].update(params)
-    return Instance.model_validate(raw)
-
-
-def _refusal(inst: Instance) -> str:
-    with pytest.raises(InvalidGroundTruth) as info:
-        grade(inst, oracle(inst))
-    return str(info.value)
-
-
 WORK = _stored("work_assignment_scheduling", "cumulative_rest")
 DUTY = _stored("shift_duty_scheduling", "max_hours")
 WORK_DATA = wa.WorkData.model_validate(WORK.data)
@@ -52,17 +39,17 @@ DUTY_DATA = sd.ShiftDutyData.model_validate(DUTY.data)
 # -- the grader ---------------------------------------------------------------------------------
 def test_a_rest_checkpoint_on_the_last_day_is_refused_with_its_reason():
     last = WORK_DATA.days[-1]
-    why = _refusal(_with_params(WORK, "cumulative_rest", day=last))
+    why = refusal(with_params(WORK, "cumulative_rest", day=last))
     assert "not a valid ground truth" in why
     assert f"(cumulative_rest): the checkpoint {last!r} is the last day" in why
 
 
 def test_a_rest_checkpoint_on_an_unknown_day_is_refused_naming_the_day():
-    assert "(cumulative_rest): unknown day 'Sun'" in _refusal(_with_params(WORK, "cumulative_rest", day="Sun"))
+    assert "(cumulative_rest): unknown day 'Sun'" in refusal(with_params(WORK, "cumulative_rest", day="Sun"))
 
 
 def test_a_roster_rule_naming_an_unknown_person_is_refused_naming_the_person():
-    why = _refusal(_with_params(DUTY, "max_hours", people=[DUTY_DATA.staff[0].id, "Zed"]))
+    why = refusal(with_params(DUTY, "max_hours", people=[DUTY_DATA.staff[0].id, "Zed"]))
     assert "(max_hours): unknown person 'Zed'" in why
 
 
