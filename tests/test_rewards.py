@@ -454,3 +454,18 @@ def test_equal_answers_in_a_batch_are_graded_once_and_keep_their_own_ids(any_ins
     assert [g.response_id for g in grades] == ["a", "b", "c", "d"]
     assert [g.reward for g in grades] == [grade(any_instance, t, "avg_pass").reward for _, t in pairs]
     assert grades[2] is not grades[0] and grades[2].items == grades[0].items
+
+
+@pytest.mark.parametrize(
+    ("query", "prompt", "cut"),
+    [
+        ("PROMPT answer", "PROMPT", " answer"),  # the usual query: the prompt first
+        ("<pad><pad>PROMPT answer", "PROMPT", " answer"),  # left-padded
+        ("PROMPT PROMPT answer", "PROMPT", " PROMPT answer"),  # the first occurrence
+        ("answer only", "PROMPT", None),
+        ("PROMPT answer", "", None),
+        ("PROMPT answer", None, None),
+    ],
+)
+def test_the_response_is_the_text_after_the_prompts_first_occurrence(query, prompt, cut):
+    assert rewards.after_prompt(query, prompt) == cut
