@@ -40,19 +40,28 @@ class Params(BaseModel):
     def data_problems(self, data: Any) -> list[str]:
         """What these parameters name that the instance's data (as its checker reads it)
         does not have: an unknown day, person or task. Fields say what they name by
-        metadata (``Annotated[str, Names("day")]``, at any depth of lists, tuples and dict
-        keys or values) and the data answers ``data.names("day")``. Checked once, when an
-        instance is validated as ground truth, so a hand-written instance is refused with
-        the reason instead of crashing the checker mid-grade, or being graded against a
-        rule about nobody. A kind with a further condition (a checkpoint that needs a next
-        day) adds it in an override."""
+        metadata (``Annotated[str, Names("day")]``, at any depth of lists, tuples, dict
+        keys or values and nested models) and the data answers ``data.names("day")``.
+        Checked once, when an instance is validated as ground truth, so a hand-written
+        instance is refused with the reason instead of crashing the checker mid-grade, or
+        being graded against a rule about nobody. A kind with a further condition (a
+        checkpoint that needs a next day) adds it in an override.
+
+        One problem per field and kind of name: the names of the models nested in a field
+        (a list of review pairs, a current plan) are listed with the field's, so a name
+        unknown to several of them is reported once; a nested :class:`Params` with its own
+        override adds that override's further conditions after them. Each distinct
+        problem once."""
         found: list[str] = []
         for name, tp, meta in _named_fields(type(self)):
             named: dict[str, list[str]] = {}
-            _collect(tp, meta, getattr(self, name), named)
+            inner: list[Params] = []
+            _collect(tp, meta, getattr(self, name), named, inner)
             for what, values in named.items():
                 found += unknown(what, values, data.names(what))
-        return found
+            for nested in inner:
+                found += _further(nested, data)
+        return list(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)
@@ -89,15 +98,39 @@ def unknown(what: str, names: Iterable[str], known: Container[str]) -> list[str]
     return problem(f"unknown {what}", (n for n in names if n not in known))
 
 
-def _mentions_names(tp: Any, meta: Iterable[Any] = ()) -> bool:
-    return any(isinstance(m, Names) for m in meta) or any(
-        _mentions_names(a, get_args(a)[1:] if get_origin(a) is Annotated else ()) for a in get_args(tp)
-    )
+def _overrides(cls: type[BaseModel]) -> bool:
+    """Whether ``cls`` is a :class:`Params` with its own ``data_problems`` (further conditions)."""
+    return issubclass(cls, Params) and cls.data_problems is not Params.data_problems
+
+
+def _further(nested: Params, data: Any) -> list[str]:
+    """The problems a nested model's own override adds to the generic walk: its names are
+    already reported with the enclosing field's (the override repeats them through
+    ``super()``, which is why they are taken out here)."""
+    generic = set(Params.data_problems(nested, data))
+    return [p for p in nested.data_problems(data) if p not in generic]
+
+
+def _mentions_names(tp: Any, meta: Iterable[Any] = (), seen: frozenset[type] = frozenset()) -> bool:
+    """Whether a value typed ``tp`` can hold a name: ``Names`` metadata at any depth, or a
+    nested model with such a field or its own ``data_problems``. A model met again inside
+    itself (``seen``) counts as naming: walking it is then harmless and never misses one."""
+    if any(isinstance(m, Names) for m in meta):
+        return True
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        if tp in seen:
+            return True
+        inside = seen | {tp}
+        return _overrides(tp) or any(
+            _mentions_names(f.annotation, f.metadata, inside) for f in tp.model_fields.values()
+        )
+    return any(_mentions_names(a, get_args(a)[1:] if get_origin(a) is Annotated else (), seen) for a in get_args(tp))
 
 
 @cache
-def _named_fields(cls: type[Params]) -> tuple[tuple[str, Any, tuple[Any, ...]], ...]:
-    """(field, annotation, metadata) of the fields of ``cls`` that name data, computed once per class."""
+def _named_fields(cls: type[BaseModel]) -> tuple[tuple[str, Any, tuple[Any, ...]], ...]:
+    """(field, annotation, metadata) of the fields of ``cls`` that name data, directly or
+    in a nested model, computed once per class (outer and nested models alike)."""
     out = []
     for name, info in cls.model_fields.items():
         if _mentions_names(info.annotation, info.metadata):
@@ -105,8 +138,10 @@ def _named_fields(cls: type[Params]) -> tuple[tuple[str, Any, tuple[Any, ...]], 
     return tuple(out)
 
 
-def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]]) -> None:
-    """The names in ``value`` (typed ``tp`` with metadata ``meta``), by what they name."""
+def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
+    """The names in ``value`` (typed ``tp`` with metadata ``meta``), by what they name,
+    nested models included; the nested :class:`Params` with their own override go to
+    ``inner`` (their further conditions are asked of them)."""
     if value is None:
         return
     tag = next((m.what for m in meta if isinstance(m, Names)), None)
@@ -119,23 +154,29 @@ def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]]
             elif isinstance(v, (list, tuple, set, frozenset, dict)):  # a dict: its keys
                 stack.extend(reversed(list(v)))
         return
+    if isinstance(value, BaseModel):  # by the value's own class: an arm of a union too
+        if isinstance(value, Params) and _overrides(type(value)):
+            inner.append(value)
+        for name, ftp, fmeta in _named_fields(type(value)):
+            _collect(ftp, fmeta, getattr(value, name), out, inner)
+        return
     origin, args = get_origin(tp), get_args(tp)
     if origin is Annotated:
-        _collect(args[0], args[1:], value, out)
+        _collect(args[0], args[1:], value, out, inner)
     elif origin in (Union, UnionType):
         arms = [a for a in args if a is not type(None)]
         if len(arms) == 1:
-            _collect(arms[0], (), value, out)
+            _collect(arms[0], (), value, out, inner)
     elif origin is dict and isinstance(value, dict):
         for key, item in value.items():
-            _collect(args[0], (), key, out)
-            _collect(args[1], (), item, out)
+            _collect(args[0], (), key, out, inner)
+            _collect(args[1], (), item, out, inner)
     elif origin is tuple and isinstance(value, tuple) and args and args[-1] is not Ellipsis:
         for arg, item in zip(args, value):
-            _collect(arg, (), item, out)
+            _collect(arg, (), item, out, inner)
     elif origin in (list, tuple, set, frozenset) and isinstance(value, (list, tuple, set, frozenset)) and args:
         for item in value:
-            _collect(args[0], (), item, out)
+            _collect(args[0], (), item, out, inner)
 
 
 class NoParams(Params):
