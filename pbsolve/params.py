@@ -63,6 +63,12 @@ class Params(BaseModel):
                 found += _further(nested, data)
         return list(dict.fromkeys(found))
 
+    def adds(self) -> Mapping[str, Iterable[str]]:
+        """The names this rule brings into its instance, by what they name (a new incident's
+        id): the items checked with it may name them (:func:`added`, :class:`WithAdded`).
+        None by default."""
+        return {}
+
 
 @dataclass(frozen=True)
 class Names:
@@ -237,6 +243,53 @@ def data_problems(table: ParamsTable, items: Iterable[Item], data: Any) -> list[
         if item.kind in table:
             found += [f"{item.id} ({item.kind}): {p}" for p in parse(table, item).data_problems(data)]
     return found
+
+
+def added(table: ParamsTable, items: Iterable[Item]) -> dict[str, list[str]]:
+    """The names the (well-formed) ``items`` bring into their instance (:meth:`Params.adds`),
+    by what they name, in item order."""
+    out: dict[str, list[str]] = {}
+    for item in items:
+        if item.kind in table:
+            for what, names in parse(table, item).adds().items():
+                out.setdefault(what, []).extend(names)
+    return out
+
+
+class _Either:
+    """The names of the data or of the rules (a container of both)."""
+
+    def __init__(self, known: Container[str], more: frozenset[str]) -> None:
+        self.known, self.more = known, more
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.more or name in self.known
+
+
+class WithAdded:
+    """The data as the items of one plan see it when some rules bring names into it (a new
+    incident): ``names(what)`` answers the data's and the added ones, every other attribute
+    is the data's own. The checker reads the same rules beside the plan (a recovery plan
+    is read under the instance's rules and its scenario), so a rule naming what another
+    rule adds is graded, not crashed on, and must not be refused."""
+
+    def __init__(self, data: Any, more: Mapping[str, frozenset[str]]) -> None:
+        self.data, self.more = data, more
+
+    def names(self, what: str) -> Container[str]:
+        known: Container[str] = self.data.names(what)
+        more = self.more.get(what)
+        return _Either(known, more) if more else known
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.data, name)
+
+
+def with_added(data: Any, names: Mapping[str, Iterable[str]]) -> Any:
+    """``data`` as the items beside rules adding ``names`` see it: :class:`WithAdded`, or
+    the data itself when they add none (then nothing changes)."""
+    more = {what: frozenset(found) for what, found in names.items()}
+    return WithAdded(data, more) if any(more.values()) else data
 
 
 def make_rule(kind: str, tier: Tier, params: Params, rule_id: str = "") -> Rule:

@@ -185,8 +185,8 @@ class ResponseData(BaseModel):
 
     def names(self, what: str) -> Container[str]:
         """The names a rule's parameters may use, by what they name (``Params.data_problems``).
-        Incidents are the data's: a rule naming an incident that only a ``new_incident``
-        rule adds is refused (the data cannot know it)."""
+        Incidents are the data's; the grader adds those of the ``new_incident`` rules read
+        beside a rule (``Params.adds``: the recovery scenario's are known to its rules)."""
         names: dict[str, Container[str]] = {
             "incident": self.incident_by_id,
             "base": frozenset(self.bases),
@@ -253,9 +253,10 @@ class ArrivesFirst(Params):
     then: RoleName
 
     def data_problems(self, data: Any) -> list[str]:
-        """A role the incident does not need sends it no team: the rule would hold for every plan."""
+        """A role the incident does not need sends it no team: the rule would hold for every plan
+        (asked of the data's incidents: one a ``new_incident`` rule adds is that rule's)."""
         found = super().data_problems(data)
-        if not found:
+        if not found and self.incident in data.incident_by_id:
             needs = data.incident_by_id[self.incident].needs
             lacking = [r for r in dict.fromkeys((self.first, self.then)) if r not in needs]
             if lacking:
@@ -307,6 +308,10 @@ class NewIncident(Params):
         i = self.incident
         found = [f"incident {i.id!r} is already an incident of the data"] if i.id in data.incident_by_id else []
         return found + super().data_problems(data)
+
+    def adds(self) -> dict[str, list[str]]:
+        """The new incident: the rules read beside this one may name it."""
+        return {"incident": [self.incident.id]}
 
 
 class UnitOut(Params):
