@@ -53,15 +53,16 @@ class Params(BaseModel):
         override adds that override's further conditions after them. Each distinct
         problem once."""
         found: list[str] = []
+        inner: list[Params] = []
         for name, tp, meta in _named_fields(type(self)):
             named: dict[str, list[str]] = {}
-            inner: list[Params] = []
             _collect(tp, meta, getattr(self, name), named, inner)
             for what, values in named.items():
                 found += unknown(what, values, data.names(what))
-            for nested in inner:
-                found += _further(nested, data)
-        return list(dict.fromkeys(found))
+            if inner:  # after the field's names: the further conditions of its nested models
+                found += [p for nested in inner for p in _further(nested, data)]
+                inner.clear()
+        return list(dict.fromkeys(found)) if len(found) > 1 else found
 
     def adds(self) -> Mapping[str, Iterable[str]]:
         """The names this rule brings into its instance, by what they name (a new incident's
@@ -160,12 +161,6 @@ def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]]
             elif isinstance(v, (list, tuple, set, frozenset, dict)):  # a dict: its keys
                 stack.extend(reversed(list(v)))
         return
-    if isinstance(value, BaseModel):  # by the value's own class: an arm of a union too
-        if isinstance(value, Params) and _overrides(type(value)):
-            inner.append(value)
-        for name, ftp, fmeta in _named_fields(type(value)):
-            _collect(ftp, fmeta, getattr(value, name), out, inner)
-        return
     origin, args = get_origin(tp), get_args(tp)
     if origin is Annotated:
         _collect(args[0], args[1:], value, out, inner)
@@ -173,6 +168,8 @@ def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]]
         arms = [a for a in args if a is not type(None)]
         if len(arms) == 1:
             _collect(arms[0], (), value, out, inner)
+        elif isinstance(value, BaseModel):  # one of several models: the value's own class says
+            _collect_model(value, out, inner)
     elif origin is dict and isinstance(value, dict):
         for key, item in value.items():
             _collect(args[0], (), key, out, inner)
@@ -183,6 +180,16 @@ def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]]
     elif origin in (list, tuple, set, frozenset) and isinstance(value, (list, tuple, set, frozenset)) and args:
         for item in value:
             _collect(args[0], (), item, out, inner)
+    elif isinstance(value, BaseModel):
+        _collect_model(value, out, inner)
+
+
+def _collect_model(value: BaseModel, out: dict[str, list[str]], inner: list[Params]) -> None:
+    """:func:`_collect` of a nested model: its fields that name data (by its own class)."""
+    if isinstance(value, Params) and _overrides(type(value)):
+        inner.append(value)
+    for name, tp, meta in _named_fields(type(value)):
+        _collect(tp, meta, getattr(value, name), out, inner)
 
 
 class NoParams(Params):
@@ -250,7 +257,8 @@ def added(table: ParamsTable, items: Iterable[Item]) -> dict[str, list[str]]:
     by what they name, in item order."""
     out: dict[str, list[str]] = {}
     for item in items:
-        if item.kind in table:
+        model = table.get(item.kind)
+        if model is not None and model.adds is not Params.adds:  # the others add nothing: not parsed
             for what, names in parse(table, item).adds().items():
                 out.setdefault(what, []).extend(names)
     return out
