@@ -114,3 +114,11 @@ def test_a_rule_of_the_instance_naming_an_incident_only_its_scenario_adds_is_ref
 def test_a_scenario_rule_naming_an_incident_no_rule_adds_is_refused(recovering: Instance):
     inst = _with(recovering, "scenario", "same_base", {"incident": "I77"})
     assert "R99 (same_base): unknown incident 'I77'" in refusal(inst)
+
+
+def test_arrives_first_on_the_incident_the_scenario_adds_is_graded_not_raised_on(recovering: Instance):
+    """Its further condition looks the incident up in the data, which does not hold it."""
+    assert recovering.recovery is not None
+    role = next(iter(recovering.recovery.scenario[0].params["incident"]["needs"]))
+    values = {"incident": _new(recovering), "first": role, "then": role}
+    assert validate_instance(_with(recovering, "scenario", "arrives_first", values))
