@@ -163,9 +163,13 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
     except Exception as exc:
         interrupts.reraise_if_stopping(exc)
         return [f"data does not match task {instance.task!r}: {type(exc).__name__}: {str(exc)[:300]}"]
-    try:
-        found += params.data_problems(rule_kinds, [*instance.rules, *scenario], data)
-        found += params.data_problems(objective_kinds, [*instance.objective, *rec_terms], data)
+    try:  # the plan is read under the instance's rules, the recovery plan under its scenario too
+        main = params.with_added(data, params.added(rule_kinds, instance.rules))
+        rec = params.with_added(data, params.added(rule_kinds, [*instance.rules, *scenario]))
+        found += params.data_problems(rule_kinds, instance.rules, main)
+        found += params.data_problems(rule_kinds, scenario, rec)
+        found += params.data_problems(objective_kinds, instance.objective, main)
+        found += params.data_problems(objective_kinds, rec_terms, rec)
     except Exception as exc:  # a family without names() for what its parameters name: its bug
         interrupts.reraise_if_stopping(exc)
         raise GradingError(

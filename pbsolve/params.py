@@ -40,19 +40,35 @@ class Params(BaseModel):
     def data_problems(self, data: Any) -> list[str]:
         """What these parameters name that the instance's data (as its checker reads it)
         does not have: an unknown day, person or task. Fields say what they name by
-        metadata (``Annotated[str, Names("day")]``, at any depth of lists, tuples and dict
-        keys or values) and the data answers ``data.names("day")``. Checked once, when an
-        instance is validated as ground truth, so a hand-written instance is refused with
-        the reason instead of crashing the checker mid-grade, or being graded against a
-        rule about nobody. A kind with a further condition (a checkpoint that needs a next
-        day) adds it in an override."""
+        metadata (``Annotated[str, Names("day")]``, at any depth of lists, tuples, dict
+        keys or values and nested models) and the data answers ``data.names("day")``.
+        Checked once, when an instance is validated as ground truth, so a hand-written
+        instance is refused with the reason instead of crashing the checker mid-grade, or
+        being graded against a rule about nobody. A kind with a further condition (a
+        checkpoint that needs a next day) adds it in an override.
+
+        One problem per field and kind of name: the names of the models nested in a field
+        (a list of review pairs, a current plan) are listed with the field's, so a name
+        unknown to several of them is reported once; a nested :class:`Params` with its own
+        override adds that override's further conditions after them. Each distinct
+        problem once."""
         found: list[str] = []
+        inner: list[Params] = []
         for name, tp, meta in _named_fields(type(self)):
             named: dict[str, list[str]] = {}
-            _collect(tp, meta, getattr(self, name), named)
+            _collect(tp, meta, getattr(self, name), named, inner)
             for what, values in named.items():
                 found += unknown(what, values, data.names(what))
-        return found
+            if inner:  # after the field's names: the further conditions of its nested models
+                found += [p for nested in inner for p in _further(nested, data)]
+                inner.clear()
+        return list(dict.fromkeys(found)) if len(found) > 1 else found
+
+    def adds(self) -> Mapping[str, Iterable[str]]:
+        """The names this rule brings into its instance, by what they name (a new incident's
+        id): the items checked with it may name them (:func:`added`, :class:`WithAdded`).
+        None by default."""
+        return {}
 
 
 @dataclass(frozen=True)
@@ -89,15 +105,39 @@ def unknown(what: str, names: Iterable[str], known: Container[str]) -> list[str]
     return problem(f"unknown {what}", (n for n in names if n not in known))
 
 
-def _mentions_names(tp: Any, meta: Iterable[Any] = ()) -> bool:
-    return any(isinstance(m, Names) for m in meta) or any(
-        _mentions_names(a, get_args(a)[1:] if get_origin(a) is Annotated else ()) for a in get_args(tp)
-    )
+def _overrides(cls: type[BaseModel]) -> bool:
+    """Whether ``cls`` is a :class:`Params` with its own ``data_problems`` (further conditions)."""
+    return issubclass(cls, Params) and cls.data_problems is not Params.data_problems
+
+
+def _further(nested: Params, data: Any) -> list[str]:
+    """The problems a nested model's own override adds to the generic walk: its names are
+    already reported with the enclosing field's (the override repeats them through
+    ``super()``, which is why they are taken out here)."""
+    generic = set(Params.data_problems(nested, data))
+    return [p for p in nested.data_problems(data) if p not in generic]
+
+
+def _mentions_names(tp: Any, meta: Iterable[Any] = (), seen: frozenset[type] = frozenset()) -> bool:
+    """Whether a value typed ``tp`` can hold a name: ``Names`` metadata at any depth, or a
+    nested model with such a field or its own ``data_problems``. A model met again inside
+    itself (``seen``) counts as naming: walking it is then harmless and never misses one."""
+    if any(isinstance(m, Names) for m in meta):
+        return True
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        if tp in seen:
+            return True
+        inside = seen | {tp}
+        return _overrides(tp) or any(
+            _mentions_names(f.annotation, f.metadata, inside) for f in tp.model_fields.values()
+        )
+    return any(_mentions_names(a, get_args(a)[1:] if get_origin(a) is Annotated else (), seen) for a in get_args(tp))
 
 
 @cache
-def _named_fields(cls: type[Params]) -> tuple[tuple[str, Any, tuple[Any, ...]], ...]:
-    """(field, annotation, metadata) of the fields of ``cls`` that name data, computed once per class."""
+def _named_fields(cls: type[BaseModel]) -> tuple[tuple[str, Any, tuple[Any, ...]], ...]:
+    """(field, annotation, metadata) of the fields of ``cls`` that name data, directly or
+    in a nested model, computed once per class (outer and nested models alike)."""
     out = []
     for name, info in cls.model_fields.items():
         if _mentions_names(info.annotation, info.metadata):
@@ -105,8 +145,10 @@ def _named_fields(cls: type[Params]) -> tuple[tuple[str, Any, tuple[Any, ...]], 
     return tuple(out)
 
 
-def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]]) -> None:
-    """The names in ``value`` (typed ``tp`` with metadata ``meta``), by what they name."""
+def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
+    """The names in ``value`` (typed ``tp`` with metadata ``meta``), by what they name,
+    nested models included; the nested :class:`Params` with their own override go to
+    ``inner`` (their further conditions are asked of them)."""
     if value is None:
         return
     tag = next((m.what for m in meta if isinstance(m, Names)), None)
@@ -121,21 +163,33 @@ def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]]
         return
     origin, args = get_origin(tp), get_args(tp)
     if origin is Annotated:
-        _collect(args[0], args[1:], value, out)
+        _collect(args[0], args[1:], value, out, inner)
     elif origin in (Union, UnionType):
         arms = [a for a in args if a is not type(None)]
         if len(arms) == 1:
-            _collect(arms[0], (), value, out)
+            _collect(arms[0], (), value, out, inner)
+        elif isinstance(value, BaseModel):  # one of several models: the value's own class says
+            _collect_model(value, out, inner)
     elif origin is dict and isinstance(value, dict):
         for key, item in value.items():
-            _collect(args[0], (), key, out)
-            _collect(args[1], (), item, out)
+            _collect(args[0], (), key, out, inner)
+            _collect(args[1], (), item, out, inner)
     elif origin is tuple and isinstance(value, tuple) and args and args[-1] is not Ellipsis:
         for arg, item in zip(args, value):
-            _collect(arg, (), item, out)
+            _collect(arg, (), item, out, inner)
     elif origin in (list, tuple, set, frozenset) and isinstance(value, (list, tuple, set, frozenset)) and args:
         for item in value:
-            _collect(args[0], (), item, out)
+            _collect(args[0], (), item, out, inner)
+    elif isinstance(value, BaseModel):
+        _collect_model(value, out, inner)
+
+
+def _collect_model(value: BaseModel, out: dict[str, list[str]], inner: list[Params]) -> None:
+    """:func:`_collect` of a nested model: its fields that name data (by its own class)."""
+    if isinstance(value, Params) and _overrides(type(value)):
+        inner.append(value)
+    for name, tp, meta in _named_fields(type(value)):
+        _collect(tp, meta, getattr(value, name), out, inner)
 
 
 class NoParams(Params):
@@ -196,6 +250,54 @@ def data_problems(table: ParamsTable, items: Iterable[Item], data: Any) -> list[
         if item.kind in table:
             found += [f"{item.id} ({item.kind}): {p}" for p in parse(table, item).data_problems(data)]
     return found
+
+
+def added(table: ParamsTable, items: Iterable[Item]) -> dict[str, list[str]]:
+    """The names the (well-formed) ``items`` bring into their instance (:meth:`Params.adds`),
+    by what they name, in item order."""
+    out: dict[str, list[str]] = {}
+    for item in items:
+        model = table.get(item.kind)
+        if model is not None and model.adds is not Params.adds:  # the others add nothing: not parsed
+            for what, names in parse(table, item).adds().items():
+                out.setdefault(what, []).extend(names)
+    return out
+
+
+class _Either:
+    """The names of the data or of the rules (a container of both)."""
+
+    def __init__(self, known: Container[str], more: frozenset[str]) -> None:
+        self.known, self.more = known, more
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.more or name in self.known
+
+
+class WithAdded:
+    """The data as the items of one plan see it when some rules bring names into it (a new
+    incident): ``names(what)`` answers the data's and the added ones, every other attribute
+    is the data's own. The checker reads the same rules beside the plan (a recovery plan
+    is read under the instance's rules and its scenario), so a rule naming what another
+    rule adds is graded, not crashed on, and must not be refused."""
+
+    def __init__(self, data: Any, more: Mapping[str, frozenset[str]]) -> None:
+        self.data, self.more = data, more
+
+    def names(self, what: str) -> Container[str]:
+        known: Container[str] = self.data.names(what)
+        more = self.more.get(what)
+        return _Either(known, more) if more else known
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.data, name)
+
+
+def with_added(data: Any, names: Mapping[str, Iterable[str]]) -> Any:
+    """``data`` as the items beside rules adding ``names`` see it: :class:`WithAdded`, or
+    the data itself when they add none (then nothing changes)."""
+    more = {what: frozenset(found) for what, found in names.items()}
+    return WithAdded(data, more) if any(more.values()) else data
 
 
 def make_rule(kind: str, tier: Tier, params: Params, rule_id: str = "") -> Rule:

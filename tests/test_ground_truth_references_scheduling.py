@@ -21,7 +21,6 @@ from pbsolve.checkers.scheduling import day_spacing as ds
 from pbsolve.checkers.scheduling import places as pl
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.checkers.scheduling.refs import nested_problems
 from pbsolve.grading import grade
 from pbsolve.llm.responders import oracle
 from pbsolve.params import NoParams, Params
@@ -260,9 +259,9 @@ def test_a_name_unknown_in_several_nested_places_is_one_problem():
     assert pl.TravelTime(people=[P], home="H?", legs=legs).data_problems(DATA) == ["unknown place 'H?'"]
 
 
-def test_nested_problems_keep_the_outer_ones_first_and_each_once():
-    inner = [ds.ReviewPair(first="A?", review=E), ds.ReviewPair(first="B?", review="A?")]
-    assert nested_problems(["x", "x"], inner, DATA) == ["x", "unknown event 'A?'", "unknown event 'B?'"]
+def test_the_unknown_events_of_several_review_pairs_are_one_problem_naming_each_once():
+    pairs = [ds.ReviewPair(first="A?", review=E), ds.ReviewPair(first="B?", review="A?")]
+    assert ds.ReviewWindow(pairs=pairs, min_days=1, max_days=2).data_problems(DATA) == ["unknown event 'A?', 'B?'"]
 
 
 def test_a_problem_names_five_and_counts_the_rest_and_says_nothing_when_none_lack():

@@ -28,7 +28,7 @@ from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
-from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse, unknown
+from pbsolve.params import Names, NoParams, Params, ParamsTable, as_model, parse
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 TASK_ID = "emergency_planning"
@@ -36,6 +36,16 @@ WAVES = (1, 2)
 
 
 # -- data ------------------------------------------------------------------------------
+IncidentName = Annotated[str, Names("incident")]
+BaseName = Annotated[str, Names("base")]
+RoleName = Annotated[str, Names("role")]
+PlaceName = Annotated[str, Names("place")]
+SeverityName = Annotated[str, Names("severity")]
+TeamName = Annotated[str, Names("team")]
+DepotName = Annotated[str, Names("depot")]
+MaterialName = Annotated[str, Names("material")]
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -65,11 +75,11 @@ class Severity(_Frozen):
 class Incident(_Frozen):
     id: str
     name: str
-    site: str = Field(description="a place of the network")
+    site: PlaceName = Field(description="a place of the network")
     wave: int = Field(ge=1, le=2)
-    severity: str
-    needs: dict[str, PositiveInt] = Field(description="role -> number of teams of that role")
-    materials: dict[str, PositiveInt] = Field(default_factory=dict, description="material -> units needed")
+    severity: SeverityName
+    needs: dict[RoleName, PositiveInt] = Field(description="role -> number of teams of that role")
+    materials: dict[MaterialName, PositiveInt] = Field(default_factory=dict, description="material -> units needed")
     duration: PositiveInt = Field(description="minutes the teams work on scene")
     casualties: dict[str, NonNegativeInt] = Field(default_factory=dict, description="triage class -> casualties")
 
@@ -175,8 +185,8 @@ class ResponseData(BaseModel):
 
     def names(self, what: str) -> Container[str]:
         """The names a rule's parameters may use, by what they name (``Params.data_problems``).
-        Incidents are the data's: a rule naming an incident that only a ``new_incident``
-        rule adds is refused (the data cannot know it)."""
+        Incidents are the data's; the grader adds those of the ``new_incident`` rules read
+        beside a rule (``Params.adds``: the recovery scenario's are known to its rules)."""
         names: dict[str, Container[str]] = {
             "incident": self.incident_by_id,
             "base": frozenset(self.bases),
@@ -202,11 +212,6 @@ def replaced(d: ResponseData, **changes: Any) -> ResponseData:
 
 
 # -- parameters ------------------------------------------------------------------------
-IncidentName = Annotated[str, Names("incident")]
-BaseName = Annotated[str, Names("base")]
-RoleName = Annotated[str, Names("role")]
-
-
 class Deadline(Params):
     """The named incidents' responses are complete within their severity deadlines."""
 
@@ -248,9 +253,10 @@ class ArrivesFirst(Params):
     then: RoleName
 
     def data_problems(self, data: Any) -> list[str]:
-        """A role the incident does not need sends it no team: the rule would hold for every plan."""
+        """A role the incident does not need sends it no team: the rule would hold for every plan
+        (asked of the data's incidents: one a ``new_incident`` rule adds is that rule's)."""
         found = super().data_problems(data)
-        if not found:
+        if not found and self.incident in data.incident_by_id:
             needs = data.incident_by_id[self.incident].needs
             lacking = [r for r in dict.fromkeys((self.first, self.then)) if r not in needs]
             if lacking:
@@ -297,15 +303,15 @@ class NewIncident(Params):
     incident: Incident
 
     def data_problems(self, data: Any) -> list[str]:
-        """The new incident's site, severity, roles and materials are the data's, and its id
-        is new (the checker and the model look all of them up)."""
+        """The new incident's id is new (its site, severity, roles and materials are the
+        data's by their ``Names``: the checker and the model look all of them up)."""
         i = self.incident
         found = [f"incident {i.id!r} is already an incident of the data"] if i.id in data.incident_by_id else []
-        found += unknown("place", [i.site], data.names("place"))
-        found += unknown("severity", [i.severity], data.names("severity"))
-        found += unknown("role", list(i.needs), data.names("role"))
-        found += unknown("material", list(i.materials), data.names("material"))
-        return found
+        return found + super().data_problems(data)
+
+    def adds(self) -> dict[str, list[str]]:
+        """The new incident: the rules read beside this one may name it."""
+        return {"incident": [self.incident.id]}
 
 
 class UnitOut(Params):
@@ -322,31 +328,20 @@ class SpareCover(Params):
     ``minutes``: a spare for any single team that breaks down."""
 
     minutes: PositiveInt
-    severity: Annotated[str, Names("severity")]
+    severity: SeverityName
 
 
 class Dispatch(_Frozen):
     """A plan as a ``changes`` term keeps it: incident -> teams, incident -> material -> depot."""
 
-    teams: dict[str, list[str]]
-    materials: dict[str, dict[str, str]]
+    teams: dict[IncidentName, list[TeamName]]
+    materials: dict[IncidentName, dict[MaterialName, DepotName]]
 
 
 class CurrentDispatch(Params):
     """The current plan a ``changes`` term counts against."""
 
     existing: Dispatch
-
-    def data_problems(self, data: Any) -> list[str]:
-        """The current plan's incidents, teams, materials and depots are the data's (a
-        nested model, so listed here rather than by field metadata)."""
-        old = self.existing
-        return (
-            unknown("incident", [*old.teams, *old.materials], data.names("incident"))
-            + unknown("team", [t for ts in old.teams.values() for t in ts], data.names("team"))
-            + unknown("material", [m for ms in old.materials.values() for m in ms], data.names("material"))
-            + unknown("depot", [dp for ms in old.materials.values() for dp in ms.values()], data.names("depot"))
-        )
 
 
 RULE_PARAMS: ParamsTable = {

@@ -17,7 +17,7 @@ from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 
 from pbsolve.checkers.scheduling.checks import Plan, Verdict, check
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.checkers.scheduling.refs import DayName, EventName, PersonName, nested_problems
+from pbsolve.checkers.scheduling.refs import DayName, EventName, PersonName
 from pbsolve.checkers.scheduling.rule_params import RULE_PARAMS
 from pbsolve.params import Params
 
@@ -54,9 +54,6 @@ class ReviewWindow(Params):
             raise ValueError("min_days must not exceed max_days")
         return self
 
-    def data_problems(self, data: Any) -> list[str]:
-        return nested_problems(super().data_problems(data), self.pairs, data)
-
 
 class Exam(Params):
     """The exam of ``subject`` is on ``day`` (a day name); ``sessions`` study for it."""
@@ -70,9 +67,6 @@ class ExamDates(Params):
     """Every session of each exam starts on a day before the exam's day."""
 
     exams: Annotated[list[Exam], Field(min_length=1)]
-
-    def data_problems(self, data: Any) -> list[str]:
-        return nested_problems(super().data_problems(data), self.exams, data)
 
 
 class DailyLoad(Params):

@@ -10,14 +10,14 @@ Their parameter models live here and are added to the family's RULE_PARAMS on im
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.checks import Check, Plan, Verdict, check
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.checkers.scheduling.refs import EventName, PersonName, PlaceName, RoomName, SlotName, nested_problems
+from pbsolve.checkers.scheduling.refs import EventName, PersonName, PlaceName, RoomName, SlotName
 from pbsolve.params import Params
 
 OK: Verdict = (True, "holds")
@@ -53,9 +53,6 @@ class TravelTime(Params):
                 raise ValueError(f"travel leg {leg.a}-{leg.b} repeats a pair or joins a place to itself")
             seen.add(key)
         return self
-
-    def data_problems(self, data: Any) -> list[str]:
-        return nested_problems(super().data_problems(data), self.legs, data)
 
     def between(self, a: str, b: str) -> int:
         """The travel time between two places (0 from a place to itself or for a pair not listed)."""

@@ -1,5 +1,6 @@
-"""What the timetabling parameters name: the ``Names`` of their fields, and two helpers of
-the kinds whose further conditions are checked in a ``data_problems`` override.
+"""What the timetabling parameters name: the ``Names`` of their fields, in the outer
+parameters and in the models nested in them alike (a review pair, an exam, a travel leg:
+the generic walk enters them).
 
 A rule's parameters name ids of the instance data as the data spells them
 (:meth:`pbsolve.checkers.scheduling.instance_data.TimetableData.names` answers each
@@ -11,10 +12,9 @@ part) stay plain strings: the data has no set of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Annotated, Any
+from typing import Annotated
 
-from pbsolve.params import Names, Params
+from pbsolve.params import Names
 
 EventName = Annotated[str, Names("event")]
 SlotName = Annotated[str, Names("slot")]
@@ -24,15 +24,3 @@ PersonName = Annotated[str, Names("person")]
 SegmentName = Annotated[str, Names("segment")]  # a person of an email campaign
 DayName = Annotated[str, Names("day")]
 FeatureName = Annotated[str, Names("feature")]
-
-
-def nested_problems(found: list[str], items: Iterable[Params], data: Any) -> list[str]:
-    """``found`` (the problems of the outer parameters) and then the data problems of the
-    parameter models nested in a field (a review pair, an exam, a travel leg), which the
-    generic walk of :meth:`Params.data_problems` does not enter; each distinct problem once."""
-    out = list(dict.fromkeys(found))
-    for item in items:
-        for problem in item.data_problems(data):
-            if problem not in out:
-                out.append(problem)
-    return out

@@ -1,0 +1,165 @@
+"""``Params.data_problems`` enters nested models: the ``Names`` fields of a model held in a
+field (another ``Params`` or a plain pydantic model, at any depth of lists, tuples, dict
+values and ``Optional``) are checked like the field's own, their names listed with the
+field's; a nested ``Params`` with an override adds its further conditions; each distinct
+problem is reported once."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from pbsolve import params
+from pbsolve.params import Names, Params
+
+Day = Annotated[str, Names("day")]
+Room = Annotated[str, Names("room")]
+
+
+class Data:
+    """Two days, in order, and two rooms."""
+
+    days = ("Mon", "Tue")
+
+    def names(self, what: str) -> tuple[str, ...]:
+        return {"day": self.days, "room": ("A", "B")}[what]
+
+
+class Visit(Params):
+    day: Day
+    room: Room
+    note: str = ""
+
+
+class Tour(Params):
+    visits: list[Visit]
+
+
+class Booking(BaseModel):
+    """A plain pydantic model (no ``Params``): its ``Names`` are walked all the same."""
+
+    room: Room
+    guests: int = 1
+
+
+class Bookings(Params):
+    by_day: dict[Day, Booking] = Field(default_factory=dict)
+    backup: Visit | None = None
+
+
+class Span(Params):
+    """A nested kind with a further condition of its own."""
+
+    first: Day
+    last: Day
+
+    def data_problems(self, data: Any) -> list[str]:
+        found = super().data_problems(data)
+        if not found and data.days.index(self.first) > data.days.index(self.last):
+            found.append(f"the span {self.first}..{self.last} has no day")
+        return found
+
+
+class Spans(Params):
+    spans: list[Span]
+    room: Room = "A"
+
+
+class Week(Params):
+    """Models nested two deep, in a tuple."""
+
+    tours: tuple[Tour, ...]
+
+
+class Node(BaseModel):
+    """A model that holds itself."""
+
+    day: Day
+    children: list[Node] = []
+
+
+class Tree(Params):
+    root: Node
+
+
+class Pair(Params):
+    a: Day
+    b: Day
+
+
+class Unnamed(BaseModel):
+    label: str
+
+
+class Holder(Params):
+    plain: Unnamed
+    day: Day
+
+
+def problems(p: Params) -> list[str]:
+    return p.data_problems(Data())
+
+
+def test_a_list_of_nested_params_with_known_names_has_no_problem():
+    assert problems(Tour(visits=[Visit(day="Mon", room="A"), Visit(day="Tue", room="B")])) == []
+
+
+def test_the_unknown_names_of_a_list_of_nested_params_are_one_problem_per_kind_of_name():
+    tour = Tour(visits=[Visit(day="Sun", room="A"), Visit(day="Mon", room="Z"), Visit(day="Sat", room="Q")])
+    assert problems(tour) == ["unknown day 'Sun', 'Sat'", "unknown room 'Z', 'Q'"]
+
+
+def test_a_name_unknown_to_several_nested_models_is_listed_once():
+    tour = Tour(visits=[Visit(day="Sun", room="A"), Visit(day="Sun", room="B")])
+    assert problems(tour) == ["unknown day 'Sun'"]
+
+
+def test_a_dict_of_plain_nested_models_checks_its_keys_and_the_models_names():
+    assert problems(Bookings(by_day={"Mon": Booking(room="A"), "Wed": Booking(room="Q")})) == [
+        "unknown day 'Wed'",
+        "unknown room 'Q'",
+    ]
+
+
+def test_an_optional_nested_model_is_checked_when_given_and_skipped_when_none():
+    given = Bookings(backup=Visit(day="Fri", room="A"))
+    assert (problems(given), problems(Bookings(backup=None))) == (["unknown day 'Fri'"], [])
+
+
+def test_models_nested_two_deep_in_a_tuple_are_checked():
+    week = Week(tours=(Tour(visits=[Visit(day="Mon", room="A")]), Tour(visits=[Visit(day="Mon", room="Z")])))
+    assert problems(week) == ["unknown room 'Z'"]
+
+
+def test_a_model_holding_itself_is_walked_to_every_depth():
+    tree = Tree(root=Node(day="Mon", children=[Node(day="Tue", children=[Node(day="Sun")])]))
+    assert problems(tree) == ["unknown day 'Sun'"]
+
+
+def test_a_nested_model_with_its_own_override_adds_its_further_condition():
+    assert problems(Spans(spans=[Span(first="Mon", last="Tue"), Span(first="Tue", last="Mon")])) == [
+        "the span Tue..Mon has no day"
+    ]
+
+
+def test_a_nested_override_does_not_repeat_the_unknown_names_in_its_own_words():
+    spans = Spans(spans=[Span(first="Sun", last="Mon"), Span(first="Tue", last="Sat")])
+    assert problems(spans) == ["unknown day 'Sun', 'Sat'"]
+
+
+def test_the_further_conditions_follow_the_unknown_names_of_their_field():
+    spans = Spans(spans=[Span(first="Tue", last="Mon"), Span(first="Sun", last="Mon")], room="Z")
+    assert problems(spans) == ["unknown day 'Sun'", "the span Tue..Mon has no day", "unknown room 'Z'"]
+
+
+def test_a_problem_found_twice_is_reported_once():
+    twice = Spans(spans=[Span(first="Tue", last="Mon"), Span(first="Tue", last="Mon")])
+    assert (problems(twice), problems(Pair(a="Sun", b="Sun"))) == (
+        ["the span Tue..Mon has no day"],
+        ["unknown day 'Sun'"],
+    )
+
+
+def test_a_field_holding_a_model_without_names_is_not_walked():
+    assert [name for name, _, _ in params._named_fields(Holder)] == ["day"]
