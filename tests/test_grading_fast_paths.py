@@ -1,0 +1,122 @@
+"""Grading's shortcuts read the same answer and give the same verdicts as the long way
+(issue 18): a reply that is one fenced block in plain prose is decoded without the scan,
+a plan row spelled as the instance spells it is read at once, and the generic evaluation
+looks each rule's check and parameters up once per instance."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from pbsolve import checking, parsing
+from pbsolve.checker_kit import Names, row_names
+from pbsolve.family import checker
+from pbsolve.parsing import parse_response
+from pbsolve.schema import Instance
+from tests.instances import find
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=12,
+)
+_PROSE = st.lists(
+    st.sampled_from(["Here is the plan:", "\n", " ", "x", "}", "{", "`", "``", '"', '{"a": 1}', "```"]), max_size=4
+)
+_OPENERS = st.sampled_from(["```json\n", "```\n", "````JSON \r\n", "``` json\t\n", "```json", "``json\n"])
+_CLOSERS = st.sampled_from(["\n```", "```", "\n````", "\n``", ""])
+
+
+# -- one fenced block in prose --------------------------------------------------------------
+@settings(max_examples=400, deadline=None)
+@given(before=_PROSE, after=_PROSE, opener=_OPENERS, closer=_CLOSERS, value=_VALUES, broken=st.booleans())
+def test_a_fenced_block_in_prose_parses_as_the_scan_reads_it(before, after, opener, closer, value, broken):
+    inner = json.dumps(value)[:-1] if broken and len(json.dumps(value)) > 1 else json.dumps(value)
+    text = "".join(before) + opener + inner + closer + "".join(after)
+    assume("<think>" not in text and "</think>" not in text)  # thinking is cut before either path
+    assert parse_response(text) == parsing._scanned(text) == parsing._full_scan(text, 0)
+
+
+def test_the_usual_fenced_reply_is_read_without_the_scan():
+    text = 'Here is the plan.\n```json\n{"feasible": true, "plan": [1, 2]}\n```\n'
+    assert parsing._one_fence(text) == parsing.Parsed(value={"feasible": True, "plan": [1, 2]}, source="fenced")
+
+
+def test_a_brace_before_the_fenced_block_leaves_the_reply_to_the_scan():
+    assert parsing._one_fence('Rules {R1}:\n```json\n{"a": 1}\n```') is None
+
+
+def test_a_brace_after_the_fenced_block_leaves_the_reply_to_the_scan():
+    text = '```json\n{"a": 1}\n```\nor rather {"a": 2}'
+    assert parsing._one_fence(text) is None
+    assert parse_response(text).value == {"a": 2}
+
+
+def test_a_second_fence_after_the_block_leaves_the_reply_to_the_scan():
+    text = '```json\n{"a": 1}\n```\n```json\n[2]\n```'
+    assert parsing._one_fence(text) is None
+    assert parse_response(text).value == [2]
+
+
+def test_invalid_json_in_the_only_fenced_block_fails_as_the_last_fenced_block():
+    text = 'Plan:\n```json\n{"a": tru}\n```'
+    assert parsing._one_fence(text) == parsing._full_scan(text, 0)
+    assert parse_response(text).error.startswith("last fenced block is not valid JSON")
+
+
+# -- plan rows in the instance's own spelling -------------------------------------------------
+FIELDS = {"site": Names(["North Depot", "South"]), "item": Names(["Oxygen"])}
+
+
+def test_a_row_in_the_instances_own_spelling_gives_its_names():
+    assert row_names({"site": "North Depot", "item": "Oxygen"}, 0, "row", FIELDS) == (["North Depot", "Oxygen"], "")
+
+
+def test_a_row_in_another_spelling_gives_the_same_names():
+    row = {"site": "  north   DEPOT", "item": "OXYGEN "}
+    assert row_names(row, 0, "row", FIELDS) == (["North Depot", "Oxygen"], "")
+
+
+def test_a_row_with_an_unhashable_field_fails_as_a_non_string_field():
+    row = {"site": ["North Depot"], "item": "Oxygen"}
+    assert row_names(row, 2, "row", FIELDS) == (None, "row 3 needs string fields 'site' and 'item'")
+
+
+def test_a_row_missing_a_field_fails_as_a_non_string_field():
+    assert row_names({"site": "South"}, 0, "row", FIELDS) == (None, "row 1 needs string fields 'site' and 'item'")
+
+
+def test_a_row_naming_an_unknown_entity_fails_naming_it():
+    row = {"site": "South", "item": "Water"}
+    assert row_names(row, 0, "row", FIELDS) == (None, "row 1 names unknown item 'Water'")
+
+
+# -- the generic evaluation, bound once per instance --------------------------------------------
+def _volunteer() -> Instance:
+    inst = find("volunteer_scheduling", 0)
+    assert inst is not None
+    return Instance.model_validate(inst.model_dump(mode="json"))
+
+
+def test_the_bound_evaluation_gives_the_generic_evaluations_verdicts_and_figures():
+    inst = _volunteer()
+    tc = checker(inst.family).FAMILY_CHECKER.task_checker(inst.task)
+    prep = checking._prepared(tc, inst)
+    assert prep.generic
+    answer = inst.reference
+    for rows in (answer[tc.plan_key], answer[tc.plan_key][1:]):  # the reference plan, and one row short
+        plan, _ = tc.read_section(inst, prep.data, {**answer, tc.plan_key: rows}, prep.lk, inst.rules)
+        assert plan is not None
+        assert prep.evaluate(tc, plan) == tc.evaluate(prep.data, inst.rules, inst.objective, plan, prep.typed)
+
+
+def test_an_instance_whose_rules_are_replaced_is_evaluated_under_the_new_rules():
+    inst = _volunteer()
+    tc = checker(inst.family).FAMILY_CHECKER.task_checker(inst.task)
+    first = inst.rules[0]
+    item = next(it.id for it in inst.checklist if it.rule == first.id)
+    assert checking.check_answer(tc, inst, inst.reference)[item] == (True, "holds")
+    inst.rules = inst.rules[1:]
+    assert checking.check_answer(tc, inst, inst.reference)[item] == (False, f"unknown rule {first.id}")
