@@ -1,7 +1,9 @@
 """Grading's shortcuts read the same answer and give the same verdicts as the long way
 (issue 18): a reply that is one fenced block in plain prose is decoded without the scan,
-a plan row spelled as the instance spells it is read at once, and the generic evaluation
-looks each rule's check and parameters up once per instance."""
+a plan row spelled as the instance spells it is read at once, the generic evaluation
+looks each rule's check and parameters up once per instance, and what many rules read of
+one plan (a roster's lines and shifts, a volunteer's load) is worked out once per plan
+and data."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from hypothesis import strategies as st
 
 from pbsolve import checking, parsing
 from pbsolve.checker_kit import Names, row_names
+from pbsolve.checkers.workforce import shift_duty as sd
+from pbsolve.checkers.workforce import volunteer as vs
+from pbsolve.checkers.workforce.shift_duty import ShiftDutyData
 from pbsolve.family import checker
 from pbsolve.parsing import parse_response
 from pbsolve.schema import Instance
@@ -120,3 +125,58 @@ def test_an_instance_whose_rules_are_replaced_is_evaluated_under_the_new_rules()
     assert checking.check_answer(tc, inst, inst.reference)[item] == (True, "holds")
     inst.rules = inst.rules[1:]
     assert checking.check_answer(tc, inst, inst.reference)[item] == (False, f"unknown rule {first.id}")
+
+
+# -- what a roster's rules read of a plan, worked out once per plan and data ------------------
+def _ward() -> ShiftDutyData:
+    return ShiftDutyData.model_validate({
+        "days": [{"id": "Fri"}, {"id": "Sat", "weekend": True}],
+        "shifts": [{"id": "Early", "start": 6, "hours": 8}, {"id": "Night", "start": 22, "hours": 8}],
+        "staff": [{"id": "Ada", "wage": 10}, {"id": "Bram", "wage": 12}, {"id": "Cleo", "wage": 15}],
+        "cover": [{"day": "Fri", "shift": "Early", "need": 1}],
+    })  # fmt: skip
+
+
+WARD_PLAN = {"Cleo": {"Fri": "Early"}, "Ada": {"Fri": "Early", "Sat": "Night"}}
+
+
+def test_the_people_on_a_shift_come_in_the_staff_order_of_the_data_read_against():
+    ward = _ward()
+    reversed_ward = ward.model_copy(update={"staff": ward.staff[::-1]})
+    plan = sd.Plan(WARD_PLAN)
+    assert sd.on_shift(ward, plan, "Fri", "Early") == ["Ada", "Cleo"]
+    assert sd.on_shift(reversed_ward, plan, "Fri", "Early") == ["Cleo", "Ada"]
+    assert sd.on_shift(ward, plan, "Sat", "Early") == []
+
+
+def test_the_people_off_on_a_day_are_those_with_no_shift_then():
+    assert sd.on_shift(_ward(), sd.Plan(WARD_PLAN), "Sat", sd.OFF) == ["Bram", "Cleo"]
+
+
+def test_a_persons_line_gives_each_days_shift_or_off_in_day_order():
+    ward, plan = _ward(), sd.Plan(WARD_PLAN)
+    assert sd.line(ward, plan, "Ada") == ["Early", "Night"]
+    assert sd.line(ward, plan, "Bram") == [sd.OFF, sd.OFF]
+    assert sd.line(ward, sd.Plan({"Zed": {"Sat": "Early"}}), "Zed") == [sd.OFF, "Early"]  # not on the staff list
+
+
+def test_the_roster_rows_follow_staff_then_day_order():
+    rows = sd.Plan(WARD_PLAN).rows(_ward())
+    assert rows == [("Ada", "Fri", "Early"), ("Ada", "Sat", "Night"), ("Cleo", "Fri", "Early")]
+
+
+def test_a_volunteers_load_counts_their_shifts_and_is_zero_for_one_never_rostered():
+    plan = vs.Plan({("Ana", "S1"): "Gate", ("Ben", "S1"): "Aid", ("Ana", "S2"): "Aid"})
+    assert [vs.load(plan, v) for v in ("Ana", "Ben", "Cy")] == [2, 1, 0]
+
+
+def test_a_volunteer_posts_staffing_follows_the_volunteer_order_of_the_data_read_against():
+    data = vs.VolunteerData.model_validate({
+        "shifts": [{"id": "S1", "day": 0}],
+        "posts": [{"id": "Gate", "need": 1}],
+        "volunteers": [{"id": "Ana", "prefs": {"Gate": 0}}, {"id": "Ben", "prefs": {"Gate": 0}}],
+    })  # fmt: skip
+    flipped = data.model_copy(update={"volunteers": data.volunteers[::-1]})
+    plan = vs.Plan({("Ben", "S1"): "Gate", ("Ana", "S1"): "Gate"})
+    assert vs._staffing(data, plan)["Gate", "S1"] == ["Ana", "Ben"]
+    assert vs._staffing(flipped, plan)["Gate", "S1"] == ["Ben", "Ana"]
