@@ -24,6 +24,8 @@ from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 V = TypeVar("V")
 Check = Callable[[Any, Any, Any], Verdict]  # (data, plan, the rule's Params model) -> verdict
+# (data, plan) -> (verdict per rule, figure per objective term): TaskChecker.evaluator
+Evaluator = Callable[[Any, Any], "tuple[dict[str, Verdict], dict[str, int]]"]
 _SPACES = re.compile(r"\s+")
 
 
@@ -156,6 +158,17 @@ class TaskChecker:
         verdicts = {r.id: checks[r.kind](data, plan, params(r)) for r in rules}
         return verdicts, {t.id: value(data, plan, t, typed.term(t)) for t in objective}
 
+    def evaluator(self, rules: list[Rule], objective: list[ObjectiveTerm], typed: TypedParams) -> Evaluator:
+        """:meth:`evaluate` under these rules, objective and parsed parameters, for one
+        plan after another: ``evaluator(...)(data, plan) == evaluate(data, rules,
+        objective, plan, typed)``. Grading binds one per instance, so what ``evaluate``
+        looks up per item (the check of its kind, its parameters) is looked up once; a task
+        checker with an ``evaluate`` of its own has it called as it is, unless it binds
+        its own evaluator as well."""
+        if type(self).evaluate is not TaskChecker.evaluate:
+            return lambda data, plan: self.evaluate(data, rules, objective, plan, typed)
+        return _Evaluation(self, rules, objective, typed)
+
     # -- writing -------------------------------------------------------------------
     def plan_schema(self, data: Any, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
         raise NotImplementedError
@@ -193,10 +206,10 @@ def _item_plan(item_id: str, rule: str) -> ItemPlan:
 
 
 class _Evaluation:
-    """A task checker's :meth:`TaskChecker.evaluate` for one instance's rules and objective,
+    """The generic :meth:`TaskChecker.evaluate` for one instance's rules and objective,
     with each rule's check and each item's parsed parameters looked up once: the same
-    calls, in the same order, with the same arguments, as the generic ``evaluate`` makes
-    for every answer (a checker with an ``evaluate`` of its own is called as it is)."""
+    calls, in the same order, with the same arguments, as ``evaluate`` makes for every
+    answer."""
 
     __slots__ = ("rules", "terms", "value")
 
@@ -214,9 +227,9 @@ class _Evaluation:
 
 class _Prepared:
     """What :func:`check_answer` needs of one instance for one task checker, gathered
-    once (see :func:`_prepared`); ``evaluation`` is made at the first plan to judge."""
+    once (see :func:`_prepared`); ``evaluation`` is bound at the first plan to judge."""
 
-    __slots__ = ("checklist", "data", "evaluation", "generic", "lk", "objective", "plans", "rules", "typed")
+    __slots__ = ("checklist", "data", "evaluation", "lk", "objective", "plans", "rules", "typed")
 
     def __init__(self, tc: TaskChecker, instance: Instance) -> None:
         self.checklist, self.rules, self.objective = instance.checklist, instance.rules, instance.objective
@@ -224,15 +237,12 @@ class _Prepared:
         self.lk = instance.memo(f"{tc.family}.lookups", lambda: tc.lookups(data))
         self.typed = tc.typed(instance)
         self.plans = tuple(_item_plan(it.id, it.rule) for it in instance.checklist)
-        self.generic = type(tc).evaluate is TaskChecker.evaluate
-        self.evaluation: _Evaluation | None = None
+        self.evaluation: Evaluator | None = None
 
     def evaluate(self, tc: TaskChecker, plan: Any) -> tuple[dict[str, Verdict], dict[str, int]]:
         """``tc.evaluate(data, rules, objective, plan, typed)`` for the instance's own items."""
-        if not self.generic:
-            return tc.evaluate(self.data, self.rules, self.objective, plan, self.typed)
         if self.evaluation is None:
-            self.evaluation = _Evaluation(tc, self.rules, self.objective, self.typed)
+            self.evaluation = tc.evaluator(self.rules, self.objective, self.typed)
         return self.evaluation(self.data, plan)
 
 

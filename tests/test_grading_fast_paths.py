@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from pbsolve import checking, parsing
 from pbsolve.checker_kit import Names, row_names
+from pbsolve.checkers.scheduling import checks as sched_checks
 from pbsolve.checkers.workforce import shift_duty as sd
 from pbsolve.checkers.workforce import volunteer as vs
 from pbsolve.checkers.workforce.shift_duty import ShiftDutyData
@@ -109,7 +110,6 @@ def test_the_bound_evaluation_gives_the_generic_evaluations_verdicts_and_figures
     inst = _volunteer()
     tc = checker(inst.family).FAMILY_CHECKER.task_checker(inst.task)
     prep = checking._prepared(tc, inst)
-    assert prep.generic
     answer = inst.reference
     for rows in (answer[tc.plan_key], answer[tc.plan_key][1:]):  # the reference plan, and one row short
         plan, _ = tc.read_section(inst, prep.data, {**answer, tc.plan_key: rows}, prep.lk, inst.rules)
@@ -125,6 +125,32 @@ def test_an_instance_whose_rules_are_replaced_is_evaluated_under_the_new_rules()
     assert checking.check_answer(tc, inst, inst.reference)[item] == (True, "holds")
     inst.rules = inst.rules[1:]
     assert checking.check_answer(tc, inst, inst.reference)[item] == (False, f"unknown rule {first.id}")
+
+
+def test_a_timetable_evaluator_gives_the_timetable_evaluations_verdicts_and_figures():
+    inst = find("exam_scheduling", 0)
+    assert inst is not None
+    tc = sched_checks.TIMETABLE
+    prep = checking._prepared(tc, inst)
+    plan, _ = tc.read_section(inst, prep.data, inst.reference, prep.lk, inst.rules)
+    assert plan is not None
+    moved = ({**plan[0], next(iter(plan[0])): (0, next(iter(plan[0].values()))[1])}, plan[1])  # one event at slot 0
+    bound = tc.evaluator(inst.rules, inst.objective, prep.typed)
+    for p in (plan, moved):
+        assert bound(prep.data, p) == tc.evaluate(prep.data, inst.rules, inst.objective, p, prep.typed)
+
+
+def test_a_checker_with_its_own_evaluate_is_called_through_it():
+    calls = []
+
+    class Own(checking.TaskChecker):
+        def evaluate(self, data, rules, objective, plan, typed=None):
+            calls.append((data, rules, objective, plan, typed))
+            return {}, {}
+
+    typed = object()
+    Own().evaluator(["R"], ["T"], typed)("data", "plan")
+    assert calls == [("data", ["R"], ["T"], "plan", typed)]
 
 
 # -- what a roster's rules read of a plan, worked out once per plan and data ------------------
