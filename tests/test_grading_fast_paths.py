@@ -14,14 +14,17 @@ from hypothesis import strategies as st
 
 from pbsolve import checking, parsing
 from pbsolve.checker_kit import Names, row_names
+from pbsolve.checkers.emergency import medical as md
 from pbsolve.checkers.scheduling import checks as sched_checks
 from pbsolve.checkers.workforce import shift_duty as sd
 from pbsolve.checkers.workforce import volunteer as vs
 from pbsolve.checkers.workforce.shift_duty import ShiftDutyData
 from pbsolve.family import checker
+from pbsolve.params import NoParams
 from pbsolve.parsing import parse_response
 from pbsolve.schema import Instance
 from tests.instances import find
+from tests.test_emergency_medical_resource_planning import DATA as MEDICAL
 
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=6),
@@ -206,3 +209,22 @@ def test_a_volunteer_posts_staffing_follows_the_volunteer_order_of_the_data_read
     plan = vs.Plan({("Ben", "S1"): "Gate", ("Ana", "S1"): "Gate"})
     assert vs._staffing(data, plan)["Gate", "S1"] == ["Ana", "Ben"]
     assert vs._staffing(flipped, plan)["Gate", "S1"] == ["Ben", "Ana"]
+
+
+# -- room beds, counted per slot from the stages' spans -----------------------------------------
+def test_a_room_over_its_beds_is_named_with_its_first_full_slot_and_the_stages_there_in_stage_order():
+    plan = md.Plan({"P1.1": ("Dr A", "Ward 1", 2), "P1.2": ("Dr B", "Ward 1", 2), "P2.1": ("Dr A", "Ward 1", 1)})
+    assert md.CHECKS["room_beds"](MEDICAL, plan, NoParams()) == (
+        False,
+        "Ward 1 holds 3 stages in slot 2 (P1.1, P1.2, P2.1) but has 2 bed(s)",
+    )
+
+
+def test_a_stage_holds_its_bed_up_to_its_last_slot_and_not_after():
+    fits = md.Plan({"P1.1": ("Dr A", "Cubicle 1", 3), "P1.2": ("Dr B", "Ward 1", 0), "P2.1": ("Dr A", "Cubicle 1", 1)})
+    clash = md.Plan({"P1.1": ("Dr A", "Cubicle 1", 2), "P1.2": ("Dr B", "Ward 1", 0), "P2.1": ("Dr A", "Cubicle 1", 1)})
+    assert md.CHECKS["room_beds"](MEDICAL, fits, NoParams()) == (True, "holds")
+    assert md.CHECKS["room_beds"](MEDICAL, clash, NoParams()) == (
+        False,
+        "Cubicle 1 holds 2 stages in slot 2 (P1.1, P2.1) but has 1 bed(s)",
+    )
