@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from pbsolve import checking, parsing
 from pbsolve.checker_kit import Names, row_names
 from pbsolve.checkers.emergency import medical as md
+from pbsolve.checkers.project import power as pw
 from pbsolve.checkers.scheduling import checks as sched_checks
 from pbsolve.checkers.workforce import shift_duty as sd
 from pbsolve.checkers.workforce import volunteer as vs
@@ -25,6 +26,7 @@ from pbsolve.parsing import parse_response
 from pbsolve.schema import Instance
 from tests.instances import find
 from tests.test_emergency_medical_resource_planning import DATA as MEDICAL
+from tests.test_project_power_dispatch_planning import DATA as POWER
 
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=6),
@@ -228,3 +230,21 @@ def test_a_stage_holds_its_bed_up_to_its_last_slot_and_not_after():
         False,
         "Cubicle 1 holds 2 stages in slot 2 (P1.1, P2.1) but has 1 bed(s)",
     )
+
+
+# -- a dispatch's net output per hour, worked out once per plan and data -----------------------------
+def test_the_net_of_an_hour_is_every_units_output_plus_the_battery_flow():
+    plan = pw.Plan({"U1": (2, 2, 0), "U2": (0, 2, 1)}, (0, 1, -1))
+    assert [pw.net(POWER, plan, h) for h in range(3)] == [2, 5, 0]
+
+
+def test_the_net_follows_the_units_of_the_data_read_against():
+    plan = pw.Plan({"U1": (2, 2, 0), "U2": (0, 2, 1)}, (0, 1, -1))
+    only_u1 = POWER.model_copy(update={"units": POWER.units[:1]})
+    assert [pw.net(POWER, plan, h) for h in range(3)] == [2, 5, 0]
+    assert [pw.net(only_u1, plan, h) for h in range(3)] == [2, 3, -1]
+
+
+def test_an_hour_counted_from_the_end_reads_the_plan_as_the_sum_does():
+    plan = pw.Plan({"U1": (2, 2, 0), "U2": (0, 2, 1)}, (0, 1, -1))
+    assert pw.net(POWER, plan, -1) == 0 and pw.net(POWER, plan, -2) == 5
