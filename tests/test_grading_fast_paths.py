@@ -16,6 +16,7 @@ from pbsolve import checking, parsing
 from pbsolve.checker_kit import Names, row_names
 from pbsolve.checkers.emergency import medical as md
 from pbsolve.checkers.project import power as pw
+from pbsolve.checkers.routing import traffic as tr
 from pbsolve.checkers.scheduling import checks as sched_checks
 from pbsolve.checkers.workforce import shift_duty as sd
 from pbsolve.checkers.workforce import volunteer as vs
@@ -27,6 +28,7 @@ from pbsolve.schema import Instance
 from tests.instances import find
 from tests.test_emergency_medical_resource_planning import DATA as MEDICAL
 from tests.test_project_power_dispatch_planning import DATA as POWER
+from tests.test_routing_urban_traffic_planning import DATA as TRAFFIC
 
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=6),
@@ -248,3 +250,23 @@ def test_the_net_follows_the_units_of_the_data_read_against():
 def test_an_hour_counted_from_the_end_reads_the_plan_as_the_sum_does():
     plan = pw.Plan({"U1": (2, 2, 0), "U2": (0, 2, 1)}, (0, 1, -1))
     assert pw.net(POWER, plan, -1) == 0 and pw.net(POWER, plan, -2) == 5
+
+
+# -- a traffic plan's road loads, worked out once per plan and data ---------------------------------
+def test_road_loads_count_every_vehicle_on_each_road_of_its_route_per_period():
+    plan = tr.Plan({("F1-1", "08:00"): 3, ("F1-2", "08:00"): 0, ("F2-1", "08:00"): 2, ("F2-2", "08:00"): 0,
+                    ("F1-1", "08:15"): 0, ("F1-2", "08:15"): 2, ("F2-1", "08:15"): 0, ("F2-2", "08:15"): 1})  # fmt: skip
+    load = tr.loads(TRAFFIC, plan)
+    ab, bc, cd = frozenset("AB"), frozenset("BC"), frozenset("CD")
+    assert (load[ab, "08:00"], load[bc, "08:00"], load[cd, "08:00"]) == (3, 2, 0)
+    assert (load[ab, "08:15"], load[bc, "08:15"], load[cd, "08:15"]) == (1, 0, 2)
+
+
+def test_road_loads_follow_the_routes_of_the_data_read_against():
+    plan = tr.Plan({("F1-1", "08:00"): 3, ("F1-2", "08:00"): 0, ("F2-1", "08:00"): 2, ("F2-2", "08:00"): 0,
+                    ("F1-1", "08:15"): 0, ("F1-2", "08:15"): 2, ("F2-1", "08:15"): 0, ("F2-2", "08:15"): 1})  # fmt: skip
+    routes = [r.model_dump() for r in TRAFFIC.routes]
+    routes[0]["places"] = ["A", "C", "D"]  # F1-1 now runs A, C, D
+    swapped = tr.TrafficData.model_validate({**TRAFFIC.model_dump(), "routes": routes})
+    assert tr.loads(TRAFFIC, plan)[frozenset("CD"), "08:00"] == 0
+    assert tr.loads(swapped, plan)[frozenset("CD"), "08:00"] == 3
