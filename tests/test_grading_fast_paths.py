@@ -2,8 +2,8 @@
 (issue 18): a reply that is one fenced block in plain prose is decoded without the scan,
 a plan row spelled as the instance spells it is read at once, the generic evaluation
 looks each rule's check and parameters up once per instance, and what many rules read of
-one plan (a roster's lines and shifts, a volunteer's load) is worked out once per plan
-and data."""
+one plan (a roster's lines and shifts, a volunteer's load, a dispatch's net output, a
+traffic plan's road loads) is worked out once per plan and data."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from pbsolve import checking, parsing
 from pbsolve.checker_kit import Names, row_names
 from pbsolve.checkers.emergency import medical as md
+from pbsolve.checkers.project import activities as ac
 from pbsolve.checkers.project import power as pw
 from pbsolve.checkers.routing import traffic as tr
 from pbsolve.checkers.scheduling import checks as sched_checks
@@ -27,6 +28,7 @@ from pbsolve.parsing import parse_response
 from pbsolve.schema import Instance
 from tests.instances import find
 from tests.test_emergency_medical_resource_planning import DATA as MEDICAL
+from tests.test_project_it_system_maintenance_planning import DATA as MAINT
 from tests.test_project_power_dispatch_planning import DATA as POWER
 from tests.test_routing_urban_traffic_planning import DATA as TRAFFIC
 
@@ -270,3 +272,23 @@ def test_road_loads_follow_the_routes_of_the_data_read_against():
     swapped = tr.TrafficData.model_validate({**TRAFFIC.model_dump(), "routes": routes})
     assert tr.loads(TRAFFIC, plan)[frozenset("CD"), "08:00"] == 0
     assert tr.loads(swapped, plan)[frozenset("CD"), "08:00"] == 3
+
+
+# -- project checks read at C speed or from tables kept on the data -------------------------------
+def test_no_day_over_the_limit_gives_none():
+    assert ac.first_over([1, 3, 2], 3) is None
+    assert ac.first_over([], 0) is None
+
+
+def test_the_first_day_over_the_limit_is_found():
+    assert ac.first_over([1, 4, 5], 3) == 1
+
+
+def test_the_first_day_over_the_limit_within_the_days_asked():
+    assert ac.first_over([9, 1, 5], 3, range(1, 5)) == 2
+    assert ac.first_over([9, 1, 2], 3, range(1, 3)) is None
+
+
+def test_a_clusters_tasks_are_those_of_its_services_in_task_order():
+    assert [t.id for t in MAINT.in_cluster("c1")] == ["T1", "T3"]
+    assert MAINT.in_cluster("c9") == ()
