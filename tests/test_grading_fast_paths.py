@@ -292,3 +292,31 @@ def test_the_first_day_over_the_limit_within_the_days_asked():
 def test_a_clusters_tasks_are_those_of_its_services_in_task_order():
     assert [t.id for t in MAINT.in_cluster("c1")] == ["T1", "T3"]
     assert MAINT.in_cluster("c9") == ()
+
+
+# -- roster rows read inline when spelled as the instance spells them ----------------------------------
+def _ward_lookups() -> dict[str, Names]:
+    return sd.TASK.lookups(_ward())
+
+
+def test_roster_entries_in_another_spelling_read_as_the_instances_own():
+    ward, lk = _ward(), _ward_lookups()
+    own = [{"person": "Ada", "day": "Fri", "shift": "Early"}, {"person": "Cleo", "day": "Sat", "shift": "Night"}]
+    odd = [{"person": " ada", "day": "FRI", "shift": "early "}, {"person": "CLEO", "day": "sat", "shift": "night"}]
+    assert sd.TASK.read_plan(ward, {"roster": odd}, lk, [])[0] == sd.TASK.read_plan(ward, {"roster": own}, lk, [])[0]
+
+
+def test_a_roster_entry_that_is_no_object_is_named_by_its_place():
+    rows = [{"person": "Ada", "day": "Fri", "shift": "Early"}, ["Bram", "Fri", "Early"]]
+    assert sd.TASK.read_plan(_ward(), {"roster": rows}, _ward_lookups(), []) == (
+        None,
+        "roster entry 2 is not an object",
+    )
+
+
+def test_a_roster_entry_naming_an_unknown_shift_is_named_by_its_place():
+    rows = [{"person": "Ada", "day": "Fri", "shift": "Late"}]
+    assert sd.TASK.read_plan(_ward(), {"roster": rows}, _ward_lookups(), []) == (
+        None,
+        "roster entry 1 names unknown shift 'Late'",
+    )

@@ -706,11 +706,17 @@ class MedicalResources(PlanChecker):
         assign: dict[str, tuple[str, str, int]] = {}
         backup: dict[str, str] = {}
         fields = {"stage": lk["stage"], "doctor": lk["doctor"], "room": lk["room"]}
+        sx, dx, rx = lk["stage"].exact, lk["doctor"].exact, lk["room"].exact
         for k, row in enumerate(rows):
-            found, why = row_names(row, k, "schedule row", fields)
-            if found is None:
-                return None, why
-            sid, doc, room = found
+            try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                sid, doc, room = sx[row["stage"]], dx[row["doctor"]], rx[row["room"]]
+            except (KeyError, TypeError):
+                found, why = row_names(row, k, "schedule row", fields)
+                if found is None:
+                    return None, why
+                sid, doc, room = found
             start = row.get("start")
             if isinstance(start, bool) or not isinstance(start, int):
                 return None, f"stage {sid} needs a whole-number 'start' slot"

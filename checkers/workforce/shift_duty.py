@@ -619,11 +619,17 @@ class ShiftDuty(PlanChecker):
         if not isinstance(rows, list):
             return None, "'roster' is missing or not a list"
         shifts: dict[str, dict[str, str]] = {}
+        px, dx, sx = lk["person"].exact, lk["day"].exact, lk["shift"].exact
         for k, row in enumerate(rows):
-            found, why = row_names(row, k, "roster entry", lk)  # lk: person, day, shift, in this order
-            if found is None:
-                return None, why
-            person, day, shift = found
+            try:  # the usual entry, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                person, day, shift = px[row["person"]], dx[row["day"]], sx[row["shift"]]
+            except (KeyError, TypeError):
+                found, why = row_names(row, k, "roster entry", lk)  # lk: person, day, shift, in this order
+                if found is None:
+                    return None, why
+                person, day, shift = found
             if day in shifts.get(person, {}):
                 return None, f"{person} is rostered more than once on {day}"
             shifts.setdefault(person, {})[day] = shift

@@ -503,11 +503,17 @@ class VolunteerScheduling(PlanChecker):
         fields = {"volunteer": lk["volunteer"], "shift": lk["shift"], "post": lk["post"]}
         assign: dict[tuple[str, str], str] = {}
         standby: dict[str, str] = {}
+        vx, sx, px = fields["volunteer"].exact, fields["shift"].exact, fields["post"].exact
         for k, row in enumerate(rows):
-            names, why = row_names(row, k, "roster row", fields)
-            if names is None:
-                return None, why
-            v, s, post = names
+            try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                v, s, post = vx[row["volunteer"]], sx[row["shift"]], px[row["post"]]
+            except (KeyError, TypeError):
+                names, why = row_names(row, k, "roster row", fields)
+                if names is None:
+                    return None, why
+                v, s, post = names
             if post == STANDBY:
                 if not need_standby:
                     return None, f"roster row {k + 1} names a standby, but no rule asks for one"
