@@ -52,6 +52,11 @@ def row_names(row: Any, k: int, what: str, fields: dict[str, Names]) -> tuple[li
     names it may take), each as the data spells it; or None and why not: the row is not an
     object, a field is not a string, or names nothing the data has (the first, in field
     order). ``what`` names a row in the reason ("shipment 3 names unknown site 'X'")."""
+    if type(row) is dict:  # the usual row: every field a spelling the instance uses, read at once
+        try:
+            return [names.exact[row[field]] for field, names in fields.items()], ""
+        except (KeyError, TypeError):  # a field missing, unhashable or spelled otherwise: read below
+            pass
     if not isinstance(row, dict):
         return None, f"{what} {k + 1} is not an object"
     given: list[str] = []

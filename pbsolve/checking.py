@@ -24,6 +24,8 @@ from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 V = TypeVar("V")
 Check = Callable[[Any, Any, Any], Verdict]  # (data, plan, the rule's Params model) -> verdict
+# (data, plan) -> (verdict per rule, figure per objective term): TaskChecker.evaluator
+Evaluator = Callable[[Any, Any], "tuple[dict[str, Verdict], dict[str, int]]"]
 _SPACES = re.compile(r"\s+")
 
 
@@ -156,6 +158,17 @@ class TaskChecker:
         verdicts = {r.id: checks[r.kind](data, plan, params(r)) for r in rules}
         return verdicts, {t.id: value(data, plan, t, typed.term(t)) for t in objective}
 
+    def evaluator(self, rules: list[Rule], objective: list[ObjectiveTerm], typed: TypedParams) -> Evaluator:
+        """:meth:`evaluate` under these rules, objective and parsed parameters, for one
+        plan after another: ``evaluator(...)(data, plan) == evaluate(data, rules,
+        objective, plan, typed)``. Grading binds one per instance, so what ``evaluate``
+        looks up per item (the check of its kind, its parameters) is looked up once; a task
+        checker with an ``evaluate`` of its own has it called as it is, unless it binds
+        its own evaluator as well."""
+        if type(self).evaluate is not TaskChecker.evaluate:
+            return lambda data, plan: self.evaluate(data, rules, objective, plan, typed)
+        return _Evaluation(self, rules, objective, typed)
+
     # -- writing -------------------------------------------------------------------
     def plan_schema(self, data: Any, mechanisms: list[str], rules: list[Rule]) -> dict[str, Any]:
         raise NotImplementedError
@@ -192,24 +205,67 @@ def _item_plan(item_id: str, rule: str) -> ItemPlan:
     return item_id, _RULE, rule, None
 
 
-def _prepared(tc: TaskChecker, instance: Instance) -> tuple[Any, Any, TypedParams, tuple[ItemPlan, ...]]:
+class _Evaluation:
+    """The generic :meth:`TaskChecker.evaluate` for one instance's rules and objective,
+    with each rule's check and each item's parsed parameters looked up once: the same
+    calls, in the same order, with the same arguments, as ``evaluate`` makes for every
+    answer."""
+
+    __slots__ = ("rules", "terms", "value")
+
+    def __init__(self, tc: TaskChecker, rules: list[Rule], objective: list[ObjectiveTerm], typed: TypedParams) -> None:
+        checks, params = tc.checks, typed.rule
+        self.rules = tuple((r.id, checks[r.kind], params(r)) for r in rules)
+        self.terms = tuple((t.id, t, typed.term(t)) for t in objective)
+        self.value = tc.objective_value
+
+    def __call__(self, data: Any, plan: Any) -> tuple[dict[str, Verdict], dict[str, int]]:
+        value = self.value
+        verdicts = {rid: check(data, plan, p) for rid, check, p in self.rules}
+        return verdicts, {tid: value(data, plan, t, p) for tid, t, p in self.terms}
+
+
+class _Prepared:
+    """What :func:`check_answer` needs of one instance for one task checker, gathered
+    once (see :func:`_prepared`); ``evaluation`` is bound at the first plan to judge."""
+
+    __slots__ = ("checklist", "data", "evaluation", "lk", "objective", "plans", "rules", "typed")
+
+    def __init__(self, tc: TaskChecker, instance: Instance) -> None:
+        self.checklist, self.rules, self.objective = instance.checklist, instance.rules, instance.objective
+        self.data = data = tc.data(instance)
+        self.lk = instance.memo(f"{tc.family}.lookups", lambda: tc.lookups(data))
+        self.typed = tc.typed(instance)
+        self.plans = tuple(_item_plan(it.id, it.rule) for it in instance.checklist)
+        self.evaluation: Evaluator | None = None
+
+    def evaluate(self, tc: TaskChecker, plan: Any) -> tuple[dict[str, Verdict], dict[str, int]]:
+        """``tc.evaluate(data, rules, objective, plan, typed)`` for the instance's own items."""
+        if self.evaluation is None:
+            self.evaluation = tc.evaluator(self.rules, self.objective, self.typed)
+        return self.evaluation(self.data, plan)
+
+
+def _prepared(tc: TaskChecker, instance: Instance) -> _Prepared:
     """The instance's data, lookups and parsed parameters as ``tc`` reads them (its
     ``Instance.memo`` entries), and how each checklist item is judged: gathered once, and
-    again for another checklist."""
+    again for another checklist, rule list or objective."""
     memo: dict[Any, Any] = instance.memo(_ITEMS_KEY, dict)
-    checklist = instance.checklist
-    kept = memo.get(tc)
-    if kept is None or kept[0] is not checklist:
-        data = tc.data(instance)
-        lk = instance.memo(f"{tc.family}.lookups", lambda: tc.lookups(data))
-        plans = tuple(_item_plan(it.id, it.rule) for it in checklist)
-        kept = memo[tc] = (checklist, data, lk, tc.typed(instance), plans)
-    return kept[1], kept[2], kept[3], kept[4]
+    kept: _Prepared | None = memo.get(tc)
+    if (
+        kept is None
+        or kept.checklist is not instance.checklist
+        or kept.rules is not instance.rules
+        or kept.objective is not instance.objective
+    ):
+        kept = memo[tc] = _Prepared(tc, instance)
+    return kept
 
 
 def check_answer(tc: TaskChecker, instance: Instance, answer: Any) -> dict[str, Verdict]:
     """Verdict per checklist item id for a parsed answer (None when nothing parsed)."""
-    data, lk, typed, item_plans = _prepared(tc, instance)
+    prep = _prepared(tc, instance)
+    data, lk, item_plans = prep.data, prep.lk, prep.plans
     items = instance.checklist
     if not isinstance(answer, dict):
         return {it.id: (False, "no JSON object to check") for it in items}
@@ -225,7 +281,7 @@ def check_answer(tc: TaskChecker, instance: Instance, answer: Any) -> dict[str, 
     verdicts: dict[str, Verdict] = {}
     values: dict[str, int] = {}
     if plan is not None:
-        verdicts, values = tc.evaluate(data, instance.rules, instance.objective, plan, typed)
+        verdicts, values = prep.evaluate(tc, plan)
     judged: dict[str, dict[str, Verdict]] = {}  # mechanism id -> its verdicts, computed once
     contexts: list[CheckContext] = []  # the mechanisms' view of the answer, made when one is asked
 

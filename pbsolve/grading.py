@@ -314,8 +314,9 @@ def grade(
         return error_grade(instance, mode, response_id, exc)
     passed = [ok for ok, _ in verdicts]
     # one validation of the whole grade (its items included): the same Grade as building
-    # each ItemResult and then the Grade, at a fraction of the cost
-    return Grade.model_validate({
+    # each ItemResult and then the Grade, at a fraction of the cost; by the model's own
+    # validator, which is all Grade.model_validate calls (without its argument checks)
+    return Grade.__pydantic_validator__.validate_python({
         "id": instance.id,
         "response_id": response_id,
         "all_pass": int(all(passed)),

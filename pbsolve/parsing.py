@@ -36,8 +36,9 @@ by brace: those whose object must fail are found from the braces and quotes alon
 scan starts after them (:func:`_hopeless_prefix`, property-tested the same way). A run
 of flat objects (``{}{}{}``, ``{"a":1} {"a":1}``) is one token of the scan, read to the
 same last object as one token per object (property-tested against the scan as defined).
-A reply that is nothing but one JSON object (the usual case) is decoded directly, without
-the scan, with the same result (property-tested against the scan).
+A reply that is nothing but one JSON object (the usual case), or one fenced block with
+plain prose around it, is decoded directly, without the scan, with the same result
+(property-tested against the scan).
 """
 
 from __future__ import annotations
@@ -254,7 +255,32 @@ def parse_response(text: Any) -> Parsed:
     whole = _whole_object(body)
     if whole is not None:
         return whole
+    fenced = _one_fence(body)
+    if fenced is not None:
+        return fenced
     return _scanned(body)
+
+
+def _one_fence(body: str) -> Parsed | None:
+    """The answer when the body is one fenced block with plain prose around it (no brace
+    and no backtick outside the block: "Here is the plan:" and a fenced JSON block, the
+    usual reply of a model asked for a fenced answer), read without the scan; None when
+    the body is anything else.
+
+    Same result as the scan: the prose before the block holds no token, so the scan's
+    first token is this block (the fence pattern, matched where it starts); the prose after
+    it holds no token either, so the block is the last candidate and nothing is broken."""
+    start = body.find("`")
+    if start < 0 or body.find("{", 0, start) >= 0:
+        return None
+    fence = _FENCES.match(body, start)
+    if fence is None:
+        return None
+    end = fence.end()
+    if body.find("`", end) >= 0 or body.find("{", end) >= 0:
+        return None
+    value, error = _decode(fence.group("body"), "last fenced block")
+    return Parsed(error=error) if error else Parsed(value=value, source="fenced")
 
 
 def _scanned(body: str) -> Parsed:

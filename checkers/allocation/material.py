@@ -266,11 +266,17 @@ class MaterialAllocation(TaskChecker):
         seen: set[tuple[str, str, str]] = set()
         cells = d.cell_set
         fields = {"depot": lk["depot"], "site": lk["site"], "material": lk["material"]}
+        ex_depot, ex_site, ex_material = fields["depot"].exact, fields["site"].exact, fields["material"].exact
         for k, row in enumerate(rows):
-            names, why = row_names(row, k, "shipment", fields)
-            if names is None:
-                return None, why
-            x, s, m = names
+            try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                x, s, m = ex_depot[row["depot"]], ex_site[row["site"]], ex_material[row["material"]]
+            except (KeyError, TypeError):
+                names, why = row_names(row, k, "shipment", fields)
+                if names is None:
+                    return None, why
+                x, s, m = names
             cell = (x, s, m)
             q = row.get("units")
             if type(q) is not int:  # an int stands for itself; anything else is read by stated_int

@@ -306,11 +306,17 @@ class Procurement(TaskChecker):
         plan: Plan = {}
         seen: set[tuple[str, str, int]] = set()
         fields = {"supplier": lk["supplier"], "item": lk["item"], "week": lk["week"]}
+        ex_supplier, ex_item, ex_week = fields["supplier"].exact, fields["item"].exact, fields["week"].exact
         for k, row in enumerate(rows):
-            names, why = row_names(row, k, "order", fields)
-            if names is None:
-                return None, why
-            s, i, label = names
+            try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                s, i, label = ex_supplier[row["supplier"]], ex_item[row["item"]], ex_week[row["week"]]
+            except (KeyError, TypeError):
+                names, why = row_names(row, k, "order", fields)
+                if names is None:
+                    return None, why
+                s, i, label = names
             t = d.period_index[label]
             q = row.get("quantity")
             if type(q) is not int:  # an int stands for itself; anything else is read by stated_int

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -397,10 +397,14 @@ def _room_beds(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
     spans = [(s.id, plan.assign[s.id][1], plan.assign[s.id][2], end(d, plan, s.id)) for s in d.stages]
     for r in d.rooms:
         inside = [(sid, a, b) for sid, room, a, b in spans if room == r.id]  # in stage order
-        for t in range(d.slots):
-            here = [sid for sid, a, b in inside if overlap(t, t + 1, a, b)]
-            if len(here) > r.beds:
-                return False, f"{r.id} holds {len(here)} stages in slot {t} ({', '.join(here)}) but has {r.beds} bed(s)"
+        held = [0] * d.slots  # stages in the room per slot, counted from the spans
+        for _, a, b in inside:
+            for t in range(max(a, 0), min(b, d.slots)):
+                held[t] += 1
+        full = next((t for t, n in enumerate(held) if n > r.beds), None)  # the first slot over the beds
+        if full is not None:
+            here = [sid for sid, a, b in inside if overlap(full, full + 1, a, b)]
+            return False, f"{r.id} holds {len(here)} stages in slot {full} ({', '.join(here)}) but has {r.beds} bed(s)"
     return OK
 
 
@@ -701,19 +705,18 @@ class MedicalResources(PlanChecker):
         need_backup = any(r.kind == "backup_doctor" for r in rules)
         assign: dict[str, tuple[str, str, int]] = {}
         backup: dict[str, str] = {}
+        fields = {"stage": lk["stage"], "doctor": lk["doctor"], "room": lk["room"]}
+        sx, dx, rx = lk["stage"].exact, lk["doctor"].exact, lk["room"].exact
         for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"schedule row {k + 1} is not an object"
-            got = [row.get(f) for f in ("stage", "doctor", "room")]
-            if not all(isinstance(x, str) for x in got):
-                return None, f"schedule row {k + 1} needs string fields 'stage', 'doctor' and 'room'"
-            found = []
-            for field, text in zip(("stage", "doctor", "room"), got, strict=True):
-                hit = lk[field].find(str(text))
-                if hit is None:
-                    return None, f"schedule row {k + 1} names unknown {field} {str(text)[:40]!r}"
-                found.append(hit)
-            sid, doc, room = found
+            try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                sid, doc, room = sx[row["stage"]], dx[row["doctor"]], rx[row["room"]]
+            except (KeyError, TypeError):
+                found, why = row_names(row, k, "schedule row", fields)
+                if found is None:
+                    return None, why
+                sid, doc, room = found
             start = row.get("start")
             if isinstance(start, bool) or not isinstance(start, int):
                 return None, f"stage {sid} needs a whole-number 'start' slot"

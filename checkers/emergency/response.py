@@ -24,7 +24,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
 from pbsolve.checker_kit import OK, PlanChecker, lookup
-from pbsolve.checking import Check, figures_schema
+from pbsolve.checking import Check, figures_schema, norm
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
 from pbsolve.network_kit import RoadNetwork
@@ -785,21 +785,28 @@ class EmergencyPlanning(PlanChecker):
         the needed numbers (a new incident: at most the needed numbers)."""
         if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
             return None, f"incident {i.id} needs 'teams', a list of team ids"
-        found = []
+        names = lk["team"]
+        exact, team_by_id, needs = names.exact, d.team_by_id, i.needs
+        found: list[str] = []
+        roles: list[str] = []  # the role of each team found
         for text in given:
-            t = lk["team"].find(text)
+            t = exact.get(text)  # names.find, inlined: the instance's own spelling first
             if t is None:
-                return None, f"incident {i.id} names unknown team {text[:40]!r}"
+                t = names.get(norm(text))
+                if t is None:
+                    return None, f"incident {i.id} names unknown team {text[:40]!r}"
             if t in found:
                 return None, f"incident {i.id} names team {t} twice"
-            if d.team_by_id[t].role not in i.needs:
-                return None, f"incident {i.id} needs no {d.team_by_id[t].role} team but gets {t}"
+            role = team_by_id[t].role
+            if role not in needs:
+                return None, f"incident {i.id} needs no {role} team but gets {t}"
             found.append(t)
-        for role, n in i.needs.items():
-            got = sum(1 for t in found if d.team_by_id[t].role == role)
+            roles.append(role)
+        for role, n in needs.items():
+            got = roles.count(role)
             if got != n and not (optional and got < n):
                 return None, f"incident {i.id} needs {n} {role} teams, the answer sends {got}"
-        return tuple(sorted(found, key=d.teams_order)), ""
+        return tuple(sorted(found, key=d.team_position.__getitem__)), ""
 
     def _materials(
         self, d: ResponseData, given: Any, i: Incident, lk: Any, optional: bool
@@ -808,10 +815,14 @@ class EmergencyPlanning(PlanChecker):
         if not isinstance(given, list):
             return None, f"incident {i.id}'s 'materials' must be a list"
         out: dict[str, str] = {}
+        materials, depots = lk["material"], lk["depot"]
         for row in given:
-            if not isinstance(row, dict) or not all(isinstance(row.get(f), str) for f in ("material", "depot")):
+            if not isinstance(row, dict):
                 return None, f"incident {i.id}: each material row needs string fields 'material' and 'depot'"
-            m, dp = lk["material"].find(row["material"]), lk["depot"].find(row["depot"])
+            mt, dt = row.get("material"), row.get("depot")
+            if not isinstance(mt, str) or not isinstance(dt, str):
+                return None, f"incident {i.id}: each material row needs string fields 'material' and 'depot'"
+            m, dp = materials.find(mt), depots.find(dt)
             if m is None or m not in i.materials:
                 return None, f"incident {i.id} needs no material {str(row['material'])[:40]!r}"
             if dp is None:

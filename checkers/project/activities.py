@@ -338,6 +338,8 @@ def demands(d: ProjectData, resource: str) -> dict[str, int]:
 
 def first_over(profile: list[int], limit: int, days: range | None = None) -> int | None:
     """The first day (within ``days``) whose figure exceeds ``limit``, or None."""
+    if days is None and (not profile or max(profile) <= limit):  # no day over: the usual plan, at C speed
+        return None
     for t in days if days is not None else range(len(profile)):
         if 0 <= t < len(profile) and profile[t] > limit:
             return t

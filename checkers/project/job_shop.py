@@ -11,6 +11,7 @@ Python integers.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Container, Iterator
 from functools import cached_property
 from typing import Annotated, Any
@@ -367,16 +368,20 @@ def apart(plan: Plan, a: Op, b: Op, gap_ab: int, gap_ba: int) -> bool:
 
 
 def machine_gaps(d: ShopData, plan: Plan, machines: list[str], gap: Callable[[Op, Op], int]) -> Verdict:
-    """Every pair of operations on each of ``machines`` is apart by ``gap(first, second)``."""
+    """Every pair of operations on each of ``machines`` is apart by ``gap(first, second)``
+    (the pairs of :meth:`ShopData.pairs`, and :func:`apart`, read inline: this runs for
+    every pair of every machine of every answer)."""
     for m in machines:
-        for a, b in d.pairs(m):
-            if not apart(plan, a, b, gap(a, b), gap(b, a)):
-                first, second = (a, b) if (plan[a.id], a.id) <= (plan[b.id], b.id) else (b, a)
-                need = gap(first, second)
-                return False, (
-                    f"on {m}, {second.id} starts at {plan[second.id]} but {first.id} ends at "
-                    f"{end(d, plan, first)}" + (f" (needs {need} minutes between them)" if need else " (they overlap)")
-                )
+        for a, b in itertools.combinations(d.on_machine[m], 2):
+            sa, sb = plan[a.id], plan[b.id]
+            if sb >= sa + a.duration + gap(a, b) or sa >= sb + b.duration + gap(b, a):
+                continue
+            first, second = (a, b) if (sa, a.id) <= (sb, b.id) else (b, a)
+            need = gap(first, second)
+            return False, (
+                f"on {m}, {second.id} starts at {plan[second.id]} but {first.id} ends at "
+                f"{end(d, plan, first)}" + (f" (needs {need} minutes between them)" if need else " (they overlap)")
+            )
     return OK
 
 

@@ -22,7 +22,7 @@ unit is off before hour 0).
 from __future__ import annotations
 
 from collections.abc import Container, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any
 
@@ -252,10 +252,22 @@ def current_plan(changes: ObjectiveTerm) -> dict[str, list[int]]:
 class Plan:
     output: dict[str, tuple[int, ...]]  # unit -> MW per hour
     battery: tuple[int, ...]  # MW per hour: > 0 discharge, < 0 charge (all 0 without a battery)
+    # net MW of every hour of the data it was computed for (see net)
+    _net: dict[int, tuple[PowerData, list[int]]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def net(d: PowerData, plan: Plan, h: int) -> int:
-    """MW the units and the battery put in (or, charging, take out of) the grid in hour ``h``."""
+    """MW the units and the battery put in (or, charging, take out of) the grid in hour ``h``
+    (every hour's worked out once per plan and data: the balance, shedding and renewable
+    figures read them over and over)."""
+    hit = plan._net.get(id(d))
+    if hit is None or hit[0] is not d:
+        hit = plan._net[id(d)] = (d, [_net(d, plan, k) for k in range(d.hours)])
+    nets = hit[1]
+    return nets[h] if 0 <= h < len(nets) else _net(d, plan, h)
+
+
+def _net(d: PowerData, plan: Plan, h: int) -> int:
     return sum(plan.output[u.id][h] for u in d.units) + plan.battery[h]
 
 
@@ -558,6 +570,8 @@ class PowerDispatch(PlanChecker):
             return None, "'dispatch' is missing or not a list"
         out: dict[str, list[int | None]] = {u.id: [None] * d.hours for u in d.units}
         flows: list[int | None] = [None] * d.hours
+        units = lk["unit"]
+        exact, pmax = units.exact, {u.id: u.pmax for u in d.units}
         for k, row in enumerate(rows):
             if not isinstance(row, dict):
                 return None, f"row {k + 1} is not an object"
@@ -570,12 +584,14 @@ class PowerDispatch(PlanChecker):
             if not isinstance(given, dict):
                 return None, f"hour {h} needs an object 'output' (unit -> MW)"
             for name, x in given.items():
-                uid = lk["unit"].find(name) if isinstance(name, str) else None
+                uid = exact.get(name)  # the instance's own spelling (a JSON key is a string)
                 if uid is None:
-                    return None, f"hour {h} names unknown unit {str(name)[:40]!r}"
+                    uid = units.find(name) if isinstance(name, str) else None
+                    if uid is None:
+                        return None, f"hour {h} names unknown unit {str(name)[:40]!r}"
                 if out[uid][h] is not None:
                     return None, f"hour {h} gives unit {uid} twice"
-                top = d.unit_by_id[uid].pmax
+                top = pmax[uid]
                 if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= top:
                     return None, f"hour {h}: {uid} needs an integer output from 0 to {top} MW"
                 out[uid][h] = x

@@ -495,11 +495,18 @@ class ProductionPlanning(PlanChecker):
             return None, "'production' is missing or not a list"
         runs: dict[tuple[str, int], tuple[str, int]] = {}
         seen: set[tuple[str, int]] = set()
+        fields = {"line": lk["line"], "product": lk["product"]}
+        ex_line, ex_product = lk["line"].exact, lk["product"].exact
         for k, row in enumerate(rows):
-            names, why = row_names(row, k, "run", {"line": lk["line"], "product": lk["product"]})
-            if names is None:
-                return None, why
-            line, prod = names
+            try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                line, prod = ex_line[row["line"]], ex_product[row["product"]]
+            except (KeyError, TypeError):
+                names, why = row_names(row, k, "run", fields)
+                if names is None:
+                    return None, why
+                line, prod = names
             t, q = row.get("period"), row.get("lots")
             if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= d.periods:
                 return None, f"run {k + 1} needs an integer 'period' from 1 to {d.periods}"

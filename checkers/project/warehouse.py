@@ -523,11 +523,18 @@ class WarehousePlanning(PlanChecker):
         if not isinstance(rows, list):
             return None, "'slotting' is missing or not a list"
         slot: dict[str, str] = {}
+        fields = {"item": lk["item"], "slot": lk["slot"]}
+        ex_item, ex_slot = lk["item"].exact, lk["slot"].exact
         for k, row in enumerate(rows):
-            names, why = row_names(row, k, "row", {"item": lk["item"], "slot": lk["slot"]})
-            if names is None:
-                return None, why
-            iid, sid = names
+            try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                iid, sid = ex_item[row["item"]], ex_slot[row["slot"]]
+            except (KeyError, TypeError):
+                names, why = row_names(row, k, "row", fields)
+                if names is None:
+                    return None, why
+                iid, sid = names
             if iid in slot:
                 return None, f"item {iid} appears more than once"
             slot[iid] = sid

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Container, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any
 
@@ -371,15 +371,24 @@ def current_flows(changes: ObjectiveTerm) -> dict[Cell, int]:
 class Plan:
     vehicles: dict[Cell, int]  # every (route, period) of the data
     backup: dict[str, str] | None = None  # flow -> backup route (robustness only)
+    # the loads per data they were computed for (see loads)
+    _loads: dict[int, tuple[TrafficData, dict[tuple[Ends, str], int]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 def loads(d: TrafficData, plan: Plan) -> dict[tuple[Ends, str], int]:
-    """(road, period) -> vehicles on it, for every used road and period."""
+    """(road, period) -> vehicles on it, for every used road and period (computed once per
+    plan and data: capacity, delays, balance and the figures read it; not to be changed)."""
+    hit = plan._loads.get(id(d))
+    if hit is not None and hit[0] is d:
+        return hit[1]
     out = {(e, p): 0 for e in d.used_roads for p in d.periods}
     for (rid, p), v in plan.vehicles.items():
         if v:
             for e in d.route_roads[rid]:
                 out[e, p] += v
+    plan._loads[id(d)] = (d, out)
     return out
 
 

@@ -33,7 +33,7 @@ from pbsolve.checkers.scheduling.rule_params import (
     WeightedEnd,
     Window,
 )
-from pbsolve.checking import TaskChecker, exact_names, figures_schema, remember
+from pbsolve.checking import Evaluator, TaskChecker, exact_names, figures_schema, remember
 from pbsolve.checking import answer_schema as generic_answer_schema
 from pbsolve.checking import check_answer as generic_check_answer
 from pbsolve.kit import KindRegistry
@@ -480,6 +480,27 @@ def evaluate(
     return verdicts, {t.id: objective_value(d, plan, t, typed.term(t), backups) for t in objective}
 
 
+class _Evaluation:
+    """:func:`evaluate` of one instance's rules and objective, the check of each rule's
+    kind and every item's parsed parameters looked up once (the same calls, in the same
+    order, with the same arguments); called with a timetable plan and its backups."""
+
+    __slots__ = ("rules", "terms")
+
+    def __init__(self, rules: list[Rule], objective: list[ObjectiveTerm], typed: TypedParams) -> None:
+        self.rules = tuple(
+            (r.id, None, None) if r.kind == "room_backup" else (r.id, CHECKS[r.kind], typed.rule(r)) for r in rules
+        )
+        self.terms = tuple((t.id, t, typed.term(t)) for t in objective)
+
+    def __call__(self, d: TimetableData, timetable: TimetablePlan) -> tuple[dict[str, Verdict], dict[str, int]]:
+        plan, backups = timetable
+        verdicts: dict[str, Verdict] = {}
+        for rid, check, p in self.rules:
+            verdicts[rid] = backup_verdict(d, plan, backups or {}) if check is None else check(d, plan, p)
+        return verdicts, {tid: objective_value(d, plan, t, p, backups) for tid, t, p in self.terms}
+
+
 def verification_figures(d: TimetableData, plan: Plan) -> dict[str, dict[str, int]]:
     busy = dict(d.busy_by_person)
     held: dict[str, int] = {}
@@ -549,6 +570,12 @@ class TimetableChecker(TaskChecker):
         typed: TypedParams | None = None,
     ) -> tuple[dict[str, Verdict], dict[str, int]]:
         return evaluate(data, rules, objective, plan[0], plan[1], typed)
+
+    def evaluator(self, rules: list[Rule], objective: list[ObjectiveTerm], typed: TypedParams) -> Evaluator:
+        """:func:`evaluate` with each rule's check and each item's parameters looked up once."""
+        if type(self).evaluate is not TimetableChecker.evaluate:
+            return super().evaluator(rules, objective, typed)
+        return _Evaluation(rules, objective, typed)
 
     def verification(self, data: TimetableData, plan: TimetablePlan) -> dict[str, dict[str, int]]:
         return verification_figures(data, plan[0])

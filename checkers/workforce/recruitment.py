@@ -570,22 +570,29 @@ class Recruitment(PlanChecker):
         """One schedule row read: (step, slot, staff in list order, backup) or None and why."""
         if not isinstance(row, dict):
             return None, f"row {k + 1} is not an object"
-        names: list[str] = []
-        for field in ("candidate", "stage", "slot"):
-            text = row.get(field)
-            if not isinstance(text, str):
-                return None, f"row {k + 1} needs a string field '{field}'"
-            hit = lk[field].find(text)
-            if hit is None:
-                return None, f"row {k + 1} names unknown {field} {text[:40]!r}"
-            names.append(hit)
+        try:  # the usual row: each name as the instance spells it, read at once
+            names = [lk["candidate"].exact[row["candidate"]], lk["stage"].exact[row["stage"]],
+                     lk["slot"].exact[row["slot"]]]  # fmt: skip
+        except (KeyError, TypeError):  # a name missing, not a string or spelled otherwise
+            names = []
+            for field in ("candidate", "stage", "slot"):
+                text = row.get(field)
+                if not isinstance(text, str):
+                    return None, f"row {k + 1} needs a string field '{field}'"
+                hit = lk[field].find(text)
+                if hit is None:
+                    return None, f"row {k + 1} names unknown {field} {text[:40]!r}"
+                names.append(hit)
         c, s, slot = names
         given = row.get("staff")
         if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
             return None, f"row {k + 1} needs 'staff', a list of staff names"
+        staff_names = lk["staff"]
         team: list[str] = []
         for text in given:
-            hit = lk["staff"].find(text)
+            hit = staff_names.exact.get(text)
+            if hit is None:
+                hit = staff_names.find(text)
             if hit is None:
                 return None, f"row {k + 1} names unknown staff member {text[:40]!r}"
             if hit in team:

@@ -14,14 +14,14 @@ hours since the last day off.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Container, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Container, Iterator, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -272,17 +272,49 @@ TERM_PARAMS: dict[str, type[Params]] = {
 
 # -- the plan --------------------------------------------------------------------------
 @dataclass(frozen=True)
+class Roster:
+    """A plan read against the data, once (every rule and figure reads it): each person's
+    line of shifts, the people on each (day, shift) in staff order, and the rows."""
+
+    lines: dict[str, list[str]]
+    slots: dict[tuple[str, str], list[str]]
+    rows: list[tuple[str, str, str]]
+
+
+@dataclass(frozen=True)
 class Plan:
     """person -> day -> the shift worked (days off absent)."""
 
     shifts: dict[str, dict[str, str]]
+    _cache: dict[int, tuple[ShiftDutyData, Roster]] = field(default_factory=dict, compare=False, repr=False)
 
     def of(self, person: str, day: str) -> str:
         return self.shifts.get(person, {}).get(day, OFF)
 
     def rows(self, d: ShiftDutyData) -> list[tuple[str, str, str]]:
         """(person, day, shift) in staff then day order."""
-        return [(p.id, x.id, s) for p in d.staff for x in d.days if (s := self.of(p.id, x.id)) != OFF]
+        return list(roster(d, self).rows)
+
+
+def roster(d: ShiftDutyData, plan: Plan) -> Roster:
+    """The plan read against ``d``: computed once per plan and data."""
+    hit = plan._cache.get(id(d))
+    if hit is not None and hit[0] is d:
+        return hit[1]
+    lines: dict[str, list[str]] = {}
+    slots: dict[tuple[str, str], list[str]] = {}
+    rows: list[tuple[str, str, str]] = []
+    days = [x.id for x in d.days]
+    for p in d.staff:
+        mine = plan.shifts.get(p.id, {})
+        lines[p.id] = line = [mine.get(x, OFF) for x in days]
+        for x, s in zip(days, line):
+            if s != OFF:
+                rows.append((p.id, x, s))
+                slots.setdefault((x, s), []).append(p.id)
+    out = Roster(lines, slots, rows)
+    plan._cache[id(d)] = (d, out)
+    return out
 
 
 def with_shift(plan: Plan, person: str, day: str, shift: str) -> Plan:
@@ -318,12 +350,26 @@ def count(plan: Plan, person: str, shift: str) -> int:
 
 
 def on_shift(d: ShiftDutyData, plan: Plan, day: str, shift: str) -> list[str]:
-    return [p.id for p in d.staff if plan.of(p.id, day) == shift]
+    return list(on_shift_of(d, plan)(day, shift))
+
+
+def on_shift_of(d: ShiftDutyData, plan: Plan) -> Callable[[str, str], Sequence[str]]:
+    """``on_shift`` for one plan, the roster read once: (day, shift) -> the people on it
+    in staff order (not to be changed)."""
+    slots = roster(d, plan).slots
+
+    def find(day: str, shift: str) -> Sequence[str]:
+        if shift == OFF:  # the people off that day: no slot of the roster
+            return [p.id for p in d.staff if plan.of(p.id, day) == shift]
+        return slots.get((day, shift), ())
+
+    return find
 
 
 def line(d: ShiftDutyData, plan: Plan, person: str) -> list[str]:
     """The person's shift (or OFF) for every day, in day order."""
-    return [plan.of(person, x.id) for x in d.days]
+    found = roster(d, plan).lines.get(person)
+    return list(found) if found is not None else [plan.of(person, x.id) for x in d.days]
 
 
 CHECKS: KindRegistry[Check] = KindRegistry("check")
@@ -333,8 +379,9 @@ check = CHECKS.register
 # -- rule checks -----------------------------------------------------------------------
 @check("coverage")
 def _coverage(d: ShiftDutyData, plan: Plan, p: NoParams) -> Verdict:
+    staff = on_shift_of(d, plan)
     for c in d.cover:
-        n = len(on_shift(d, plan, c.day, c.shift))
+        n = len(staff(c.day, c.shift))
         if n < c.need:
             return False, f"{slot_name(c.day, c.shift)} has {n} staff; it needs {c.need}"
     return OK
@@ -342,8 +389,9 @@ def _coverage(d: ShiftDutyData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("skill_cover")
 def _skill_cover(d: ShiftDutyData, plan: Plan, p: SkillCover) -> Verdict:
+    staff = on_shift_of(d, plan)
     for day, s in p.slots:
-        n = sum(1 for q in on_shift(d, plan, day, s) if p.skill in d.person_by_id[q].skills)
+        n = sum(1 for q in staff(day, s) if p.skill in d.person_by_id[q].skills)
         if n < p.min:
             return False, f"{slot_name(day, s)} has {n} staff with skill {p.skill}; it needs {p.min}"
     return OK
@@ -508,9 +556,10 @@ def _person_absent(d: ShiftDutyData, plan: Plan, p: PersonAbsent) -> Verdict:
 @check("absence_cover")
 def _absence_cover(d: ShiftDutyData, plan: Plan, p: NoParams) -> Verdict:
     """Each person absent in turn: the shifts left must still meet their cover."""
+    staff = on_shift_of(d, plan)
     for absent in d.staff:
         for c in d.cover:
-            n = sum(1 for q in on_shift(d, plan, c.day, c.shift) if q != absent.id)
+            n = sum(1 for q in staff(c.day, c.shift) if q != absent.id)
             if n < c.need:
                 return False, f"if {absent.id} were absent, {slot_name(c.day, c.shift)} would have {n} of {c.need}"
     return OK
@@ -570,19 +619,17 @@ class ShiftDuty(PlanChecker):
         if not isinstance(rows, list):
             return None, "'roster' is missing or not a list"
         shifts: dict[str, dict[str, str]] = {}
+        px, dx, sx = lk["person"].exact, lk["day"].exact, lk["shift"].exact
         for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"roster entry {k + 1} is not an object"
-            fields = [row.get(f) for f in ("person", "day", "shift")]
-            if not all(isinstance(v, str) for v in fields):
-                return None, f"roster entry {k + 1} needs string fields 'person', 'day' and 'shift'"
-            found = []
-            for (what, names), text in zip(lk.items(), fields, strict=True):
-                hit = names.find(str(text))
-                if hit is None:
-                    return None, f"roster entry {k + 1} names unknown {what} {str(text)[:40]!r}"
-                found.append(hit)
-            person, day, shift = found
+            try:  # the usual entry, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                person, day, shift = px[row["person"]], dx[row["day"]], sx[row["shift"]]
+            except (KeyError, TypeError):
+                found, why = row_names(row, k, "roster entry", lk)  # lk: person, day, shift, in this order
+                if found is None:
+                    return None, why
+                person, day, shift = found
             if day in shifts.get(person, {}):
                 return None, f"{person} is rostered more than once on {day}"
             shifts.setdefault(person, {})[day] = shift

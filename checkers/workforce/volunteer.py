@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Container, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any
 
@@ -210,10 +210,20 @@ TERM_PARAMS: dict[str, type[Params]] = {
 class Plan:
     assign: dict[tuple[str, str], str]  # (volunteer, shift) -> post; absent: off that shift
     standby: dict[str, str] | None = None  # shift -> standby volunteer (robustness only)
+    # what the rules read of the plan, computed once: shifts per volunteer, and the
+    # staffing per data it was computed for (see _staffing)
+    _loads: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    _staff: dict[int, tuple[VolunteerData, dict[tuple[str, str], list[str]]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 def load(plan: Plan, volunteer: str) -> int:
-    return sum(1 for v, _ in plan.assign if v == volunteer)
+    loads = plan._loads
+    if not loads and plan.assign:
+        for v, _ in plan.assign:
+            loads[v] = loads.get(v, 0) + 1
+    return loads.get(volunteer, 0)
 
 
 def works(plan: Plan, volunteer: str, shift: str) -> bool:
@@ -229,13 +239,18 @@ check = CHECKS.register
 
 
 def _staffing(d: VolunteerData, plan: Plan) -> dict[tuple[str, str], list[str]]:
-    """(post, shift) -> the volunteers working there, in roster-list order."""
+    """(post, shift) -> the volunteers working there, in roster-list order (computed once
+    per plan and data; not to be changed)."""
+    hit = plan._staff.get(id(d))
+    if hit is not None and hit[0] is d:
+        return hit[1]
     out: dict[tuple[str, str], list[str]] = {(p.id, s.id): [] for p in d.posts for s in d.shifts}
     for v in d.volunteers:
         for s in d.shifts:
             post = plan.assign.get((v.id, s.id))
             if post is not None:
                 out[post, s.id].append(v.id)
+    plan._staff[id(d)] = (d, out)
     return out
 
 
@@ -488,11 +503,17 @@ class VolunteerScheduling(PlanChecker):
         fields = {"volunteer": lk["volunteer"], "shift": lk["shift"], "post": lk["post"]}
         assign: dict[tuple[str, str], str] = {}
         standby: dict[str, str] = {}
+        vx, sx, px = fields["volunteer"].exact, fields["shift"].exact, fields["post"].exact
         for k, row in enumerate(rows):
-            names, why = row_names(row, k, "roster row", fields)
-            if names is None:
-                return None, why
-            v, s, post = names
+            try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                v, s, post = vx[row["volunteer"]], sx[row["shift"]], px[row["post"]]
+            except (KeyError, TypeError):
+                names, why = row_names(row, k, "roster row", fields)
+                if names is None:
+                    return None, why
+                v, s, post = names
             if post == STANDBY:
                 if not need_standby:
                     return None, f"roster row {k + 1} names a standby, but no rule asks for one"

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -514,19 +514,18 @@ class WorkAssignment(PlanChecker):
         need_backup = any(r.kind == "worker_backup" for r in rules)
         assign: dict[str, tuple[str, str]] = {}
         backup: dict[str, str] = {}
+        fields = {"task": lk["task"], "worker": lk["worker"], "day": lk["day"]}
+        tx, wx, dx = lk["task"].exact, lk["worker"].exact, lk["day"].exact
         for k, row in enumerate(rows):
-            if not isinstance(row, dict):
-                return None, f"assignment {k + 1} is not an object"
-            got = [row.get(f) for f in ("task", "worker", "day")]
-            if not all(isinstance(x, str) for x in got):
-                return None, f"assignment {k + 1} needs string fields 'task', 'worker' and 'day'"
-            found = []
-            for field, text in zip(("task", "worker", "day"), got, strict=True):
-                hit = lk[field].find(str(text))
-                if hit is None:
-                    return None, f"assignment {k + 1} names unknown {field} {str(text)[:40]!r}"
-                found.append(hit)
-            tid, w, day = found
+            try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
+                if type(row) is not dict:
+                    raise TypeError
+                tid, w, day = tx[row["task"]], wx[row["worker"]], dx[row["day"]]
+            except (KeyError, TypeError):
+                found, why = row_names(row, k, "assignment", fields)
+                if found is None:
+                    return None, why
+                tid, w, day = found
             if tid in assign:
                 return None, f"task {tid} appears more than once"
             assign[tid] = (w, day)
