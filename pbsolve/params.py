@@ -62,7 +62,7 @@ class Params(BaseModel):
             if inner:  # after the field's names: the further conditions of its nested models
                 found += [p for nested in inner for p in _further(nested, data)]
                 inner.clear()
-        return list(dict.fromkeys(found)) if len(found) > 1 else found
+        return list(dict.fromkeys(found))
 
     def adds(self) -> Mapping[str, Iterable[str]]:
         """The names this rule brings into its instance, by what they name (a new incident's

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from pbsolve import params
 from pbsolve.family import family
 from pbsolve.generate import GenerateOptions, build_instance
 from pbsolve.schema import Instance
@@ -102,7 +103,9 @@ def infeasible_instance(request: pytest.FixtureRequest, infeasible_instances: di
 # ran the stats pass, so the per-process instance cache comes with the caches the original
 # code filled, and a mutant of a cached function would never run. So under mutmut (any
 # MUTANT_UNDER_TEST) every instance that ever cached something is emptied before each
-# test. Outside mutmut nothing changes.
+# test, and so is the per-class cache of the fields that name data (params._named_fields,
+# whose helpers would otherwise never run in a mutant's child). Outside mutmut nothing
+# changes.
 _MEMOISED: weakref.WeakValueDictionary[int, Instance] = weakref.WeakValueDictionary()  # by id: models do not hash
 
 
@@ -124,5 +127,8 @@ def _instances_seen_in_mutmut_stats() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _fresh_instance_caches_in_mutmut_stats(_instances_seen_in_mutmut_stats: None) -> None:
+    if "MUTANT_UNDER_TEST" not in os.environ:
+        return
     for inst in list(_MEMOISED.values()):  # kept registered: a forked mutant run inherits the registry
         inst.memo_clear()
+    params._named_fields.cache_clear()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import pytest
 from pydantic import BaseModel, Field
 
 from pbsolve import params
@@ -163,3 +164,89 @@ def test_a_problem_found_twice_is_reported_once():
 
 def test_a_field_holding_a_model_without_names_is_not_walked():
     assert [name for name, _, _ in params._named_fields(Holder)] == ["day"]
+
+
+# -- every place a nested model with a further condition can sit --------------------------
+class Wrap(BaseModel):
+    """A plain model holding a kind with a further condition."""
+
+    span: Span
+
+
+class Anywhere(Params):
+    """A nested ``Span`` in each kind of field the walker enters."""
+
+    annotated: Annotated[list[Span], Field(min_length=1)]
+    optional: Span | None = None
+    either: Span | Pair | None = None
+    by_day: dict[Day, Span] = Field(default_factory=dict)
+    fixed: tuple[Span, Day] | None = None
+    single: tuple[Day] | None = None
+    wrapped: Wrap | None = None
+
+
+BACKWARDS = Span(first="Tue", last="Mon")
+FINE = Span(first="Mon", last="Tue")
+NO_DAY = "the span Tue..Mon has no day"
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"annotated": [BACKWARDS]},
+        {"optional": BACKWARDS},
+        {"either": BACKWARDS},
+        {"by_day": {"Mon": BACKWARDS}},
+        {"fixed": (BACKWARDS, "Mon")},
+        {"wrapped": Wrap(span=BACKWARDS)},
+    ],
+    ids=["annotated-list", "optional", "union-of-models", "dict-value", "fixed-tuple", "plain-model"],
+)
+def test_a_nested_further_condition_is_found_wherever_the_model_sits(where: dict[str, Any]) -> None:
+    fields = {"annotated": [FINE], **where}
+    assert problems(Anywhere(**fields)) == [NO_DAY]
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"annotated": [Span(first="Sun", last="Tue")]},
+        {"either": Pair(a="Sun", b="Mon")},
+        {"by_day": {"Sun": FINE}},
+        {"fixed": (FINE, "Sun")},
+        {"single": ("Sun",)},
+        {"wrapped": Wrap(span=Span(first="Mon", last="Sun"))},
+    ],
+    ids=["annotated-list", "union-of-models", "dict-key", "fixed-tuple", "one-element-tuple", "plain-model"],
+)
+def test_a_nested_unknown_name_is_found_wherever_it_sits(where: dict[str, Any]) -> None:
+    fields = {"annotated": [FINE], **where}
+    assert problems(Anywhere(**fields)) == ["unknown day 'Sun'"]
+
+
+# -- the wording every family shares --------------------------------------------------------
+def test_five_names_are_listed_without_a_count() -> None:
+    assert params.listed(["a", "b", "c", "d", "e"]) == "'a', 'b', 'c', 'd', 'e'"
+
+
+def test_a_sixth_name_is_counted_not_listed() -> None:
+    assert params.listed(["a", "b", "c", "d", "e", "f"]) == "'a', 'b', 'c', 'd', 'e' (+1 more)"
+
+
+def test_a_long_name_is_cut_at_forty_characters() -> None:
+    assert params.listed(["x" * 45]) == repr("x" * 40)
+
+
+def test_names_are_added_only_by_kinds_the_table_knows() -> None:
+    class Adds(Params):
+        day: Day
+
+        def adds(self) -> dict[str, list[str]]:
+            return {"day": [self.day]}
+
+    table = {"adds": Adds}
+    rules = [
+        params.make_rule("unheard_of", "basic", Pair(a="Mon", b="Tue"), "R1"),
+        params.make_rule("adds", "basic", Adds(day="Fri"), "R2"),
+    ]
+    assert params.added(table, rules) == {"day": ["Fri"]}
