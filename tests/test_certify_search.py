@@ -207,6 +207,46 @@ class PickOneOfPairs:
         )  # fmt: skip
 
 
+class PickOneOfTuples(PickOneOfPairs):
+    """PickOneOfPairs with any number of objective terms (t0, t1, ...)."""
+
+    def build_model(self, draft: Draft) -> SolverModel:
+        self.builds += 1
+        m = cp_model.CpModel()
+        x = [m.new_bool_var(f"x{i}") for i in range(len(self.costs))]
+        m.add_exactly_one(x)
+        terms = [
+            (f"t{k}", cp_model.LinearExpr.weighted_sum(x, [c[k] for c in self.costs]), max(c[k] for c in self.costs))
+            for k in range(len(self.costs[0]))
+        ]
+
+        def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+            return {"picked": [i for i, v in enumerate(x) if solver.value(v)]}
+
+        return SolverModel(
+            model=m, answer_literals=x, rule_literals={}, objective_terms=terms, decode=decode,
+            uniqueness_levels_after=self.after,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_split_by_levels_certifies_what_enumeration_and_the_single_cut_certify(seed: int):
+    import random
+
+    rng = random.Random(seed)
+    terms, options = rng.randint(1, 4), rng.randint(1, 7)
+    costs = [tuple(rng.randint(0, 2) for _ in range(terms)) for _ in range(options)]
+    by_levels = certify_feasible(PickOneOfTuples(costs), None, SolverLimits()).certificate  # type: ignore[arg-type]
+    by_cut = certify_feasible(PickOneOfTuples(costs, after=None), None, SolverLimits()).certificate  # type: ignore[arg-type]
+    assert by_levels == by_cut
+    ranked = sorted(costs)
+    assert tuple(by_levels.objective.values()) == ranked[0]
+    assert by_levels.optimal_plans == ranked.count(ranked[0])
+    if ranked.count(ranked[0]) == 1:
+        second = tuple(by_levels.second_best.values()) if by_levels.second_best else None
+        assert second == (ranked[1] if len(ranked) > 1 else None)
+
+
 def _levels_and_cut(costs: list[tuple[int, int]]) -> tuple[Any, Any]:
     by_levels = certify_feasible(PickOneOfPairs(costs), None, SolverLimits())  # type: ignore[arg-type]
     by_cut = certify_feasible(PickOneOfPairs(costs, after=None), None, SolverLimits())  # type: ignore[arg-type]
