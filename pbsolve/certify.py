@@ -259,7 +259,8 @@ def _certify(
     # independent optimisation also confirms the first: it must not find a better plan.
     t1 = time.perf_counter()
     if tuned and sm.uniqueness_levels_after is not None:
-        status, solver = _uniqueness_by_levels(sm, limits, stats, best, ref_values, sm.uniqueness_levels_after)
+        after = sm.uniqueness_levels_after if first.deterministic_time <= sm.uniqueness_levels_after else 0.0
+        status, solver = _uniqueness_by_levels(sm, limits, stats, best, ref_values, after)
     else:
         _exclude(model, sm, ref_values)
         solver = _tuned(sm, limits, "uniqueness") if tuned else first  # untuned: one solver for both, as always

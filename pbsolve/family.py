@@ -101,7 +101,8 @@ class SolverModel:
     answer assignments are one answer, so uniqueness and plan counts compare answers,
     not labellings. ``uniqueness_levels_after``, when set, lets the tuned uniqueness
     re-optimisation run that many deterministic seconds and then splits it along the
-    objective terms (0: at once; see :func:`pbsolve.certify._second_best_by_levels`): the
+    objective terms (see :func:`pbsolve.certify._second_best_by_levels`); at once when the
+    first optimisation took longer (a hard optimum, a hard proof) or the value is 0: the
     same answer (unique, the same second-best values, or a tie), chosen by measurement
     for the model.
     """

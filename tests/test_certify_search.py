@@ -320,6 +320,14 @@ def test_a_proof_the_single_cut_settles_within_its_budget_is_not_split(monkeypat
     assert result.certificate == _levels_and_cut([(3, 0), (1, 3), (2, 9)])[1].certificate
 
 
+def test_a_first_solve_slower_than_the_budget_sends_the_proof_straight_to_the_split(monkeypatch: pytest.MonkeyPatch):
+    splits = _spy_levels(monkeypatch)
+    costs = [(3, 0), (1, 3), (2, 9), (2, 4)]
+    result = certify_feasible(PickOneOfPairs(costs, after=1e-9), None, SolverLimits())  # type: ignore[arg-type]
+    assert splits == [3]  # the first solve, then two parts: no budgeted cut
+    assert result.certificate == _levels_and_cut(costs)[1].certificate
+
+
 def test_a_single_cut_unsettled_within_its_budget_hands_the_proof_to_the_split(monkeypatch: pytest.MonkeyPatch):
     import pbsolve.certify as certify
 
