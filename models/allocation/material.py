@@ -140,7 +140,9 @@ UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
 # after 0.01 s of the cut 0.92 s (after 0.002, 0.005, 0.02, 0.05: 1.1, 1.1, 1.1, 1.5 s),
 # seed 0 alone 2.1 first solves; with the first solve's time as the signal 0.86-0.93 s,
 # seed 0 1.7 first solves (its one slow proof, 0.60 s, split at once in 0.04 s). The same
-# answers.
+# answers, and the same instances byte for byte (default seeds 0-5, tiny and small 0-3,
+# large 0-2), but for one draft whose single cut timed out (large seed 3, index 3: a
+# re-sample then) and which the split proves, so that index's instance changed.
 UNIQUENESS_LEVELS_AFTER = 0.005
 PROBE_TIME = 2.0
 
