@@ -261,9 +261,13 @@ def _certify(
     # Uniqueness on the answer variables: exclude the reference, re-optimise. This second,
     # independent optimisation also confirms the first: it must not find a better plan.
     t1 = time.perf_counter()
-    _exclude(model, sm, ref_values)
-    solver = _tuned(sm, limits, "uniqueness") if tuned else first  # untuned: one solver for both, as always
-    status = _solve(solver, model, stats)
+    if tuned and sm.uniqueness_levels_after is not None:
+        after = sm.uniqueness_levels_after if first.deterministic_time <= sm.uniqueness_levels_after else 0.0
+        status, solver = _uniqueness_by_levels(sm, limits, stats, best, ref_values, after)
+    else:
+        _exclude(model, sm, ref_values)
+        solver = _tuned(sm, limits, "uniqueness") if tuned else first  # untuned: one solver for both, as always
+        status = _solve(solver, model, stats)
     stats.uniqueness_s += time.perf_counter() - t1
     second_best: dict[str, int] | None = None
     margin: int | None = None
@@ -299,6 +303,78 @@ def _certify(
         confirmations=["cp-sat optimal", "re-optimisation without the reference found no better plan"],
     )
     return CertResult(certificate=cert, plan=plan, stats=stats)
+
+
+def _clone(model: cp_model.CpModel) -> cp_model.CpModel:
+    """A copy of the model to add constraints to (a :class:`LeanCpModel`: OR-Tools' own
+    ``clone`` builds a plain ``CpModel``, aliases and all)."""
+    copy = new_model()
+    copy.proto.copy_from(model.proto)
+    copy.rebuild_constant_map()
+    return copy
+
+
+def _uniqueness_by_levels(
+    sm: SolverModel, limits: SolverLimits, stats: CertStats, best: dict[str, int], ref_values: list[int], after: float
+) -> tuple[Any, cp_model.CpSolver]:
+    """The tuned uniqueness re-optimisation of a model that asks for it: the single cut for
+    ``after`` deterministic seconds (most proofs take far less), then, unsettled, the
+    same question split along the objective terms (:func:`_second_best_by_levels`).
+    ``after`` 0 splits at once."""
+    if after <= 0:
+        return _second_best_by_levels(sm, sm.model, limits, stats, best, ref_values)
+    rest = _clone(sm.model)
+    _exclude(sm.model, sm, ref_values)
+    solver = _tuned(sm, limits, "uniqueness")
+    solver.parameters.max_deterministic_time = min(after, limits.deterministic_time)
+    status = _solve(solver, sm.model, stats)
+    if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+        return status, solver
+    return _second_best_by_levels(sm, rest, limits, stats, best, ref_values)
+
+
+def _second_best_by_levels(
+    sm: SolverModel,
+    model: cp_model.CpModel,
+    limits: SolverLimits,
+    stats: CertStats,
+    best: dict[str, int],
+    ref_values: list[int],
+) -> tuple[Any, cp_model.CpSolver]:
+    """The uniqueness re-optimisation of ``model`` (``sm``'s, its objective the weighted
+    sum, no cut yet), split along the objective terms f_1..f_K: the status and the solver
+    of the first part that finds a plan, or INFEASIBLE with the last part's solver when
+    none does.
+
+    Every part cuts the reference off, as the single re-optimisation does, and the parts
+    divide what it searches by the terms' values: the first keeps f_1..f_{K-1} at their
+    optimal values (a tie shows here); part j (j = K-1 .. 1, in this order) keeps
+    f_1..f_{j-1} and moves f_j off its optimal value. A plan of a later part is
+    lexicographically worse than every plan of an earlier one, so the first part that
+    finds a plan finds the single re-optimisation's value (or a plan better than the
+    optimum: the caller's disagreement check still sees it), and none finding one is its
+    infeasibility. The fixed terms confine each part to a face of the optimum, where the
+    linear relaxation settles what the single cut left to search (material allocation:
+    see its ``UNIQUENESS_LEVELS_AFTER``)."""
+    terms = [(tid, expr) for tid, expr, _ in sm.objective_terms]
+    rest = _clone(model) if len(terms) > 1 else model
+    for tid, expr in terms[:-1]:
+        model.add(expr == best[tid])
+    _exclude(model, sm, ref_values)
+    solver = _tuned(sm, limits, "uniqueness")
+    status = _solve(solver, model, stats)
+    for j in range(len(terms) - 2, -1, -1):
+        if status != cp_model.INFEASIBLE:
+            break
+        model = _clone(rest) if j else rest
+        for tid, expr in terms[:j]:
+            model.add(expr == best[tid])
+        tid, expr = terms[j]
+        model.add(expr != best[tid])
+        _exclude(model, sm, ref_values)
+        solver = _tuned(sm, limits, "uniqueness")
+        status = _solve(solver, model, stats)
+    return status, solver
 
 
 def is_feasible(sm: SolverModel, limits: SolverLimits) -> bool:

@@ -99,7 +99,12 @@ class SolverModel:
     been): settings such as ``add_lp_constraints_lazily`` that change the search path, and
     so which of several tied plans comes back, but not the optimum. ``symmetry`` (see :class:`Symmetry`) says which
     answer assignments are one answer, so uniqueness and plan counts compare answers,
-    not labellings.
+    not labellings. ``uniqueness_levels_after``, when set, lets the tuned uniqueness
+    re-optimisation run that many deterministic seconds and then splits it along the
+    objective terms (see :func:`pbsolve.certify._second_best_by_levels`); at once when the
+    first optimisation took longer (a hard optimum, a hard proof) or the value is 0: the
+    same answer (unique, the same second-best values, or a tie), chosen by measurement
+    for the model.
     """
 
     model: cp_model.CpModel
@@ -112,6 +117,7 @@ class SolverModel:
     uniqueness_parameters: dict[str, Any] = field(default_factory=dict)
     speed_parameters: dict[str, Any] = field(default_factory=dict)
     symmetry: Symmetry | None = None
+    uniqueness_levels_after: float | None = None
 
 
 class Builds(Protocol):

@@ -178,3 +178,190 @@ def test_a_tie_that_moves_one_integer_is_found_and_not_called_unique():
     result = certify_feasible(IntegerPair(2, 0, 1), None, SolverLimits())  # type: ignore[arg-type]
     cert = result.certificate
     assert (cert.determinacy, cert.optimal_plans, cert.optimal_plans_exact) == ("value", 3, True)
+
+
+# -- the uniqueness proof split along the objective terms (SolverModel.uniqueness_levels_after) --
+class PickOneOfPairs:
+    """One of n options is picked; each option costs (a, b), a first and a second objective
+    term; ``after`` is the model's ``uniqueness_levels_after`` (0: split at once)."""
+
+    def __init__(self, costs: list[tuple[int, int]], after: float | None = 0.0) -> None:
+        self.costs, self.after = costs, after
+        self.builds = 0
+
+    def build_model(self, draft: Draft) -> SolverModel:
+        self.builds += 1
+        m = cp_model.CpModel()
+        x = [m.new_bool_var(f"x{i}") for i in range(len(self.costs))]
+        m.add_exactly_one(x)
+        a = cp_model.LinearExpr.weighted_sum(x, [c[0] for c in self.costs])
+        b = cp_model.LinearExpr.weighted_sum(x, [c[1] for c in self.costs])
+
+        def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+            return {"picked": [i for i, v in enumerate(x) if solver.value(v)]}
+
+        return SolverModel(
+            model=m, answer_literals=x, rule_literals={},
+            objective_terms=[("a", a, max(c[0] for c in self.costs)), ("b", b, max(c[1] for c in self.costs))],
+            decode=decode, uniqueness_levels_after=self.after,
+        )  # fmt: skip
+
+
+class PickOneOfTuples(PickOneOfPairs):
+    """PickOneOfPairs with any number of objective terms (t0, t1, ...)."""
+
+    def build_model(self, draft: Draft) -> SolverModel:
+        self.builds += 1
+        m = cp_model.CpModel()
+        x = [m.new_bool_var(f"x{i}") for i in range(len(self.costs))]
+        m.add_exactly_one(x)
+        terms = [
+            (f"t{k}", cp_model.LinearExpr.weighted_sum(x, [c[k] for c in self.costs]), max(c[k] for c in self.costs))
+            for k in range(len(self.costs[0]))
+        ]
+
+        def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+            return {"picked": [i for i, v in enumerate(x) if solver.value(v)]}
+
+        return SolverModel(
+            model=m, answer_literals=x, rule_literals={}, objective_terms=terms, decode=decode,
+            uniqueness_levels_after=self.after,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_split_by_levels_certifies_what_enumeration_and_the_single_cut_certify(seed: int):
+    import random
+
+    rng = random.Random(seed)
+    terms, options = rng.randint(1, 4), rng.randint(1, 7)
+    costs = [tuple(rng.randint(0, 2) for _ in range(terms)) for _ in range(options)]
+    by_levels = certify_feasible(PickOneOfTuples(costs), None, SolverLimits()).certificate  # type: ignore[arg-type]
+    by_cut = certify_feasible(PickOneOfTuples(costs, after=None), None, SolverLimits()).certificate  # type: ignore[arg-type]
+    assert by_levels == by_cut
+    ranked = sorted(costs)
+    assert tuple(by_levels.objective.values()) == ranked[0]
+    assert by_levels.optimal_plans == ranked.count(ranked[0])
+    if ranked.count(ranked[0]) == 1:
+        second = tuple(by_levels.second_best.values()) if by_levels.second_best else None
+        assert second == (ranked[1] if len(ranked) > 1 else None)
+
+
+def _levels_and_cut(costs: list[tuple[int, int]]) -> tuple[Any, Any]:
+    by_levels = certify_feasible(PickOneOfPairs(costs), None, SolverLimits())  # type: ignore[arg-type]
+    by_cut = certify_feasible(PickOneOfPairs(costs, after=None), None, SolverLimits())  # type: ignore[arg-type]
+    return by_levels, by_cut
+
+
+def _spy_levels(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the solve count after each split proof."""
+    import pbsolve.certify as certify
+
+    seen: list[int] = []
+    real = certify._second_best_by_levels
+
+    def spy(sm: SolverModel, model: Any, limits: Any, stats: Any, best: Any, ref: Any) -> Any:
+        out = real(sm, model, limits, stats, best, ref)
+        seen.append(stats.solves)
+        return out
+
+    monkeypatch.setattr(certify, "_second_best_by_levels", spy)
+    return seen
+
+
+def test_split_by_levels_finds_a_second_best_that_keeps_the_first_term():
+    by_levels, by_cut = _levels_and_cut([(1, 5), (1, 3), (2, 0), (4, 1)])
+    assert (by_levels.plan, by_levels.certificate.second_best) == ({"picked": [1]}, {"a": 1, "b": 5})
+    assert (by_levels.certificate.margin_term, by_levels.certificate.margin) == ("b", 2)
+    assert by_levels.certificate == by_cut.certificate
+
+
+def test_split_by_levels_finds_a_second_best_that_moves_the_first_term():
+    by_levels, by_cut = _levels_and_cut([(3, 0), (1, 3), (2, 9), (2, 4)])
+    assert by_levels.certificate.second_best == {"a": 2, "b": 4}
+    assert (by_levels.certificate.margin_term, by_levels.certificate.margin) == ("a", 1)
+    assert by_levels.certificate == by_cut.certificate
+
+
+def test_split_by_levels_proves_a_lone_plan_unique_without_a_second_best():
+    by_levels, by_cut = _levels_and_cut([(2, 7)])
+    assert (by_levels.certificate.determinacy, by_levels.certificate.second_best) == ("unique", None)
+    assert by_levels.certificate == by_cut.certificate
+
+
+def test_split_by_levels_finds_a_tie_and_leaves_it_to_the_default_search(monkeypatch: pytest.MonkeyPatch):
+    costs = [(2, 1), (1, 4), (3, 0), (1, 4)]
+    splits = _spy_levels(monkeypatch)
+    fam = PickOneOfPairs(costs)
+    result = certify_feasible(fam, None, SolverLimits())  # type: ignore[arg-type]
+    cert = result.certificate
+    assert (cert.determinacy, cert.optimal_plans, cert.optimal_plans_exact) == ("value", 2, True)
+    assert (fam.builds, len(splits)) == (2, 1)  # the tuned pass split; the default search cut once
+    assert result.certificate == _levels_and_cut(costs)[1].certificate
+
+
+def test_split_by_levels_rejects_a_tie_at_once_when_plans_are_not_counted():
+    with pytest.raises(Rejected) as info:
+        certify_feasible(PickOneOfPairs([(1, 4), (1, 4)]), None, SolverLimits(), count_plans=False)  # type: ignore[arg-type]
+    assert info.value.reason == "not_unique"
+
+
+def test_split_by_levels_counts_every_solve_in_the_uniqueness_phase(monkeypatch: pytest.MonkeyPatch):
+    splits = _spy_levels(monkeypatch)
+    result = certify_feasible(PickOneOfPairs([(3, 0), (1, 3), (2, 9)]), None, SolverLimits())  # type: ignore[arg-type]
+    assert splits == [3]  # the first solve, the cut on the optimal face, the first term moved
+    assert result.stats.solves == 3 and result.stats.uniqueness_s > 0
+
+
+def test_a_proof_the_single_cut_settles_within_its_budget_is_not_split(monkeypatch: pytest.MonkeyPatch):
+    splits = _spy_levels(monkeypatch)
+    result = certify_feasible(PickOneOfPairs([(3, 0), (1, 3), (2, 9)], after=5.0), None, SolverLimits())  # type: ignore[arg-type]
+    assert (splits, result.stats.solves) == ([], 2)
+    assert result.certificate == _levels_and_cut([(3, 0), (1, 3), (2, 9)])[1].certificate
+
+
+def test_a_first_solve_slower_than_the_budget_sends_the_proof_straight_to_the_split(monkeypatch: pytest.MonkeyPatch):
+    splits = _spy_levels(monkeypatch)
+    costs = [(3, 0), (1, 3), (2, 9), (2, 4)]
+    result = certify_feasible(PickOneOfPairs(costs, after=1e-9), None, SolverLimits())  # type: ignore[arg-type]
+    assert splits == [3]  # the first solve, then two parts: no budgeted cut
+    assert result.certificate == _levels_and_cut(costs)[1].certificate
+
+
+def test_a_single_cut_unsettled_within_its_budget_hands_the_proof_to_the_split(monkeypatch: pytest.MonkeyPatch):
+    import pbsolve.certify as certify
+
+    real = certify._solve
+
+    def budget_runs_out(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: Any) -> Any:
+        if solver.parameters.max_deterministic_time == 0.5:
+            stats.solves += 1
+            return cp_model.UNKNOWN
+        return real(solver, model, stats)
+
+    monkeypatch.setattr(certify, "_solve", budget_runs_out)
+    splits = _spy_levels(monkeypatch)
+    costs = [(3, 0), (1, 3), (2, 9), (2, 4)]
+    result = certify_feasible(PickOneOfPairs(costs, after=0.5), None, SolverLimits())  # type: ignore[arg-type]
+    assert splits == [4]  # the first solve, the budgeted cut, then two parts
+    assert result.certificate == _levels_and_cut(costs)[1].certificate
+
+
+def test_split_by_levels_reports_a_plan_better_than_the_optimum_as_a_disagreement(monkeypatch: pytest.MonkeyPatch):
+    import pbsolve.certify as certify
+
+    real = certify._solve
+    calls: list[int] = []
+
+    def first_solve_errs(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: Any) -> Any:
+        calls.append(1)
+        if len(calls) > 1:
+            return real(solver, model, stats)
+        wrong = model.clone()
+        wrong.add(wrong.get_int_var_from_proto_index(0) == 1)  # as if option 0, cost (3, 0), were optimal
+        return real(solver, wrong, stats)
+
+    monkeypatch.setattr(certify, "_solve", first_solve_errs)
+    with pytest.raises(Rejected) as info:
+        certify_feasible(PickOneOfPairs([(3, 0), (1, 3), (2, 9)]), None, SolverLimits())  # type: ignore[arg-type]
+    assert info.value.reason == "solver_disagreement"

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 import pytest
 
 from pbsolve.family import family, find_task
-from tests.family_adapters import ADAPTERS, adapter, draft_of, find, registry_tasks, toy_family_registered
+from pbsolve.generate import GenerateOptions, build_instance
+from tests.family_adapters import ADAPTERS, adapter, draft_of, find, instance_at, registry_tasks, toy_family_registered
 
 TASKS = registry_tasks()
 MECHANISMS = ("min_change_replanning", "explainability", "local_incompleteness", "exception_recovery", "robustness_design")
@@ -97,6 +98,33 @@ def test_feasible_certificate_matches_enumeration(task, seed):
     if inst is None:
         pytest.skip("no feasible tiny instance at this seed")
     _check_feasible(inst)
+
+
+def _by_levels_cases() -> list[tuple[str, int]]:
+    return [(t, s) for t, s in _cases("seeds") if s < 2]
+
+
+@pytest.mark.parametrize(("task", "seed"), _by_levels_cases())
+def test_uniqueness_split_by_levels_certifies_the_same_instances_and_matches_enumeration(task, seed, monkeypatch):
+    """Every task type's uniqueness proof split along its objective terms
+    (SolverModel.uniqueness_levels_after, forced to 0): the same tiny instances, byte for byte,
+    as the model's own proof, and the certificate holds against enumeration."""
+    import pbsolve.certify as certify
+
+    real = certify._certify
+
+    def by_levels(sm, *args, **kwargs):
+        sm.uniqueness_levels_after = 0.0
+        return real(sm, *args, **kwargs)
+
+    own = [instance_at(task, 100 + seed, i, "tiny") for i in range(6)]
+    monkeypatch.setattr(certify, "_certify", by_levels)
+    split = [build_instance(100 + seed, i, GenerateOptions(task=task, size="tiny")).instance for i in range(6)]
+    assert [i and i.model_dump_json() for i in split] == [i and i.model_dump_json() for i in own]
+    inst = tiny(task, 100 + seed, "optimal")
+    if inst is None:
+        pytest.skip("no feasible tiny instance at this seed")
+    _check_feasible(next(s for s in split if s is not None and s.model_dump_json() == inst.model_dump_json()))
 
 
 @pytest.mark.parametrize(("task", "seed"), _cases("seeds"))

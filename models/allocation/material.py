@@ -129,6 +129,21 @@ LP_PARAMETERS = {"linearization_level": 2}
 # default seed 0, 0.35-0.39 against 0.51 s; the same certificates. (One presolve pass was
 # itself measured faster than the full presolve: 0.46-0.49 against 0.58 s on 28 instances.)
 UNIQUENESS_PARAMETERS = {"cp_model_presolve": False}
+# The uniqueness proof split along the objective terms (SolverModel.uniqueness_levels_after)
+# when the single cut has not settled it in 0.005 deterministic seconds, or at once when
+# the first solve took longer: shortage and transport cost fixed at their optima with the
+# reference cut off, then each term moved off its optimum in turn. The single cut's integer
+# disjunction is invisible to the LP, which left the slowest proofs to search; on a face of
+# the optimum the LP settles them. Measured in CPU s on 145 stored drafts (default seeds
+# 0-3; first solves 1.8 s in all): the proof 7.1 s with the single cut; split at once 1.4 s
+# (the slowest 4.2 against 0.02 s, but the many quick proofs took two or three solves);
+# after 0.01 s of the cut 0.92 s (after 0.002, 0.005, 0.02, 0.05: 1.1, 1.1, 1.1, 1.5 s),
+# seed 0 alone 2.1 first solves; with the first solve's time as the signal 0.86-0.93 s,
+# seed 0 1.7 first solves (its one slow proof, 0.60 s, split at once in 0.04 s). The same
+# answers, and the same instances byte for byte (default seeds 0-5, tiny and small 0-3,
+# large 0-2), but for one draft whose single cut timed out (large seed 3, index 3: a
+# re-sample then) and which the split proves, so that index's instance changed.
+UNIQUENESS_LEVELS_AFTER = 0.005
 PROBE_TIME = 2.0
 
 
@@ -314,7 +329,7 @@ def build(draft: Draft) -> SolverModel:
         ]
         return {"shipments": rows}
 
-    return solver_model(
+    sm = solver_model(
         tm,
         draft,
         ENCODERS,
@@ -326,6 +341,8 @@ def build(draft: Draft) -> SolverModel:
         LP_PARAMETERS,
         UNIQUENESS_PARAMETERS,
     )
+    sm.uniqueness_levels_after = UNIQUENESS_LEVELS_AFTER
+    return sm
 
 
 # -- sampling --------------------------------------------------------------------------
