@@ -353,7 +353,10 @@ def _second_best_by_levels(
     lexicographically worse than every plan of an earlier one, so the first part that
     finds a plan finds the single re-optimisation's value (or a plan better than the
     optimum: the caller's disagreement check still sees it), and none finding one is its
-    infeasibility. The fixed terms confine each part to a face of the optimum, where the
+    infeasibility. The cross-check of the first solve is as wide as the parts searched:
+    all of them for a unique optimum; for a second best, the parts up to its own (a plan
+    better than the optimum that moves an earlier term off it would sit in a part not
+    searched, where only the first solve's proof of optimality rules it out). The fixed terms confine each part to a face of the optimum, where the
     linear relaxation settles what the single cut left to search (material allocation:
     see its ``UNIQUENESS_LEVELS_AFTER``)."""
     terms = [(tid, expr) for tid, expr, _ in sm.objective_terms]
