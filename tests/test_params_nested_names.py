@@ -183,6 +183,7 @@ class Anywhere(Params):
     fixed: tuple[Span, Day] | None = None
     single: tuple[Day] | None = None
     wrapped: Wrap | None = None
+    grouped: dict[Day, Annotated[list[Span], Field(min_length=1)]] = Field(default_factory=dict)
 
 
 BACKWARDS = Span(first="Tue", last="Mon")
@@ -199,8 +200,9 @@ NO_DAY = "the span Tue..Mon has no day"
         {"by_day": {"Mon": BACKWARDS}},
         {"fixed": (BACKWARDS, "Mon")},
         {"wrapped": Wrap(span=BACKWARDS)},
+        {"grouped": {"Mon": [FINE, BACKWARDS]}},
     ],
-    ids=["annotated-list", "optional", "union-of-models", "dict-value", "fixed-tuple", "plain-model"],
+    ids=["annotated-list", "optional", "union-of-models", "dict-value", "fixed-tuple", "plain-model", "annotated-in-dict"],
 )
 def test_a_nested_further_condition_is_found_wherever_the_model_sits(where: dict[str, Any]) -> None:
     fields = {"annotated": [FINE], **where}
@@ -216,12 +218,32 @@ def test_a_nested_further_condition_is_found_wherever_the_model_sits(where: dict
         {"fixed": (FINE, "Sun")},
         {"single": ("Sun",)},
         {"wrapped": Wrap(span=Span(first="Mon", last="Sun"))},
+        {"grouped": {"Mon": [Span(first="Sun", last="Tue")]}},
     ],
-    ids=["annotated-list", "union-of-models", "dict-key", "fixed-tuple", "one-element-tuple", "plain-model"],
+    ids=[
+        "annotated-list", "union-of-models", "dict-key", "fixed-tuple", "one-element-tuple", "plain-model",
+        "annotated-in-dict",
+    ],
 )
 def test_a_nested_unknown_name_is_found_wherever_it_sits(where: dict[str, Any]) -> None:
     fields = {"annotated": [FINE], **where}
     assert problems(Anywhere(**fields)) == ["unknown day 'Sun'"]
+
+
+class Chain(BaseModel):
+    """A model holding itself before its named field (the walk must not loop on it)."""
+
+    below: list[Chain] = []
+    day: Day
+
+
+class Chained(Params):
+    top: Chain
+
+
+def test_a_model_holding_itself_before_its_names_is_walked_without_looping() -> None:
+    chain = Chain(below=[Chain(below=[Chain(day="Sun")], day="Tue")], day="Mon")
+    assert problems(Chained(top=chain)) == ["unknown day 'Sun'"]
 
 
 # -- the wording every family shares --------------------------------------------------------
