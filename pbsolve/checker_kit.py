@@ -13,8 +13,8 @@ from __future__ import annotations
 import copy
 import json
 import random
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Generic, TypeVar
 
 from pbsolve import checking
 from pbsolve.checking import norm
@@ -45,6 +45,30 @@ class Names(dict[str, str]):
 
 def lookup(names: list[str]) -> Names:
     return Names(names)
+
+
+T = TypeVar("T")
+
+
+class PerData(Generic[T]):
+    """What a checker works out from one plan against one data model (a roster's staffing,
+    a timeline), kept with the plan as a field (``field(default_factory=PerData,
+    compare=False, repr=False)``): every rule reads it, and a plan read against other data
+    (a recovery scenario's) gets its own, so values are kept per data object, by identity."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[object, T]] = {}
+
+    def get(self, d: object, compute: Callable[[], T]) -> T:
+        """The value for ``d``: ``compute()`` the first time, the kept one after."""
+        hit = self._kept.get(id(d))
+        if hit is not None and hit[0] is d:
+            return hit[1]
+        value = compute()
+        self._kept[id(d)] = (d, value)
+        return value
 
 
 def row_names(row: Any, k: int, what: str, fields: dict[str, Names]) -> tuple[list[str] | None, str]:

@@ -29,7 +29,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup, owner_rows
+from pbsolve.checker_kit import OK, PerData, PlanChecker, lookup, owner_rows
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -288,7 +288,7 @@ class Plan:
     """Vehicle -> its jobs in order (every vehicle present; an unused one has none)."""
 
     routes: dict[str, tuple[str, ...]]
-    _cache: dict[int, tuple[DispatchData, dict[str, Timeline]]] = field(default_factory=dict, compare=False, repr=False)
+    _timelines: PerData[dict[str, Timeline]] = field(default_factory=PerData, compare=False, repr=False)
 
     def vehicle_of(self) -> dict[str, str]:
         return {j: v for v, jobs in self.routes.items() for j in jobs}
@@ -297,9 +297,10 @@ class Plan:
 def timeline(d: DispatchData, plan: Plan) -> dict[str, Timeline]:
     """Each vehicle's timeline under the task's rules of motion (see the module docstring);
     computed once per plan and data."""
-    hit = plan._cache.get(id(d))
-    if hit is not None and hit[0] is d:
-        return hit[1]
+    return plan._timelines.get(d, lambda: _run_timelines(d, plan))
+
+
+def _run_timelines(d: DispatchData, plan: Plan) -> dict[str, Timeline]:
     out: dict[str, Timeline] = {}
     for v in d.vehicles:
         t, at, legs = 0, d.depot, []
@@ -313,7 +314,6 @@ def timeline(d: DispatchData, plan: Plan) -> dict[str, Timeline]:
             at = j.dest
         home = d.minutes[at][d.depot] if legs else 0
         out[v.id] = Timeline(tuple(legs), home, t + home if legs else 0)
-    plan._cache[id(d)] = (d, out)
     return out
 
 

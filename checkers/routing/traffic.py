@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import MAX_QUANTITY, OK, PlanChecker, lookup
+from pbsolve.checker_kit import MAX_QUANTITY, OK, PerData, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -372,23 +372,21 @@ class Plan:
     vehicles: dict[Cell, int]  # every (route, period) of the data
     backup: dict[str, str] | None = None  # flow -> backup route (robustness only)
     # the loads per data they were computed for (see loads)
-    _loads: dict[int, tuple[TrafficData, dict[tuple[Ends, str], int]]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    _loads: PerData[dict[tuple[Ends, str], int]] = field(default_factory=PerData, compare=False, repr=False)
 
 
 def loads(d: TrafficData, plan: Plan) -> dict[tuple[Ends, str], int]:
     """(road, period) -> vehicles on it, for every used road and period (computed once per
     plan and data: capacity, delays, balance and the figures read it; not to be changed)."""
-    hit = plan._loads.get(id(d))
-    if hit is not None and hit[0] is d:
-        return hit[1]
+    return plan._loads.get(d, lambda: _loaded(d, plan))
+
+
+def _loaded(d: TrafficData, plan: Plan) -> dict[tuple[Ends, str], int]:
     out = {(e, p): 0 for e in d.used_roads for p in d.periods}
     for (rid, p), v in plan.vehicles.items():
         if v:
             for e in d.route_roads[rid]:
                 out[e, p] += v
-    plan._loads[id(d)] = (d, out)
     return out
 
 

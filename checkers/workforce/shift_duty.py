@@ -21,7 +21,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
+from pbsolve.checker_kit import OK, PerData, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -286,7 +286,7 @@ class Plan:
     """person -> day -> the shift worked (days off absent)."""
 
     shifts: dict[str, dict[str, str]]
-    _cache: dict[int, tuple[ShiftDutyData, Roster]] = field(default_factory=dict, compare=False, repr=False)
+    _roster: PerData[Roster] = field(default_factory=PerData, compare=False, repr=False)
 
     def of(self, person: str, day: str) -> str:
         return self.shifts.get(person, {}).get(day, OFF)
@@ -298,9 +298,10 @@ class Plan:
 
 def roster(d: ShiftDutyData, plan: Plan) -> Roster:
     """The plan read against ``d``: computed once per plan and data."""
-    hit = plan._cache.get(id(d))
-    if hit is not None and hit[0] is d:
-        return hit[1]
+    return plan._roster.get(d, lambda: _read(d, plan))
+
+
+def _read(d: ShiftDutyData, plan: Plan) -> Roster:
     lines: dict[str, list[str]] = {}
     slots: dict[tuple[str, str], list[str]] = {}
     rows: list[tuple[str, str, str]] = []
@@ -312,9 +313,7 @@ def roster(d: ShiftDutyData, plan: Plan) -> Roster:
             if s != OFF:
                 rows.append((p.id, x, s))
                 slots.setdefault((x, s), []).append(p.id)
-    out = Roster(lines, slots, rows)
-    plan._cache[id(d)] = (d, out)
-    return out
+    return Roster(lines, slots, rows)
 
 
 def with_shift(plan: Plan, person: str, day: str, shift: str) -> Plan:

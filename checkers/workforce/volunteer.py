@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
-from pbsolve.checker_kit import OK, Names, PlanChecker, lookup, row_names
+from pbsolve.checker_kit import OK, Names, PerData, PlanChecker, lookup, row_names
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -213,9 +213,7 @@ class Plan:
     # what the rules read of the plan, computed once: shifts per volunteer, and the
     # staffing per data it was computed for (see _staffing)
     _loads: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
-    _staff: dict[int, tuple[VolunteerData, dict[tuple[str, str], list[str]]]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    _staff: PerData[dict[tuple[str, str], list[str]]] = field(default_factory=PerData, compare=False, repr=False)
 
 
 def load(plan: Plan, volunteer: str) -> int:
@@ -241,16 +239,16 @@ check = CHECKS.register
 def _staffing(d: VolunteerData, plan: Plan) -> dict[tuple[str, str], list[str]]:
     """(post, shift) -> the volunteers working there, in roster-list order (computed once
     per plan and data; not to be changed)."""
-    hit = plan._staff.get(id(d))
-    if hit is not None and hit[0] is d:
-        return hit[1]
+    return plan._staff.get(d, lambda: _staffed(d, plan))
+
+
+def _staffed(d: VolunteerData, plan: Plan) -> dict[tuple[str, str], list[str]]:
     out: dict[tuple[str, str], list[str]] = {(p.id, s.id): [] for p in d.posts for s in d.shifts}
     for v in d.volunteers:
         for s in d.shifts:
             post = plan.assign.get((v.id, s.id))
             if post is not None:
                 out[post, s.id].append(v.id)
-    plan._staff[id(d)] = (d, out)
     return out
 
 
