@@ -164,8 +164,9 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
         interrupts.reraise_if_stopping(exc)
         return [f"data does not match task {instance.task!r}: {type(exc).__name__}: {str(exc)[:300]}"]
     try:  # the plan is read under the instance's rules, the recovery plan under its scenario too
-        main = params.with_added(data, params.added(rule_kinds, instance.rules))
-        rec = params.with_added(data, params.added(rule_kinds, [*instance.rules, *scenario]))
+        main = params.seen_beside(data, rule_kinds, instance.rules)
+        rec = params.seen_beside(data, rule_kinds, [*instance.rules, *scenario])
+        found += params.added_twice(params.additions(rule_kinds, [*instance.rules, *scenario]))
         found += params.data_problems(rule_kinds, instance.rules, main)
         found += params.data_problems(rule_kinds, scenario, rec)
         found += params.data_problems(objective_kinds, instance.objective, main)

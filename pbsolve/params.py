@@ -18,7 +18,7 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import UnionType
-from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, NamedTuple, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -252,16 +252,50 @@ def data_problems(table: ParamsTable, items: Iterable[Item], data: Any) -> list[
     return found
 
 
-def added(table: ParamsTable, items: Iterable[Item]) -> dict[str, list[str]]:
-    """The names the (well-formed) ``items`` bring into their instance (:meth:`Params.adds`),
-    by what they name, in item order."""
-    out: dict[str, list[str]] = {}
+class Addition(NamedTuple):
+    """One name an item brings into its instance (:meth:`Params.adds`), and the parameters
+    that bring it (a new incident's rule: what is known of the incident is there)."""
+
+    what: str
+    name: str
+    by: Params
+
+
+def additions(table: ParamsTable, items: Iterable[Item]) -> list[Addition]:
+    """Every name the (well-formed) ``items`` bring into their instance, in item order."""
+    out: list[Addition] = []
     for item in items:
         model = table.get(item.kind)
         if model is not None and model.adds is not Params.adds:  # the others add nothing: not parsed
-            for what, names in parse(table, item).adds().items():
-                out.setdefault(what, []).extend(names)
+            p = parse(table, item)
+            out += [Addition(what, name, p) for what, names in p.adds().items() for name in names]
     return out
+
+
+def added(table: ParamsTable, items: Iterable[Item]) -> dict[str, list[str]]:
+    """The names the (well-formed) ``items`` bring into their instance (:meth:`Params.adds`),
+    by what they name, in item order."""
+    return _by_what(additions(table, items))
+
+
+def _by_what(found: Iterable[Addition]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for a in found:
+        out.setdefault(a.what, []).append(a.name)
+    return out
+
+
+def added_twice(found: Iterable[Addition]) -> list[str]:
+    """One problem per kind of name that some items bring in more than once (two new
+    incidents with one id): the plan could not tell them apart."""
+    seen: dict[str, set[str]] = {}
+    twice: dict[str, list[str]] = {}
+    for a in found:
+        names = seen.setdefault(a.what, set())
+        if a.name in names:
+            twice.setdefault(a.what, []).append(a.name)
+        names.add(a.name)
+    return [p for what, names in twice.items() for p in problem(f"{what} added by more than one rule:", names)]
 
 
 class _Either:
@@ -276,28 +310,50 @@ class _Either:
 
 class WithAdded:
     """The data as the items of one plan see it when some rules bring names into it (a new
-    incident): ``names(what)`` answers the data's and the added ones, every other attribute
-    is the data's own. The checker reads the same rules beside the plan (a recovery plan
-    is read under the instance's rules and its scenario), so a rule naming what another
-    rule adds is graded, not crashed on, and must not be refused."""
+    incident): ``names(what)`` answers the data's and the added ones, ``adder(what, name)``
+    the parameters that add a name, every other attribute is the data's own. The checker
+    reads the same rules beside the plan (a recovery plan is read under the instance's
+    rules and its scenario), so a rule naming what another rule adds is graded, not
+    crashed on, and must not be refused."""
 
-    def __init__(self, data: Any, more: Mapping[str, frozenset[str]]) -> None:
-        self.data, self.more = data, more
+    def __init__(self, data: Any, more: Mapping[str, frozenset[str]], by: Mapping[tuple[str, str], Params]) -> None:
+        self.data, self.more, self.by = data, more, by
 
     def names(self, what: str) -> Container[str]:
         known: Container[str] = self.data.names(what)
         more = self.more.get(what)
         return _Either(known, more) if more else known
 
+    def adder(self, what: str, name: str) -> Params | None:
+        """The parameters of the (first) rule that adds ``name``; None if no rule adds it."""
+        return self.by.get((what, name))
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.data, name)
 
 
-def with_added(data: Any, names: Mapping[str, Iterable[str]]) -> Any:
+def with_added(data: Any, names: Mapping[str, Iterable[str]], by: Iterable[Addition] = ()) -> Any:
     """``data`` as the items beside rules adding ``names`` see it: :class:`WithAdded`, or
-    the data itself when they add none (then nothing changes)."""
+    the data itself when they add none (then nothing changes). ``by``: the additions the
+    names come from, which :func:`adder` then answers."""
     more = {what: frozenset(found) for what, found in names.items()}
-    return WithAdded(data, more) if any(more.values()) else data
+    adders: dict[tuple[str, str], Params] = {}
+    for a in by:
+        adders.setdefault((a.what, a.name), a.by)
+    return WithAdded(data, more, adders) if any(more.values()) else data
+
+
+def seen_beside(data: Any, table: ParamsTable, items: Iterable[Item]) -> Any:
+    """``data`` as the items read beside the (well-formed) ``items`` see it: with the names
+    those items add, and who adds them (:func:`with_added`)."""
+    found = additions(table, items)
+    return with_added(data, _by_what(found), found)
+
+
+def adder(data: Any, what: str, name: str) -> Params | None:
+    """The parameters of the rule that brings ``name`` into the data as an item sees it
+    (:meth:`WithAdded.adder`); None for the data's own names and unknown ones."""
+    return data.adder(what, name) if isinstance(data, WithAdded) else None
 
 
 def make_rule(kind: str, tier: Tier, params: Params, rule_id: str = "") -> Rule:

@@ -70,6 +70,32 @@ def test_the_data_with_added_names_answers_everything_else_as_the_data():
     assert (data.week, "A" in data.names("room"), "Sun" in data.names("room")) == ("short", True, False)
 
 
+def test_the_data_with_added_names_answers_which_rule_added_a_name():
+    sunday = Holiday(day="Sun")
+    data = params.with_added(Data(), {"day": ["Sun"]}, [params.Addition("day", "Sun", sunday)])
+    assert (params.adder(data, "day", "Sun"), params.adder(data, "day", "Mon")) == (sunday, None)
+
+
+def test_no_rule_added_the_data_s_own_names():
+    assert params.adder(Data(), "day", "Mon") is None
+
+
+def test_the_data_as_rules_see_it_knows_the_names_they_add_and_who_adds_them():
+    rules = [_rule("closed", day="Mon"), _rule("holiday", day="Sun")]
+    data = params.seen_beside(Data(), TABLE, rules)
+    assert ("Sun" in data.names("day"), params.adder(data, "day", "Sun")) == (True, Holiday(day="Sun"))
+
+
+def test_a_name_added_twice_is_one_problem_naming_it():
+    rules = [_rule("holiday", day="Sun"), _rule("holiday", day="Sat"), _rule("holiday", day="Sun")]
+    assert params.added_twice(params.additions(TABLE, rules)) == ["day added by more than one rule: 'Sun'"]
+
+
+def test_names_added_once_each_are_no_problem():
+    rules = [_rule("holiday", day="Sun"), _rule("holiday", day="Sat")]
+    assert params.added_twice(params.additions(TABLE, rules)) == []
+
+
 def test_no_added_name_leaves_the_data_itself():
     data = Data()
     assert params.with_added(data, {"day": []}) is data
@@ -114,6 +140,31 @@ def test_a_rule_of_the_instance_naming_an_incident_only_its_scenario_adds_is_ref
 def test_a_scenario_rule_naming_an_incident_no_rule_adds_is_refused(recovering: Instance):
     inst = _with(recovering, "scenario", "same_base", {"incident": "I77"})
     assert "R99 (same_base): unknown incident 'I77'" in refusal(inst)
+
+
+def test_a_second_new_incident_with_the_scenario_s_incident_id_is_refused(recovering: Instance):
+    assert recovering.recovery is not None
+    again = dict(recovering.recovery.scenario[0].params)
+    inst = _with(recovering, "scenario", "new_incident", again)
+    assert f"incident added by more than one rule: {_new(recovering)!r}" in refusal(inst)
+
+
+def test_a_new_incident_of_the_rules_with_the_scenario_s_incident_id_is_refused(recovering: Instance):
+    assert recovering.recovery is not None
+    again = dict(recovering.recovery.scenario[0].params)
+    inst = _with(recovering, "rules", "new_incident", again)
+    assert f"incident added by more than one rule: {_new(recovering)!r}" in refusal(inst)
+
+
+def test_arrives_first_on_the_added_incident_with_a_role_it_does_not_need_is_refused(recovering: Instance):
+    """The further condition reads the incident the scenario's rule adds: a rule about a role
+    of the data that incident needs no team of would hold for every plan."""
+    assert recovering.recovery is not None
+    needs = recovering.recovery.scenario[0].params["incident"]["needs"]
+    other = sorted({t["role"] for t in recovering.data["teams"]} - set(needs))[0]
+    values = {"incident": _new(recovering), "first": next(iter(needs)), "then": other}
+    inst = _with(recovering, "scenario", "arrives_first", values)
+    assert f"R99 (arrives_first): incident {_new(recovering)!r} needs no {other!r} team" in refusal(inst)
 
 
 def test_arrives_first_on_the_incident_the_scenario_adds_is_graded_not_raised_on(recovering: Instance):

@@ -23,6 +23,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
+from pbsolve import params
 from pbsolve.checker_kit import OK, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema, norm
 from pbsolve.kit import KindRegistry, Uncertain
@@ -254,10 +255,14 @@ class ArrivesFirst(Params):
 
     def data_problems(self, data: Any) -> list[str]:
         """A role the incident does not need sends it no team: the rule would hold for every plan
-        (asked of the data's incidents: one a ``new_incident`` rule adds is that rule's)."""
+        (the incident is the data's, or the one a ``new_incident`` rule beside this one adds)."""
         found = super().data_problems(data)
-        if not found and self.incident in data.incident_by_id:
-            needs = data.incident_by_id[self.incident].needs
+        incident = data.incident_by_id.get(self.incident)
+        if incident is None:
+            adder = params.adder(data, "incident", self.incident)
+            incident = adder.incident if isinstance(adder, NewIncident) else None
+        if not found and incident is not None:
+            needs = incident.needs
             lacking = [r for r in dict.fromkeys((self.first, self.then)) if r not in needs]
             if lacking:
                 found.append(f"incident {self.incident!r} needs no {', '.join(map(repr, lacking))} team")
