@@ -41,7 +41,16 @@ class Closed(Params):
     day: Day
 
 
-TABLE = {"holiday": Holiday, "closed": Closed}
+class NewRoom(Params):
+    """A rule that brings a room into the instance."""
+
+    room: str
+
+    def adds(self) -> dict[str, list[str]]:
+        return {"room": [self.room]}
+
+
+TABLE = {"holiday": Holiday, "closed": Closed, "new_room": NewRoom}
 
 
 def _rule(kind: str, **values: Any) -> Rule:
@@ -93,6 +102,11 @@ def test_a_name_added_twice_is_one_problem_naming_it():
 
 def test_names_added_once_each_are_no_problem():
     rules = [_rule("holiday", day="Sun"), _rule("holiday", day="Sat")]
+    assert params.added_twice(params.additions(TABLE, rules)) == []
+
+
+def test_one_name_added_once_as_a_day_and_once_as_a_room_is_no_problem():
+    rules = [_rule("holiday", day="Sun"), _rule("new_room", room="Sun")]
     assert params.added_twice(params.additions(TABLE, rules)) == []
 
 
