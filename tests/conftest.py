@@ -132,3 +132,29 @@ def _fresh_instance_caches_in_mutmut_stats(_instances_seen_in_mutmut_stats: None
     for inst in list(_MEMOISED.values()):  # kept registered: a forked mutant run inherits the registry
         inst.memo_clear()
     params._named_fields.cache_clear()
+
+
+# -- an extended audit: the brute-force suite on more seeds -----------------------------------
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--brute-force-seeds",
+        metavar="FIRST:COUNT",
+        default=None,
+        help="hold the certificates against exhaustive enumeration (tests/test_registry_bruteforce.py) on "
+        "COUNT seeds from FIRST per task type and per mechanism, instead of each family's own few",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Applied before collection: the brute-force tests are parametrised by the adapters' seeds."""
+    spec = config.getoption("--brute-force-seeds")
+    if spec is None:
+        return
+    first, sep, count = spec.partition(":")
+    if not (sep and first.isdigit() and count.isdigit() and int(count) > 0):
+        raise pytest.UsageError(f"--brute-force-seeds wants FIRST:COUNT (two whole numbers, COUNT > 0), got {spec!r}")
+    from tests.family_adapters import ADAPTERS  # imports the families: only when asked
+
+    seeds = range(int(first), int(first) + int(count))
+    for a in ADAPTERS.values():
+        a.seeds = a.mechanism_seeds = seeds
