@@ -26,6 +26,17 @@ OK: Verdict = (True, "holds")
 MAX_QUANTITY = 10**9
 
 
+def spread_verdict(values: Mapping[str, int], most: int, does: str, unit: str, where: str = "") -> Verdict:
+    """The balance rules' check (loads, counts, travel times of people, bases, days): the
+    largest and the smallest value at most ``most`` apart. The reason names the first name
+    with the largest value and the first with the smallest, in ``values``' order: "{where}A
+    {does} 5 {unit} and B 2: more than 1 apart"."""
+    hi, lo = max(values, key=values.__getitem__), min(values, key=values.__getitem__)
+    if values[hi] - values[lo] > most:
+        return False, f"{where}{hi} {does} {values[hi]} {unit} and {lo} {values[lo]}: more than {most} apart"
+    return OK
+
+
 class Names(dict[str, str]):
     """Normalised name -> the name, for the names of one kind (a plain dict to read);
     ``exact`` answers the same for the spellings the instance itself uses

@@ -7,7 +7,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from pbsolve.checker_kit import OK, lookup
+from pbsolve.checker_kit import OK, lookup, spread_verdict
 from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.data import EducationData, Lesson
@@ -160,10 +160,7 @@ def _daily_load(d: EducationData, plan: Plan, p: rp.DailyLoad) -> Verdict:
 @check("load_balance")
 def _load_balance(d: EducationData, plan: Plan, p: rp.LoadBalance) -> Verdict:
     loads = {t.id: load(d, plan, t.id) for t in d.teachers}
-    hi, lo = max(loads, key=loads.__getitem__), min(loads, key=loads.__getitem__)
-    if loads[hi] - loads[lo] > p.max:
-        return False, f"{hi} teaches {loads[hi]} lessons and {lo} {loads[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(loads, p.max, "teaches", "lessons")
 
 
 @check("min_load")

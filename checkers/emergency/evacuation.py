@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, spread_verdict
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -484,10 +484,7 @@ def _same_shelter(d: EvacData, plan: Plan, p: SameShelter) -> Verdict:
 @check("shelter_balance")
 def _shelter_balance(d: EvacData, plan: Plan, p: ShelterBalance) -> Verdict:
     people = shelter_people(d, plan.assign)
-    hi, lo = max(people, key=people.__getitem__), min(people, key=people.__getitem__)
-    if people[hi] - people[lo] > p.max:
-        return False, f"{hi} receives {people[hi]} people and {lo} {people[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(people, p.max, "receives", "people")
 
 
 @check("max_travel")

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
+from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names, spread_verdict
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -501,10 +501,7 @@ def _room_turnover(d: MedicalData, plan: Plan, p: RoomTurnover) -> Verdict:
 @check("load_balance")
 def _load_balance(d: MedicalData, plan: Plan, p: LoadBalance) -> Verdict:
     worked = minutes(d, plan)
-    hi, lo = max(worked, key=worked.__getitem__), min(worked, key=worked.__getitem__)
-    if worked[hi] - worked[lo] > p.max:
-        return False, f"{hi} works {worked[hi]} minutes and {lo} {worked[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(worked, p.max, "works", "minutes")
 
 
 @check("triage_order")

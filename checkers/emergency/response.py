@@ -24,7 +24,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
 from pbsolve import params
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, spread_verdict
 from pbsolve.checking import Check, figures_schema, norm
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -539,10 +539,9 @@ def _same_base(d: ResponseData, plan: Plan, p: SameBase) -> Verdict:
 @check("dispatch_balance")
 def _dispatch_balance(d: ResponseData, plan: Plan, p: DispatchBalance) -> Verdict:
     for wave in WAVES:
-        counts = base_counts(d, plan, wave)
-        hi, lo = max(counts, key=counts.__getitem__), min(counts, key=counts.__getitem__)
-        if counts[hi] - counts[lo] > p.max:
-            return False, f"in wave {wave} {hi} sends {counts[hi]} teams and {lo} {counts[lo]}: more than {p.max} apart"
+        verdict = spread_verdict(base_counts(d, plan, wave), p.max, "sends", "teams", f"in wave {wave} ")
+        if not verdict[0]:
+            return verdict
     return OK
 
 

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, spread_verdict
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -573,10 +573,7 @@ def _arrival_order(d: CommuteData, plan: Plan, p: ArrivalOrder) -> Verdict:
 @check("travel_balance")
 def _travel_balance(d: CommuteData, plan: Plan, p: Balance) -> Verdict:
     times = {c.id: travel(d, plan, c.id) for c in d.commuters}
-    hi, lo = max(times, key=times.__getitem__), min(times, key=times.__getitem__)
-    if times[hi] - times[lo] > p.max:
-        return False, f"{hi} travels {times[hi]} minutes and {lo} {times[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(times, p.max, "travels", "minutes")
 
 
 @check("shared_ride")

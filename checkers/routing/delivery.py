@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup, owner_rows
+from pbsolve.checker_kit import OK, PlanChecker, lookup, owner_rows, spread_verdict
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -455,10 +455,7 @@ def _different_vehicle(d: DeliveryData, plan: Plan, p: DifferentVehicle) -> Verd
 @check("route_balance")
 def _route_balance(d: DeliveryData, plan: Plan, p: RouteBalance) -> Verdict:
     count = simulate(d, plan).count
-    hi, lo = max(count, key=count.__getitem__), min(count, key=count.__getitem__)
-    if count[hi] - count[lo] > p.max:
-        return False, f"{hi} serves {count[hi]} stops and {lo} {count[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(count, p.max, "serves", "stops")
 
 
 @check("battery_range")

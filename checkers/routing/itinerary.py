@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PlanChecker, lookup, spread_verdict
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -557,10 +557,7 @@ def _category_cap(d: TripData, plan: Plan, p: CategoryCap) -> Verdict:
 @check("balance")
 def _balance(d: TripData, plan: Plan, p: Balance) -> Verdict:
     counts = {x.id: len(visited(d, plan, x.id)) for x in d.days}
-    hi, lo = max(counts, key=counts.__getitem__), min(counts, key=counts.__getitem__)
-    if counts[hi] - counts[lo] > p.max:
-        return False, f"{hi} has {counts[hi]} sights and {lo} {counts[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(counts, p.max, "has", "sights")
 
 
 @check("trip_budget")

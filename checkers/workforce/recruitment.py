@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
-from pbsolve.checker_kit import OK, Names, PlanChecker, lookup
+from pbsolve.checker_kit import OK, Names, PlanChecker, lookup, spread_verdict
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -402,10 +402,7 @@ def _fresh_eyes(d: RecruitmentData, plan: Plan, p: NoParams) -> Verdict:
 @check("load_balance")
 def _load_balance(d: RecruitmentData, plan: Plan, p: LoadBalance) -> Verdict:
     loads = {x.id: load(plan, x.id) for x in d.staff}
-    hi, lo = max(loads, key=loads.__getitem__), min(loads, key=loads.__getitem__)
-    if loads[hi] - loads[lo] > p.max:
-        return False, f"{hi} runs {loads[hi]} stages and {lo} {loads[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(loads, p.max, "runs", "stages")
 
 
 @check("max_span")

@@ -21,7 +21,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
-from pbsolve.checker_kit import OK, PerData, PlanChecker, lookup, row_names
+from pbsolve.checker_kit import OK, PerData, PlanChecker, lookup, row_names, spread_verdict
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -475,10 +475,7 @@ def _complete_weekends(d: ShiftDutyData, plan: Plan, p: CompleteWeekends) -> Ver
 @check("shift_balance")
 def _shift_balance(d: ShiftDutyData, plan: Plan, p: ShiftBalance) -> Verdict:
     counts = {person.id: count(plan, person.id, p.shift) for person in d.staff}
-    hi, lo = max(counts, key=counts.__getitem__), min(counts, key=counts.__getitem__)
-    if counts[hi] - counts[lo] > p.max:
-        return False, f"{hi} works {counts[hi]} {p.shift} shifts and {lo} {counts[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(counts, p.max, "works", f"{p.shift} shifts")
 
 
 @check("weekend_cap")

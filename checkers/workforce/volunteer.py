@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
-from pbsolve.checker_kit import OK, Names, PerData, PlanChecker, lookup, row_names
+from pbsolve.checker_kit import OK, Names, PerData, PlanChecker, lookup, row_names, spread_verdict
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -366,10 +366,7 @@ def _volunteer_absent(d: VolunteerData, plan: Plan, p: VolunteerAbsent) -> Verdi
 @check("load_balance")
 def _load_balance(d: VolunteerData, plan: Plan, p: LoadBalance) -> Verdict:
     loads = {v.id: load(plan, v.id) for v in d.volunteers}
-    hi, lo = max(loads, key=loads.__getitem__), min(loads, key=loads.__getitem__)
-    if loads[hi] - loads[lo] > p.max:
-        return False, f"{hi} works {loads[hi]} shifts and {lo} {loads[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(loads, p.max, "works", "shifts")
 
 
 @check("rotation")

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names
+from pbsolve.checker_kit import OK, PlanChecker, lookup, row_names, spread_verdict
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -340,10 +340,7 @@ def _precedence(d: WorkData, plan: Plan, p: Precedence) -> Verdict:
 @check("load_balance")
 def _load_balance(d: WorkData, plan: Plan, p: LoadBalance) -> Verdict:
     hours = week_hours(d, plan)
-    hi, lo = max(hours, key=hours.__getitem__), min(hours, key=hours.__getitem__)
-    if hours[hi] - hours[lo] > p.max:
-        return False, f"{hi} works {hours[hi]} hours and {lo} {hours[lo]}: more than {p.max} apart"
-    return OK
+    return spread_verdict(hours, p.max, "works", "hours")
 
 
 @check("different_worker")
