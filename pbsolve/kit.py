@@ -210,9 +210,11 @@ def insert_rule(rules: Sequence[Rule], rule: Rule, base: Container[str], rng: ra
     return insert_at(rules, rule, insert_position(rules, base, rng))
 
 
-def sampled_kinds(spec: GenerationSpec, base_rules: Container[str]) -> list[str]:
-    """The spec's sampled rule kinds in tier order, without base rules and report kinds."""
-    return [c for c in spec.basic + spec.medium + spec.stateful if c not in base_rules and c not in REPORTING]
+def sampled_kinds(spec: GenerationSpec, base_rules: Container[str], forced: Iterable[str] = ()) -> list[str]:
+    """The spec's sampled rule kinds in tier order, without base rules and report kinds,
+    then the ``forced`` kinds (a subtask's own structure) the sampler did not draw."""
+    sampled = [c for c in spec.basic + spec.medium + spec.stateful if c not in base_rules and c not in REPORTING]
+    return sampled + [k for k in dict.fromkeys(forced) if k not in sampled]
 
 
 Builder = Callable[[Any, Any, random.Random], "Params | None"]

@@ -783,10 +783,7 @@ def objective_terms(subtask: str) -> list[ObjectiveTerm]:
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
-    sampled = sampled_kinds(spec, TASK.base_rules)
-    for kind in FORCED[spec.subtask]:
-        if kind not in sampled:
-            sampled.append(kind)
+    sampled = sampled_kinds(spec, TASK.base_rules, FORCED[spec.subtask])
     if "accessible_shelter" in sampled:
         data = _with_accessibility(data, witness, rng)
     if "exit_capacity" in sampled:

@@ -592,10 +592,7 @@ def objective_terms(subtask: str) -> list[ObjectiveTerm]:
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
-    sampled = sampled_kinds(spec, TASK.base_rules)
-    for kind in FORCED[spec.subtask]:
-        if kind not in sampled:
-            sampled.append(kind)
+    sampled = sampled_kinds(spec, TASK.base_rules, FORCED[spec.subtask])
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     rules = witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng)

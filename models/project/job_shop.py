@@ -732,10 +732,7 @@ def _with_dues(d: ShopData, plan: dict[str, int], rng: random.Random) -> ShopDat
 
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
-    sampled = sampled_kinds(spec, TASK.base_rules)
-    for kind in FORCED[spec.subtask]:
-        if kind not in sampled:
-            sampled.append(kind)
+    sampled = sampled_kinds(spec, TASK.base_rules, FORCED[spec.subtask])
     data = _entities(spec, sampled, rng)
     plant, planted = _plant(data, sampled, rng)
     plan = _greedy(data, plant, rng)

@@ -544,10 +544,7 @@ def objective_terms(subtask: str, rules: list[Rule]) -> list[ObjectiveTerm]:
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
-    sampled = sampled_kinds(spec, TASK.base_rules)
-    for kind in FORCED[spec.subtask]:
-        if kind not in sampled:
-            sampled.append(kind)
+    sampled = sampled_kinds(spec, TASK.base_rules, FORCED[spec.subtask])
     if "no_backlog" in sampled and min(min(v) for v in pp.net_stock(data, witness).values()) < 0:
         raise NoDraft("no_backlog")  # the witness runs short: the rule would not hold for it (re-sampled)
     if "material_supply" in sampled:

@@ -682,10 +682,7 @@ BUILDERS = {
 
 
 def _rules(spec: GenerationSpec, data: WarehouseData, witness: Witness, rng: random.Random) -> list[Rule]:
-    sampled = sampled_kinds(spec, TASK.base_rules)
-    for kind in FORCED[spec.subtask]:
-        if kind not in sampled:
-            sampled.append(kind)
+    sampled = sampled_kinds(spec, TASK.base_rules, FORCED[spec.subtask])
     tiers: dict[str, Tier] = {c.id: c.tier for c in TASK.pool}
     base: list[tuple[str, Tier, Params]] = [(k, tiers[k], NoParams()) for k in TASK.base_rules]
     return witness_rules(base, sampled, tiers, BUILDERS, data, witness, rng)

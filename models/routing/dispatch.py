@@ -729,10 +729,7 @@ def objective_terms(subtask: str) -> list[ObjectiveTerm]:
 
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
-    sampled = sampled_kinds(spec, TASK.base_rules)
-    for kind in FORCED[spec.subtask]:
-        if kind not in sampled:
-            sampled.append(kind)
+    sampled = sampled_kinds(spec, TASK.base_rules, FORCED[spec.subtask])
     electric = spec.subtask in ELECTRIC or "battery" in sampled
     data, witness = _entities(
         spec,

@@ -736,10 +736,7 @@ def objective_terms() -> list[ObjectiveTerm]:
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
-    sampled = sampled_kinds(spec, TASK.base_rules)
-    for kind in FORCED[spec.subtask]:
-        if kind not in sampled:
-            sampled.append(kind)
+    sampled = sampled_kinds(spec, TASK.base_rules, FORCED[spec.subtask])
     if not data.stops:
         sampled = [k for k in sampled if k != "fixed_stops"]
     if "reservations" in sampled and not any(s.booked_day for s in data.sights):

@@ -690,10 +690,7 @@ def objective_terms(subtask: str) -> list[ObjectiveTerm]:
 
 def draft(spec: GenerationSpec, rng: random.Random) -> Draft:
     data, witness = _entities(spec, rng)
-    sampled = sampled_kinds(spec, TASK.base_rules)
-    for kind in FORCED[spec.subtask]:
-        if kind not in sampled:
-            sampled.append(kind)
+    sampled = sampled_kinds(spec, TASK.base_rules, FORCED[spec.subtask])
     if "availability" in sampled:
         data = _with_availability(data, witness, rng)
     if "release" in sampled:
