@@ -144,9 +144,29 @@ def lexicographic_weights(bounds: list[int]) -> list[int]:
     return weights
 
 
-def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: CertStats) -> Any:
+def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: CertStats, callback: Any = None) -> Any:
     stats.solves += 1
-    return solver.solve(model)
+    return solver.solve(model, callback)
+
+
+class _Incumbents(cp_model.CpSolverSolutionCallback):
+    """The answer values of every plan an optimisation finds, in the order found (each
+    better than the one before): the plan before the optimum is a complete, feasible plan
+    other than the reference, a ready incumbent for the uniqueness proof
+    (``SolverModel.uniqueness_hint``). Recording changes nothing in the search."""
+
+    def __init__(self, variables: list[cp_model.IntVar]) -> None:
+        super().__init__()
+        self.variables = variables
+        self.plans: list[list[int]] = []
+
+    def on_solution_callback(self) -> None:
+        value = self.value
+        self.plans.append([int(value(v)) for v in self.variables])
+
+    def before(self, reference: list[int]) -> list[int] | None:
+        """The last plan found that is not the reference (None: the first plan was optimal)."""
+        return next((plan for plan in reversed(self.plans) if plan != reference), None)
 
 
 def _objective_values(sm: SolverModel, solver: cp_model.CpSolver) -> dict[str, int]:
@@ -245,7 +265,8 @@ def _certify(
     t0 = time.perf_counter()
     first = _tuned(sm, limits, "first") if tuned else make_solver(limits, optimise=True, parameters=sm.parameters)
     solver = first
-    status = _solve(solver, model, stats)
+    seen = _Incumbents([*sm.answer_literals, *sm.answer_ints]) if tuned and sm.uniqueness_hint else None
+    status = _solve(solver, model, stats, seen)
     stats.first_solve_s += time.perf_counter() - t0
     if status == cp_model.INFEASIBLE:
         raise Rejected("unexpectedly_infeasible")
@@ -266,6 +287,10 @@ def _certify(
         status, solver = _uniqueness_by_levels(sm, limits, stats, best, ref_values, after)
     else:
         _exclude(model, sm, ref_values)
+        incumbent = seen.before(ref_values) if seen is not None else None
+        if incumbent is not None:  # a plan the cut leaves in: the proof starts with an incumbent
+            for var, value in zip((*sm.answer_literals, *sm.answer_ints), incumbent):
+                model.add_hint(var, value)
         solver = _tuned(sm, limits, "uniqueness") if tuned else first  # untuned: one solver for both, as always
         status = _solve(solver, model, stats)
     stats.uniqueness_s += time.perf_counter() - t1

@@ -104,7 +104,10 @@ class SolverModel:
     objective terms (see :func:`pbsolve.certify._second_best_by_levels`); at once when the
     first optimisation took longer (a hard optimum, a hard proof) or the value is 0: the
     same answer (unique, the same second-best values, or a tie), chosen by measurement
-    for the model.
+    for the model. ``uniqueness_hint`` starts the tuned uniqueness re-optimisation (the
+    single cut) from the first optimisation's last plan before its optimum, a complete
+    plan the cut leaves in: the proof has an incumbent from the start, and proves the
+    same answer.
     """
 
     model: cp_model.CpModel
@@ -118,6 +121,7 @@ class SolverModel:
     speed_parameters: dict[str, Any] = field(default_factory=dict)
     symmetry: Symmetry | None = None
     uniqueness_levels_after: float | None = None
+    uniqueness_hint: bool = False
 
 
 class Builds(Protocol):

@@ -333,11 +333,11 @@ def test_a_single_cut_unsettled_within_its_budget_hands_the_proof_to_the_split(m
 
     real = certify._solve
 
-    def budget_runs_out(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: Any) -> Any:
+    def budget_runs_out(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: Any, callback: Any = None) -> Any:
         if solver.parameters.max_deterministic_time == 0.5:
             stats.solves += 1
             return cp_model.UNKNOWN
-        return real(solver, model, stats)
+        return real(solver, model, stats, callback)
 
     monkeypatch.setattr(certify, "_solve", budget_runs_out)
     splits = _spy_levels(monkeypatch)
@@ -353,15 +353,104 @@ def test_split_by_levels_reports_a_plan_better_than_the_optimum_as_a_disagreemen
     real = certify._solve
     calls: list[int] = []
 
-    def first_solve_errs(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: Any) -> Any:
+    def first_solve_errs(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: Any, callback: Any = None) -> Any:
         calls.append(1)
         if len(calls) > 1:
-            return real(solver, model, stats)
+            return real(solver, model, stats, callback)
         wrong = model.clone()
         wrong.add(wrong.get_int_var_from_proto_index(0) == 1)  # as if option 0, cost (3, 0), were optimal
-        return real(solver, wrong, stats)
+        return real(solver, wrong, stats, callback)
 
     monkeypatch.setattr(certify, "_solve", first_solve_errs)
     with pytest.raises(Rejected) as info:
         certify_feasible(PickOneOfPairs([(3, 0), (1, 3), (2, 9)]), None, SolverLimits())  # type: ignore[arg-type]
     assert info.value.reason == "solver_disagreement"
+
+
+# -- the uniqueness proof started from the first solve's last plan (SolverModel.uniqueness_hint) --
+class CoverWithHint:
+    """Pick options (each covers some of 6 needs, at a cost) so that every need is covered;
+    two objective terms, the cost and the number of options. ``hint``: the model's
+    ``uniqueness_hint``."""
+
+    def __init__(self, seed: int, hint: bool) -> None:
+        import random
+
+        rng = random.Random(seed)
+        self.options = [(rng.randint(1, 9), {n for n in range(6) if rng.random() < 0.4}) for _ in range(10)]
+        self.hint = hint
+
+    def build_model(self, draft: Draft) -> SolverModel:
+        m = cp_model.CpModel()
+        x = [m.new_bool_var(f"x{i}") for i in range(len(self.options))]
+        for need in range(6):
+            m.add_bool_or([x[i] for i, (_, covers) in enumerate(self.options) if need in covers] or [m.new_constant(1)])
+        cost = cp_model.LinearExpr.weighted_sum(x, [c for c, _ in self.options])
+
+        def decode(solver: cp_model.CpSolver) -> dict[str, Any]:
+            return {"picked": [i for i, v in enumerate(x) if solver.value(v)]}
+
+        return SolverModel(
+            model=m, answer_literals=x, rule_literals={},
+            objective_terms=[("cost", cost, sum(c for c, _ in self.options)), ("count", sum(x), len(x))],
+            decode=decode, uniqueness_hint=self.hint,
+        )  # fmt: skip
+
+
+def _spy_incumbents(monkeypatch: pytest.MonkeyPatch) -> list[list[int] | None]:
+    """Record what each uniqueness proof is started from."""
+    import pbsolve.certify as certify
+
+    seen: list[list[int] | None] = []
+    original = certify._Incumbents.before
+
+    def before(self: Any, reference: list[int]) -> list[int] | None:
+        seen.append(original(self, reference))
+        return seen[-1]
+
+    monkeypatch.setattr(certify._Incumbents, "before", before)
+    return seen
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_a_hinted_uniqueness_proof_certifies_what_the_unhinted_one_certifies(seed: int):
+    hinted = certify_feasible(CoverWithHint(seed, True), None, SolverLimits())  # type: ignore[arg-type]
+    plain = certify_feasible(CoverWithHint(seed, False), None, SolverLimits())  # type: ignore[arg-type]
+    assert (hinted.certificate, hinted.plan) == (plain.certificate, plain.plan)
+
+
+def test_the_hint_is_the_first_solves_last_plan_before_the_optimum_and_the_cut_leaves_it_in(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    seen = _spy_incumbents(monkeypatch)
+    started = []
+    for seed in range(30):
+        result = certify_feasible(CoverWithHint(seed, True), None, SolverLimits())  # type: ignore[arg-type]
+        if seen and seen[-1] is not None:
+            started.append((seen[-1], result.plan))
+    assert started, "no first solve found a plan before its optimum: the hint was never tried"
+    for incumbent, plan in started:
+        assert [i for i, v in enumerate(incumbent) if v] != plan["picked"]
+
+
+def test_without_the_hint_no_plans_are_recorded(monkeypatch: pytest.MonkeyPatch):
+    seen = _spy_incumbents(monkeypatch)
+    for seed in range(5):
+        certify_feasible(CoverWithHint(seed, False), None, SolverLimits())  # type: ignore[arg-type]
+    assert seen == []
+
+
+def test_the_incumbent_is_the_last_plan_found_that_is_not_the_reference():
+    from pbsolve.certify import _Incumbents
+
+    kept = _Incumbents([])
+    kept.plans = [[1, 0, 1], [0, 1, 1], [0, 0, 1]]
+    assert (kept.before([0, 0, 1]), kept.before([1, 1, 1]), _Incumbents([]).before([0])) == ([0, 1, 1], [0, 0, 1], None)
+
+
+def test_a_first_solve_whose_first_plan_is_optimal_leaves_nothing_to_start_from():
+    from pbsolve.certify import _Incumbents
+
+    kept = _Incumbents([])
+    kept.plans = [[0, 1]]
+    assert kept.before([0, 1]) is None
