@@ -22,11 +22,15 @@ from pbsolve.grading import grade
 from pbsolve.schema import Instance
 
 DATA = Path(__file__).parent / "data"
-FAMILIES = ("allocation", "scheduling")
+FAMILIES = ("allocation", "scheduling", "emergency", "routing", "project")  # workforce: test_mutation_kills_workforce.py
 # Rule kinds each stored sample must break somewhere (its reach, beyond every task type).
 MUST_BREAK = {
     "allocation": set(),
     "scheduling": {"person_buffer", "room_backup", "person_absent", "priority_order"},
+    # the kinds rarely drawn at small size, reached by the fixture's include pass
+    "emergency": {"arrives_first", "new_incident", "cumulative_duty", "staged_opening", "fatigue_break"},
+    "routing": {"cumulative_load", "congestion_recovery", "stamina", "battery"},
+    "project": {"trip_reserve", "fuel_limit", "storage_cap", "zone_pick_cap"},
 }
 
 
