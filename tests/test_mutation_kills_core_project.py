@@ -11,9 +11,14 @@ from pathlib import Path
 import pytest
 
 from pbsolve.checker_kit import lookup, start_rows
+from pbsolve.checkers.project import power as pw
 from pbsolve.grading import grade
+from pbsolve.params import NoParams
 from pbsolve.parsing import MAX_BARE_DEPTH, Parsed, parse_response
-from pbsolve.schema import Instance
+from pbsolve.schema import Instance, ObjectiveTerm
+from tests.test_project_power_dispatch_planning import DATA as POWER
+from tests.test_project_power_dispatch_planning import OK_PLAN
+from tests.test_project_power_dispatch_planning import plan as power_plan
 
 # Single-move answers of power dispatch and job shop instances, each with the CP-SAT model's
 # verdict on every rule: scripts/mutation_fixture.py's sample (seed 7, 24 indices and the
@@ -81,3 +86,145 @@ def test_the_stored_moves_break_every_rule_kind_of_the_task_and_some_break_none(
         broken |= {r.kind for r in inst.rules if not model[r.id]}
         clean += all(model.values())
     assert clean and len(broken) >= 15
+
+
+# -- checkers/project/power.py: reading a dispatch, figures, reasons -------------------------
+def _dispatch(**hour0: object) -> dict:
+    """The dispatch of OK_PLAN as an answer section, hour 0's row updated with ``hour0``."""
+    rows = [
+        {
+            "hour": h,
+            "output": {"U1": OK_PLAN.output["U1"][h], "U2": OK_PLAN.output["U2"][h]},
+            "battery": OK_PLAN.battery[h],
+        }
+        for h in range(POWER.hours)
+    ]
+    rows[0].update(hour0)
+    return {"dispatch": rows}
+
+
+def _read(section: dict, data: pw.PowerData = POWER) -> tuple[object, str]:
+    tc = pw.PowerDispatch()
+    return tc.read_plan(data, section, tc.lookups(data), [])
+
+
+def test_a_dispatch_as_the_instance_spells_it_reads_to_its_plan():
+    assert _read(_dispatch()) == (OK_PLAN, "complete plan")
+
+
+def test_a_dispatch_naming_units_in_another_case_reads_to_the_same_plan():
+    section = _dispatch(output={"u1": 2, " u2 ": 0})
+    assert _read(section) == (OK_PLAN, "complete plan")
+
+
+@pytest.mark.parametrize(
+    ("hour0", "reason"),
+    [
+        ({"hour": 3}, "row 1 needs an integer 'hour' from 0 to 2"),
+        ({"hour": True}, "row 1 needs an integer 'hour' from 0 to 2"),
+        ({"hour": "0"}, "row 1 needs an integer 'hour' from 0 to 2"),
+        ({"output": {"U1": 2, "X9": 1}}, "hour 0 names unknown unit 'X9'"),
+        ({"output": {"U1": 2, "Y" * 50: 1}}, f"hour 0 names unknown unit {'Y' * 40!r}"),
+        ({"output": {"U1": 2, "U2": 4}}, "hour 0: U2 needs an integer output from 0 to 3 MW"),
+        ({"output": {"U1": 2, "U2": True}}, "hour 0: U2 needs an integer output from 0 to 3 MW"),
+        ({"output": {"U1": 2}}, "hour 0 gives no output for U2"),
+        ({"battery": True}, "hour 0 needs an integer 'battery' flow"),
+        ({"battery": 2}, "hour 0: battery flow 2 MW is outside -1..1"),
+    ],
+    ids=[
+        "hour-past-the-day",
+        "hour-true",
+        "hour-text",
+        "unknown-unit",
+        "long-unknown-unit",
+        "output-above-max",
+        "output-true",
+        "unit-left-out",
+        "battery-true",
+        "battery-beyond-its-rate",
+    ],
+)
+def test_a_dispatch_row_breaking_the_form_is_refused_saying_why(hour0, reason):
+    assert _read(_dispatch(**hour0)) == (None, reason)
+
+
+def test_a_dispatch_row_that_is_not_an_object_is_numbered_from_one():
+    section = _dispatch()
+    section["dispatch"][1] = [1]
+    assert _read(section) == (None, "row 2 is not an object")
+
+
+def test_a_dispatch_row_with_a_bad_hour_is_numbered_from_one():
+    section = _dispatch()
+    section["dispatch"][1]["hour"] = -1
+    assert _read(section) == (None, "row 2 needs an integer 'hour' from 0 to 2")
+
+
+def test_a_dispatch_missing_an_hour_is_refused_naming_it():
+    section = _dispatch()
+    del section["dispatch"][2]
+    assert _read(section) == (None, "hours missing from the dispatch: 2")
+
+
+def test_without_a_battery_every_flow_must_be_zero():
+    no_battery = POWER.model_copy(update={"battery": None})
+    assert pw.battery_ok(no_battery, (0, 0, 0)) == ""
+    assert pw.battery_ok(no_battery, (0, 1, 0)) == "there is no battery: its flow must be 0 in every hour"
+
+
+def test_a_system_without_renewables_or_critical_load_has_none_in_any_hour():
+    bare = POWER.model_copy(update={"renewable": (), "critical": ()})
+    assert (bare.available(0), bare.critical_at(0)) == (0, 0)
+
+
+def test_a_system_without_a_battery_keeps_no_battery_reserve():
+    assert pw.battery_reserve(POWER.model_copy(update={"battery": None}), power_plan(flows=(0, 0, 0))) == 0
+
+
+def test_the_verification_figures_hold_the_battery_level_at_every_hours_end():
+    assert pw.verification(POWER, OK_PLAN)["level"] == {"0": 0, "1": 0, "2": 1}
+
+
+def test_renewable_output_is_unused_in_an_hour_the_units_already_cover():
+    # hour 2: the units give the whole demand of 2 MW, so the 2 MW of wind are all curtailed
+    assert pw.curtailed(POWER, power_plan(u2=(0, 2, 2), flows=(0, 0, 0)), 2) == 2
+
+
+@pytest.mark.parametrize(("check", "params"), [("unit_outage", pw.UnitOutage), ("derate", pw.Derate)])
+def test_a_window_past_the_last_hour_is_judged_up_to_the_last_hour(check, params):
+    p = params(unit="U1", first=2, last=9, **({"mw": 1} if check == "derate" else {}))
+    assert pw.CHECKS[check](POWER, OK_PLAN, p)[0]  # U1 is off in hour 2
+    assert not pw.CHECKS[check](POWER, power_plan(u1=(2, 2, 2)), p)[0]
+
+
+def test_a_derating_holds_outside_its_window():
+    assert pw.CHECKS["derate"](POWER, OK_PLAN, pw.Derate(unit="U1", first=2, last=2, mw=1))[0]  # 2 MW in hours 0-1
+
+
+def test_a_ramp_violation_names_the_hour_before_and_the_hour():
+    got = pw.CHECKS["ramp_limits"](POWER, power_plan(u2=(0, 3, 1)), NoParams())
+    assert got == (False, "U2 changes from 3 to 1 MW in hour 2 (ramp limit 1 MW)")
+
+
+def test_the_battery_end_is_its_level_after_the_last_hour():
+    assert pw.CHECKS["battery_end"](POWER, OK_PLAN, pw.BatteryEnd(mwh=1)) == (True, "holds")
+
+
+def test_a_trip_reason_gives_the_spare_of_the_other_units():
+    got = pw.CHECKS["trip_reserve"](POWER, power_plan(u1=(2, 0, 0), u2=(1, 0, 0)), NoParams())
+    assert got == (False, "if U2 tripped in hour 0, its 1 MW exceed the 0 MW spare on the other units")
+
+
+def test_the_existing_plan_of_a_dispatch_lists_every_unit_and_the_battery():
+    assert pw.PowerDispatch().existing(POWER, OK_PLAN) == {"U1": [2, 2, 0], "U2": [0, 2, 1], "battery": [0, 0, -1]}
+
+
+def test_a_changes_figure_counts_every_battery_hour_moved():
+    term = ObjectiveTerm(id="changes", kind="changes", params={})
+    old = pw.CurrentDispatch(existing={"U1": [2, 2, 0], "U2": [0, 2, 1], "battery": [1, 1, -1]})
+    assert pw.objective_value(POWER, OK_PLAN, term, old) == 2
+
+
+def test_a_system_without_a_battery_holds_nothing_at_any_hours_end():
+    no_battery = POWER.model_copy(update={"battery": None})
+    assert pw.levels(no_battery, power_plan(flows=(0, 0, 0))) == [0, 0, 0]
