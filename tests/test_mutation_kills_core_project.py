@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbsolve.checker_kit import lookup, start_rows
+from pbsolve.checkers.project import job_shop as js
 from pbsolve.checkers.project import power as pw
 from pbsolve.grading import grade
 from pbsolve.params import NoParams
@@ -228,3 +229,90 @@ def test_a_changes_figure_counts_every_battery_hour_moved():
 def test_a_system_without_a_battery_holds_nothing_at_any_hours_end():
     no_battery = POWER.model_copy(update={"battery": None})
     assert pw.levels(no_battery, power_plan(flows=(0, 0, 0))) == [0, 0, 0]
+
+
+# -- checkers/project/job_shop.py: reasons, boundaries and figures on a tiny shop -------------
+SHOP = js.ShopData.model_validate(
+    {
+        "machines": [{"id": "M1", "name": "Lathe"}, {"id": "M2", "name": "Idle mill"}],
+        "jobs": [
+            {
+                "id": "J1",
+                "name": "Shaft",
+                "ops": [{"id": "A", "machine": "M1", "duration": 5}, {"id": "B", "machine": "M1", "duration": 3}],
+            },
+            {"id": "J2", "name": "Gear", "ops": [{"id": "C", "machine": "M1", "duration": 2}]},
+        ],
+        "horizon": 30,
+    }
+)
+
+
+def _shop(**starts: int) -> dict[str, int]:
+    return {"A": 0, "B": 5, "C": 8, **starts}
+
+
+def test_a_schedule_missing_an_operation_names_the_operations_missing():
+    tc = js.ResourceScheduling()
+    got = tc.read_plan(SHOP, {"schedule": [{"operation": "A", "start": 0}]}, tc.lookups(SHOP), [])
+    assert got == (None, "operations missing from the schedule: B, C")
+
+
+def test_a_start_that_is_not_a_whole_number_asks_for_a_start_minute():
+    tc = js.ResourceScheduling()
+    got = tc.read_plan(SHOP, {"schedule": [{"operation": "A", "start": "0"}]}, tc.lookups(SHOP), [])
+    assert got == (None, "operation A needs a whole-number 'start' minute")
+
+
+def test_an_operation_may_start_exactly_at_its_not_before_minute_and_not_earlier():
+    p = js.NotBefore(op="C", at=8)
+    assert js.CHECKS["not_before"](SHOP, _shop(), p) == (True, "holds")
+    assert js.CHECKS["not_before"](SHOP, _shop(C=7, B=10), p) == (False, "C starts at 7, before 8")
+
+
+def test_a_max_wait_reason_gives_the_minutes_waited():
+    got = js.CHECKS["max_wait"](SHOP, _shop(B=9), js.MaxWait(jobs=["J1"], minutes=1))
+    assert got == (False, "B waits 4 minutes after A (at most 1)")
+
+
+@pytest.mark.parametrize(
+    ("starts", "reason"),
+    [
+        ({"C": 4}, "on M1, C starts at 4 but A ends at 5 (they overlap)"),  # the earlier one first
+        ({"A": 2, "C": 1, "B": 8}, "on M1, A starts at 2 but C ends at 3 (they overlap)"),
+    ],
+    ids=["listed-first-starts-first", "listed-later-starts-first"],
+)
+def test_an_overlap_names_the_later_start_and_the_earlier_operations_end(starts, reason):
+    assert js.CHECKS["machine_exclusive"](SHOP, _shop(**starts), NoParams()) == (False, reason)
+
+
+def test_a_cooldown_reason_gives_the_minutes_needed():
+    got = js.CHECKS["cooldown"](SHOP, _shop(B=6), js.Cooldown(machine="M1", longer_than=4, minutes=2))
+    assert got == (False, "on M1, B starts at 6 but A ends at 5 (needs 2 minutes between them)")
+
+
+@pytest.mark.parametrize(
+    ("longer_than", "holds"), [(5, True), (4, False)], ids=["as-long-as-the-limit", "longer-than-the-limit"]
+)
+def test_a_cooldown_follows_only_an_operation_longer_than_its_limit(longer_than, holds):
+    # A (5 minutes) ends at 5 and B starts right after it; C, short, follows B back to back
+    assert (
+        js.CHECKS["cooldown"](SHOP, _shop(), js.Cooldown(machine="M1", longer_than=longer_than, minutes=2))[0] is holds
+    )
+
+
+def test_an_operator_limit_reason_gives_the_first_minute_of_the_peak():
+    # A with C over minutes 0-2, then A with B from minute 3: two at once both times
+    got = js.CHECKS["operator_limit"](SHOP, _shop(C=0, B=3), js.OperatorLimit(max=1))
+    assert got == (False, "2 operations run at minute 0 (at most 1)")
+
+
+def test_an_idle_machine_lasts_until_minute_zero():
+    assert js.verification(SHOP, _shop())["machine_last"] == {"M1": 10, "M2": 0}
+
+
+def test_a_changes_figure_counts_the_operations_moved():
+    term = ObjectiveTerm(id="changes", kind="changes", params={})
+    old = js.CurrentStarts(existing={"A": 0, "B": 6, "C": 9})
+    assert js.ResourceScheduling().objective_value(SHOP, _shop(), term, old) == 2
