@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from pbsolve.checkers.workforce import shift_duty as sd
+from pbsolve.checkers.workforce import volunteer as vs
 from pbsolve.params import NoParams
 
 
@@ -69,3 +70,69 @@ def test_a_roster_entry_is_read_from_its_own_field_names_and_a_look_alike_field_
     assert why == "complete plan"
     assert plan == sd.Plan({"Ada": {"Fri": "Early"}})
 
+
+# == Volunteer Scheduling =====================================================================
+def _event() -> vs.VolunteerData:
+    """Two shifts of one day, two posts, two volunteers."""
+    return vs.VolunteerData.model_validate({
+        "shifts": [{"id": "S1", "day": 0}, {"id": "S2", "day": 0}],
+        "posts": [{"id": "Gate", "need": 1}, {"id": "First Aid", "need": 0}],
+        "volunteers": [{"id": "Ana", "prefs": {"Gate": 0, "First Aid": 1}},
+                       {"id": "Ben", "prefs": {"Gate": 1, "First Aid": 0}}],
+    })  # fmt: skip
+
+
+def _read_roster(rows: list[Any]) -> tuple[vs.Plan | None, str]:
+    event = _event()
+    return vs.TASK.read_plan(event, {"roster": rows}, vs.TASK.lookups(event), [])
+
+
+VOLUNTEER_DECOYS = [
+    "VOLUNTEER",
+    "Volunteer",
+    "XXvolunteerXX",
+    "SHIFT",
+    "Shift",
+    "XXshiftXX",
+    "POST",
+    "Post",
+    "XXpostXX",
+]
+
+
+@pytest.mark.parametrize("decoy", VOLUNTEER_DECOYS)
+def test_a_roster_row_is_read_from_its_own_field_names_and_a_look_alike_field_is_ignored(decoy: str) -> None:
+    """The look-alike field names another listed volunteer, shift or post than the row's
+    own field: the row reads exactly as without it."""
+    own: dict[str, Any] = {"volunteer": "Ana", "shift": "S1", "post": "Gate"}
+    other = {"volunteer": "Ben", "shift": "S2", "post": "First Aid"}[decoy.strip("X").lower()]
+    assert _read_roster([{**own, decoy: other}]) == (vs.Plan({("Ana", "S1"): "Gate"}), "complete roster")
+
+
+def test_roster_rows_in_another_spelling_read_as_the_instances_own() -> None:
+    own = [
+        {"volunteer": "Ana", "shift": "S1", "post": "Gate"},
+        {"volunteer": "Ben", "shift": "S2", "post": "First Aid"},
+    ]
+    odd = [
+        {"volunteer": " ana", "shift": "s1", "post": "GATE"},
+        {"volunteer": "BEN ", "shift": "S2", "post": "first  aid"},
+    ]
+    assert (
+        _read_roster(odd)
+        == _read_roster(own)
+        == (
+            vs.Plan({("Ana", "S1"): "Gate", ("Ben", "S2"): "First Aid"}),
+            "complete roster",
+        )
+    )
+
+
+def test_a_roster_row_naming_an_unknown_post_is_named_by_its_place() -> None:
+    rows = [{"volunteer": "Ana", "shift": "S1", "post": "Gate"}, {"volunteer": "Ben", "shift": "S1", "post": "Bar"}]
+    assert _read_roster(rows) == (None, "roster row 2 names unknown post 'Bar'")
+
+
+def test_a_standby_row_where_no_rule_asks_for_one_is_refused_naming_its_place() -> None:
+    rows = [{"volunteer": "Ana", "shift": "S1", "post": "Gate"}, {"volunteer": "Ben", "shift": "S1", "post": "standby"}]
+    assert _read_roster(rows) == (None, "roster row 2 names a standby, but no rule asks for one")
