@@ -1,5 +1,5 @@
 """Routing verdicts held for the mutation campaign, one behaviour each, on small
-hand-written data.
+hand-written data: urban traffic first, transportation dispatch after it.
 
 Urban traffic (checkers/routing/traffic.py): two flows over a square of roads plus one
 road no route uses::
@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from pbsolve.checker_kit import MAX_QUANTITY
+from pbsolve.checkers.routing import dispatch as dp
 from pbsolve.checkers.routing import traffic as tr
 from pbsolve.network_kit import Road, RoadNetwork
 from pbsolve.params import NoParams
@@ -202,3 +203,115 @@ def test_a_missing_backup_is_refused_when_the_backup_rule_is_on() -> None:
 def test_a_backup_from_another_flows_routes_is_refused() -> None:
     plan, why = _read({"F1": {"R1": [3, 3], "backup": "S1"}, "F2": {"S1": [1, 1], "backup": "S1"}}, [BACKUP_RULE])
     assert (plan, why) == (None, "flow F1 needs a 'backup' route from its own routes")
+
+
+# == transportation dispatch (checkers/routing/dispatch.py) =====================================
+# Depot H; roads H-P 10, P-Q 10, H-Q 15 minutes. J1 P->H, J2 Q->P, J3 H->P, each 5 minutes of
+# handling. V1 is a van without a battery, V2 an electric van with 30 minutes of charge.
+# V1 doing J1 alone: 10 empty to P, starts at 10, 10 loaded back to H, 5 handling: done at 25.
+def _dispatch(hp: int = 10, j2_release: int = 0) -> dp.DispatchData:
+    roads = (Road(a="H", b="P", minutes=hp), Road(a="P", b="Q", minutes=10), Road(a="H", b="Q", minutes=15))
+
+    def job(jid: str, origin: str, dest: str, release: int = 0) -> dp.Job:
+        return dp.Job(
+            id=jid, name=jid, needs="van", origin=origin, dest=dest, handling=5, release=release, due=25,
+            weight=1, points=1, load=2,
+        )  # fmt: skip
+
+    return dp.DispatchData(
+        network=RoadNetwork(places=("H", "P", "Q"), roads=roads),
+        depot="H",
+        shift=200,
+        units="parcels",
+        vehicles=(dp.Vehicle(id="V1", type="van"), dp.Vehicle(id="V2", type="van", battery=30)),
+        jobs=(job("J1", "P", "H"), job("J2", "Q", "P", j2_release), job("J3", "H", "P")),
+    )
+
+
+def _routes(v1: tuple[str, ...] = (), v2: tuple[str, ...] = ()) -> dp.Plan:
+    return dp.Plan({"V1": v1, "V2": v2})
+
+
+def _dispatch_verdict(kind: str, plan: dp.Plan, data: dp.DispatchData | None = None, **params: Any) -> Any:
+    return dp.CHECKS[kind](data or _dispatch(), plan, dp.RULE_PARAMS[kind](**params))
+
+
+def test_dispatch_hard_deadline_passes_a_job_finishing_exactly_at_its_due_minute() -> None:
+    assert _dispatch_verdict("hard_deadline", _routes(("J1",), ("J2", "J3")), jobs=["J1"])[0]
+
+
+def test_dispatch_max_wait_passes_a_wait_of_exactly_max() -> None:
+    """V1 reaches Q at 15 and J2 is released at 18."""
+    assert _dispatch_verdict("max_wait", _routes(("J2",), ("J1", "J3")), _dispatch(j2_release=18), max=3)[0]
+
+
+def test_dispatch_max_wait_names_the_minutes_waited() -> None:
+    verdict = _dispatch_verdict("max_wait", _routes(("J2",), ("J1", "J3")), _dispatch(j2_release=18), max=2)
+    assert verdict == (False, "V1 waits 3 minutes for J2 (at most 2)")
+
+
+def test_dispatch_direct_start_names_the_job_that_is_first_instead() -> None:
+    verdict = _dispatch_verdict("direct_start", _routes(("J1", "J2"), ("J3",)), jobs=["J2"])
+    assert verdict == (False, "J2 is not the first job of V1 (J1 is)")
+
+
+def test_dispatch_battery_checks_an_electric_vehicle_listed_after_one_without_a_battery() -> None:
+    """V2 drives 15 empty to Q and 10 loaded to P: 5 of 30 minutes left."""
+    assert not _dispatch_verdict("battery", _routes(("J1",), ("J2", "J3")), reserve=10)[0]
+
+
+def test_dispatch_battery_passes_a_charge_of_exactly_the_reserve_after_a_job() -> None:
+    """V2 drives 10 empty to P and 10 loaded back to the depot: 10 left, no drive home."""
+    assert _dispatch_verdict("battery", _routes(("J2", "J3"), ("J1",)), reserve=10)[0]
+
+
+def test_dispatch_timelines_of_one_plan_are_worked_out_for_each_data_apart() -> None:
+    """The same plan against data whose road H-P takes 20 minutes finishes J1 later."""
+    plan = _routes(("J1",), ("J2", "J3"))
+    assert dp.finishes(_dispatch(), plan)["J1"] == 25
+    assert dp.finishes(_dispatch(hp=20), plan)["J1"] == 45
+
+
+def test_dispatch_predecessors_give_each_job_the_stop_before_it() -> None:
+    assert dp.predecessors({"V1": ["J1", "J2"], "V2": ["J3"]}) == {"J1": "depot", "J2": "J1", "J3": "depot"}
+
+
+def test_dispatch_changes_count_the_jobs_whose_stop_before_changed() -> None:
+    """J2 now follows J3 instead of J1; J1 and J3 still start from the depot."""
+    term = ObjectiveTerm(id="o", kind="changes", params={"existing": {"V1": ["J1", "J2"], "V2": ["J3"]}})
+    tp = dp.CurrentRoutes(existing={"V1": ["J1", "J2"], "V2": ["J3"]})
+    assert dp.TASK.objective_value(_dispatch(), _routes(("J1",), ("J3", "J2")), term, tp) == 1
+
+
+def test_dispatch_an_unknown_objective_kind_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="unknown objective kind 'fuel'"):
+        dp.objective_value(_dispatch(), _routes(("J1", "J2", "J3")), ObjectiveTerm(id="o", kind="fuel"), NoParams())
+
+
+def test_dispatch_replaced_changes_only_the_named_fields() -> None:
+    d = _dispatch()
+    new = dp.replaced(d, shift=100)
+    assert new.shift == 100 and new.jobs == d.jobs and new.vehicles == d.vehicles and new is not d
+
+
+def _read_routes(routes: Any) -> tuple[Any, str]:
+    d = _dispatch()
+    return dp.TASK.read_plan(d, {"routes": routes}, dp.TASK.lookups(d), [])
+
+
+def test_dispatch_a_route_that_is_not_an_object_is_refused_by_its_number() -> None:
+    assert _read_routes(["V1"]) == (None, "route 1 is not an object")
+
+
+def test_dispatch_a_job_given_as_a_number_is_refused_as_unknown() -> None:
+    assert _read_routes([{"vehicle": "V1", "jobs": [5]}]) == (None, "route 1 names unknown job '5'")
+
+
+def test_dispatch_an_unknown_job_is_named_by_its_first_40_characters() -> None:
+    got = _read_routes([{"vehicle": "V1", "jobs": ["z" * 45]}])
+    assert got == (None, f"route 1 names unknown job {'z' * 40!r}")
+
+
+def test_dispatch_routes_missing_jobs_are_refused_naming_them() -> None:
+    got = _read_routes([{"vehicle": "V1", "jobs": ["J1"]}])
+    assert got == (None, "jobs missing from the routes: J2, J3")
