@@ -315,3 +315,27 @@ def test_dispatch_an_unknown_job_is_named_by_its_first_40_characters() -> None:
 def test_dispatch_routes_missing_jobs_are_refused_naming_them() -> None:
     got = _read_routes([{"vehicle": "V1", "jobs": ["J1"]}])
     assert got == (None, "jobs missing from the routes: J2, J3")
+
+
+def test_dispatch_fleet_cap_fails_more_vehicles_of_the_type_going_out_than_max() -> None:
+    verdict = _dispatch_verdict("fleet_cap", _routes(("J1",), ("J2", "J3")), type="van", max=1)
+    assert verdict == (False, "2 vehicles of type van go out (V1, V2; at most 1)")
+
+
+def test_dispatch_fleet_cap_passes_exactly_max_vehicles_of_the_type_going_out() -> None:
+    assert _dispatch_verdict("fleet_cap", _routes(("J1",), ("J2", "J3")), type="van", max=2)[0]
+
+
+def test_dispatch_fleet_cap_does_not_count_a_vehicle_that_does_no_job() -> None:
+    assert _dispatch_verdict("fleet_cap", _routes(("J1", "J2", "J3")), type="van", max=1)[0]
+
+
+def test_dispatch_existing_lists_each_used_vehicles_jobs_in_order() -> None:
+    """What a recovery plan's changes are counted against: an unused vehicle is left out."""
+    assert dp.TASK.existing(_dispatch(), _routes(("J2", "J1", "J3"))) == {"V1": ["J2", "J1", "J3"]}
+
+
+def test_traffic_replaced_changes_only_the_named_fields() -> None:
+    d = _data()
+    new = tr.replaced(d, period_minutes=30)
+    assert new.period_minutes == 30 and new.flows == d.flows and new.routes == d.routes and new is not d
