@@ -4,12 +4,39 @@ changing its parameters, and the verdict of one checklist item (tests/test_mutat
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from pbsolve.schema import Instance
 
 CheckAnswer = Callable[[Instance, Any], dict[str, tuple[bool, str]]]
+DATA = Path(__file__).parent / "data"
+
+
+@cache
+def stored_lines(family: str) -> tuple[str, ...]:
+    """The lines of the family's stored verdict sample, tests/data/mutation_moves_<family>.jsonl
+    (written by scripts/mutation_fixture.py): an instance and its single-move answers, each
+    with the CP-SAT model's verdict on every rule."""
+    text = (DATA / f"mutation_moves_{family}.jsonl").read_text()
+    return tuple(line for line in text.splitlines() if line.strip())
+
+
+def stored_records(family: str, task: str) -> list[dict[str, Any]]:
+    return [rec for rec in map(json.loads, stored_lines(family)) if rec["instance"]["task"] == task]
+
+
+def stored_cases(family: str, task: str) -> list[tuple[Instance, dict[str, Any], dict[str, bool]]]:
+    """(instance, answer, model verdict per rule id) of the task's stored answers; fresh
+    instances each call: no validation or parsed data carried over between tests."""
+    return [
+        (Instance.model_validate(rec["instance"]), a["answer"], a["model_verdicts"])
+        for rec in stored_records(family, task)
+        for a in rec["answers"]
+    ]
 
 
 def only_rule(inst: Instance, kind: str) -> Any:

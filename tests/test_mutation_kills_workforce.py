@@ -34,7 +34,7 @@ from pbsolve.checkers.workforce import check_answer
 from pbsolve.grading import grade
 from pbsolve.schema import Instance
 from tests.kill_helpers import by_id as _by_id
-from tests.kill_helpers import item_passes
+from tests.kill_helpers import item_passes, stored_cases, stored_lines, stored_records
 from tests.kill_helpers import only_rule as _rule
 from tests.kill_helpers import reference as _reference
 from tests.kill_helpers import rule_params as _params
@@ -50,25 +50,6 @@ TASKS = (
 
 
 # -- the stored verdict sample --------------------------------------------------------------
-@cache
-def _lines() -> tuple[str, ...]:
-    text = (DATA / "mutation_moves_workforce.jsonl").read_text()
-    return tuple(line for line in text.splitlines() if line.strip())
-
-
-def _records(task: str) -> list[dict[str, Any]]:
-    return [rec for rec in map(json.loads, _lines()) if rec["instance"]["task"] == task]
-
-
-def _cases(task: str) -> list[tuple[Instance, dict[str, Any], dict[str, bool]]]:
-    """Fresh instances each call: no validation or parsed data carried over between tests."""
-    return [
-        (Instance.model_validate(rec["instance"]), a["answer"], a["model_verdicts"])
-        for rec in _records(task)
-        for a in rec["answers"]
-    ]
-
-
 def _graded(inst: Instance, answer: dict[str, Any]) -> dict[str, bool]:
     """Checklist rule (or item name) -> passed, through the family's public check_answer."""
     verdicts = check_answer(inst, answer)
@@ -79,7 +60,7 @@ def _graded(inst: Instance, answer: dict[str, Any]) -> dict[str, bool]:
 def test_every_rule_item_of_a_stored_single_move_answer_gets_the_solver_models_verdict(task: str) -> None:
     """Each rule's item passes exactly when the CP-SAT model accepts the plan with that rule on."""
     wrong = []
-    for inst, answer, model in _cases(task):
+    for inst, answer, model in stored_cases("workforce", task):
         passed = _graded(inst, answer)
         wrong += [(inst.id, rid, passed[rid]) for rid in model if passed[rid] != model[rid]]
     assert not wrong
@@ -87,7 +68,7 @@ def test_every_rule_item_of_a_stored_single_move_answer_gets_the_solver_models_v
 
 @pytest.mark.parametrize("task", TASKS)
 def test_a_stored_answer_that_breaks_a_rule_gets_no_all_pass_reward(task: str) -> None:
-    for inst, answer, model in _cases(task):
+    for inst, answer, model in stored_cases("workforce", task):
         if not all(model.values()):
             assert grade(inst, json.dumps(answer)).reward == 0.0, inst.id
 
@@ -96,14 +77,14 @@ def test_a_stored_answer_that_breaks_a_rule_gets_no_all_pass_reward(task: str) -
 def test_a_stored_answer_states_its_plans_own_objective_figures(task: str) -> None:
     """The sample's answers state the figures the solver model gives their plans (checked
     when the sample was written), so the validation item passes on every one of them."""
-    for inst, answer, _ in _cases(task):
+    for inst, answer, _ in stored_cases("workforce", task):
         assert _graded(inst, answer)["validation"], inst.id
 
 
 @pytest.mark.parametrize("task", TASKS)
 def test_the_certified_reference_of_every_stored_instance_passes_every_item(task: str) -> None:
     """Every rule kept, the objective equal to CP-SAT's proven optimum, the figures its own."""
-    for rec in _records(task):
+    for rec in stored_records("workforce", task):
         inst = Instance.model_validate(rec["instance"])
         failed = [rule for rule, ok in _graded(inst, copy.deepcopy(inst.reference)).items() if not ok]
         assert not failed, inst.id
@@ -115,7 +96,7 @@ def test_the_stored_sample_breaks_rules_of_every_task_and_some_answers_break_non
     broken: Counter[str] = Counter()
     clean: Counter[str] = Counter()
     for task in TASKS:
-        for _, _, model in _cases(task):
+        for _, _, model in stored_cases("workforce", task):
             (clean if all(model.values()) else broken)[task] += 1
     assert set(broken) == set(clean) == set(TASKS)
 
@@ -126,14 +107,14 @@ Row = dict[str, Any]
 
 @cache
 def _stored_instance(instance_id: str) -> str:
-    (line,) = [line for line in _lines() if json.loads(line)["instance"]["id"] == instance_id]
+    (line,) = [line for line in stored_lines("workforce") if json.loads(line)["instance"]["id"] == instance_id]
     return json.dumps(json.loads(line)["instance"])
 
 
 def _stored(task: str, kind: str | None = None, mechanism: str | None = None) -> Instance:
     """A fresh copy of the first stored instance of ``task`` with a rule of ``kind`` and
     the ``mechanism`` (the sample's instances: generated and certified, nothing to solve)."""
-    for rec in _records(task):
+    for rec in stored_records("workforce", task):
         inst = rec["instance"]
         if (kind is None or kind in {r["kind"] for r in inst["rules"]}) and (
             mechanism is None or mechanism in inst["mechanisms"]
@@ -338,7 +319,7 @@ OFF = None
 def _stored_all(task: str, kind: str) -> list[Instance]:
     return [
         Instance.model_validate(json.loads(_stored_instance(rec["instance"]["id"])))
-        for rec in _records(task)
+        for rec in stored_records("workforce", task)
         if kind in {r["kind"] for r in rec["instance"]["rules"]}
     ]
 

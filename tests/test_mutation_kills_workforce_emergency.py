@@ -19,8 +19,6 @@ The survivors argued equivalent are in scripts/mutation_equivalents.toml.
 from __future__ import annotations
 
 import copy
-import json
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +34,7 @@ from pbsolve.checkers.workforce import volunteer as vs
 from pbsolve.checkers.workforce import work_assignment as wa
 from pbsolve.params import NoParams
 from pbsolve.schema import Instance, Rule
+from tests.kill_helpers import stored_cases, stored_records
 from tests.test_emergency_emergency_planning import DATA as RESPONSE
 from tests.test_emergency_emergency_planning import ED, FE, NEW, NS, PM, sent
 from tests.test_emergency_emergency_planning import GOOD as RESPONSE_GOOD
@@ -48,25 +47,6 @@ EMERGENCY = ("disaster_evacuation_planning", "emergency_planning", "medical_reso
 
 
 # == the stored emergency verdict sample ======================================================
-@cache
-def _lines() -> tuple[str, ...]:
-    text = (DATA / "mutation_moves_emergency.jsonl").read_text()
-    return tuple(line for line in text.splitlines() if line.strip())
-
-
-def _records(task: str) -> list[dict[str, Any]]:
-    return [rec for rec in map(json.loads, _lines()) if rec["instance"]["task"] == task]
-
-
-def _cases(task: str) -> list[tuple[Instance, dict[str, Any], dict[str, bool]]]:
-    """Fresh instances each call: no validation or parsed data carried over between tests."""
-    return [
-        (Instance.model_validate(rec["instance"]), a["answer"], a["model_verdicts"])
-        for rec in _records(task)
-        for a in rec["answers"]
-    ]
-
-
 def _graded(inst: Instance, answer: dict[str, Any]) -> dict[str, bool]:
     """Checklist rule (or item name) -> passed, through the family's public check_answer."""
     verdicts = emergency_check_answer(inst, answer)
@@ -77,14 +57,14 @@ def _graded(inst: Instance, answer: dict[str, Any]) -> dict[str, bool]:
 def test_a_stored_emergency_answer_states_its_plans_own_objective_figures(task: str) -> None:
     """The sample's answers state the figures the solver model gives their plans (checked
     when the sample was written), so the validation item passes on every one of them."""
-    for inst, answer, _ in _cases(task):
+    for inst, answer, _ in stored_cases("emergency", task):
         assert _graded(inst, answer)["validation"], inst.id
 
 
 @pytest.mark.parametrize("task", EMERGENCY)
 def test_the_certified_reference_of_every_stored_emergency_instance_passes_every_item(task: str) -> None:
     """Every rule kept, the objective equal to CP-SAT's proven optimum, the figures its own."""
-    for rec in _records(task):
+    for rec in stored_records("emergency", task):
         inst = Instance.model_validate(rec["instance"])
         failed = [rule for rule, ok in _graded(inst, copy.deepcopy(inst.reference)).items() if not ok]
         assert not failed, inst.id
