@@ -9,7 +9,8 @@ core) and reports:
 * % unique optimum among feasible instances and % infeasible instances;
 * median, p90 and max seconds per index (one ``build_instance`` call, re-samples included);
 * uniqueness-proof time / first-solve time (sum of ``Outcome.uniqueness_s`` over sum of
-  ``Outcome.first_solve_s``, both measured in this run);
+  ``Outcome.first_solve_s``, both measured in this run, both CPU seconds:
+  ``pbsolve.certify.phase_clock``);
 * peak resident memory (``resource.getrusage``).
 
 With ``--workers W`` (W > 1) it also runs the same jobs through

@@ -80,9 +80,9 @@ class Outcome:
     index: int
     instance: Instance | None
     rejects: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    first_solve_s: float = 0.0
-    uniqueness_s: float = 0.0
+    seconds: float = 0.0  # wall seconds of the index, re-samples included
+    first_solve_s: float = 0.0  # CPU seconds (pbsolve.certify.phase_clock) of the first optimisations
+    uniqueness_s: float = 0.0  # CPU seconds of the uniqueness proofs
     hard_rejects: list[str] = field(default_factory=list)  # "<hard kind>:<reason>"
     error: str | None = None  # why no spec could be sampled at all
     interrupted: bool = False  # a stop request ended the work: not a result, never a reject

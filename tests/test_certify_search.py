@@ -454,3 +454,23 @@ def test_a_first_solve_whose_first_plan_is_optimal_leaves_nothing_to_start_from(
     kept = _Incumbents([])
     kept.plans = [[0, 1]]
     assert kept.before([0, 1]) is None
+
+
+def test_certification_phases_are_timed_in_cpu_seconds_so_a_busy_machine_does_not_move_their_ratio(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    import time
+
+    import pbsolve.certify as certify
+
+    real = certify._solve
+
+    def waiting_solve(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.05)  # the process waits, as it does while other work holds the core
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(certify, "_solve", waiting_solve)
+    start = time.perf_counter()
+    result = certify_feasible(PickOne([5, 2, 7]), None, SolverLimits())  # type: ignore[arg-type]
+    assert time.perf_counter() - start >= 0.1  # both phases waited
+    assert result.stats.first_solve_s < 0.04 and result.stats.uniqueness_s < 0.04
