@@ -614,8 +614,11 @@ def optimum(family: Builds, draft: Draft, limits: SolverLimits, without: str | N
     weights = lexicographic_weights([ub for _, _, ub in sm.objective_terms])
     sm.model.minimize(sum(w * expr for w, (_, expr, _) in zip(weights, sm.objective_terms)))
     # only the optimal values are returned, which no search setting changes: presolve off
-    # is faster on these models (as for the first optimisation of certify_feasible)
-    solver = make_solver(limits, presolve=False, optimise=True, parameters=sm.parameters)
+    # is faster on most models (as for the first optimisation of certify_feasible), and
+    # the model's optimum_parameters say otherwise where measured
+    extra = dict(sm.optimum_parameters)
+    presolve = bool(extra.pop("cp_model_presolve", False))
+    solver = make_solver(limits, presolve=presolve, optimise=True, parameters={**sm.parameters, **extra})
     key = _question(sm, solver)
     with _OPTIMA_LOCK:
         if key in _OPTIMA:

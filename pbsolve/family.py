@@ -107,7 +107,11 @@ class SolverModel:
     for the model. ``uniqueness_hint`` starts the tuned uniqueness re-optimisation (the
     single cut) from the first optimisation's last plan before its optimum, a complete
     plan the cut leaves in: the proof has an incumbent from the start, and proves the
-    same answer.
+    same answer. ``optimum_parameters`` are further parameters of
+    :func:`pbsolve.certify.optimum` alone (the hard tier's probes of variant drafts, which
+    read back only the optimal values), ``cp_model_presolve`` included (off unless set):
+    chosen by measurement for the model, they change how fast the value comes, never
+    the value.
     """
 
     model: cp_model.CpModel
@@ -122,6 +126,7 @@ class SolverModel:
     symmetry: Symmetry | None = None
     uniqueness_levels_after: float | None = None
     uniqueness_hint: bool = False
+    optimum_parameters: dict[str, Any] = field(default_factory=dict)
 
 
 class Builds(Protocol):

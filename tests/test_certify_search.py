@@ -474,3 +474,62 @@ def test_certification_phases_are_timed_in_cpu_seconds_so_a_busy_machine_does_no
     result = certify_feasible(PickOne([5, 2, 7]), None, SolverLimits())  # type: ignore[arg-type]
     assert time.perf_counter() - start >= 0.1  # both phases waited
     assert result.stats.first_solve_s < 0.04 and result.stats.uniqueness_s < 0.04
+
+
+class PickOneProbedWith(PickOne):
+    """PickOne whose models ask :func:`pbsolve.certify.optimum` for these settings."""
+
+    def __init__(self, costs: list[int], settings: dict[str, Any]) -> None:
+        super().__init__(costs)
+        self.settings = settings
+
+    def build_model(self, draft: Draft) -> SolverModel:
+        sm = super().build_model(draft)
+        sm.optimum_parameters = dict(self.settings)
+        return sm
+
+
+def _spy_optimum_solvers(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The parameters of every solver pbsolve.certify.make_solver hands out from now on."""
+    import pbsolve.certify as certify
+
+    made: list[Any] = []
+    real = certify.make_solver
+
+    def spying(*args: Any, **kwargs: Any) -> cp_model.CpSolver:
+        solver = real(*args, **kwargs)
+        made.append(solver.parameters)
+        return solver
+
+    monkeypatch.setattr(certify, "make_solver", spying)
+    return made
+
+
+def test_the_optimum_of_a_model_without_settings_of_its_own_is_solved_without_presolve(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    from pbsolve.certify import optimum
+
+    made = _spy_optimum_solvers(monkeypatch)
+    assert optimum(PickOne([0, 3, 1, 2]), None, SolverLimits()) == (1,)  # type: ignore[arg-type]
+    assert [(p.cp_model_presolve, p.linearization_level) for p in made] == [(False, 2)]
+
+
+def test_the_optimum_is_solved_with_the_models_optimum_settings_presolve_included_but_never_its_determinism(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    from pbsolve.certify import optimum
+
+    made = _spy_optimum_solvers(monkeypatch)
+    settings = {"cp_model_presolve": True, "max_presolve_iterations": 1, "cp_model_probing_level": 0, "num_workers": 8}
+    assert optimum(PickOneProbedWith([0, 3, 1, 2], settings), None, SolverLimits()) == (1,)  # type: ignore[arg-type]
+    assert [(p.cp_model_presolve, p.max_presolve_iterations, p.cp_model_probing_level) for p in made] == [(True, 1, 0)]
+    assert [(p.num_workers, p.random_seed) for p in made] == [(1, 0)]
+
+
+def test_optimum_settings_reach_neither_certification_solve(monkeypatch: pytest.MonkeyPatch):
+    made = _spy_optimum_solvers(monkeypatch)
+    fam = PickOneProbedWith([0, 3, 1, 2], {"cp_model_presolve": True, "cp_model_probing_level": 0})
+    certify_feasible(fam, None, SolverLimits())  # type: ignore[arg-type]
+    assert len(made) == 2 and all(p.cp_model_probing_level != 0 for p in made)
+    assert made[0].cp_model_presolve is False  # the first optimisation keeps presolve off

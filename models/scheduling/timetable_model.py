@@ -263,6 +263,9 @@ SOLVER_PARAMETERS: dict[str, dict[str, Any]] = {}
 # first solve and uniqueness proof, never the default-search re-certification of a tied
 # optimum nor a hard-tier probe), registered by the task modules that measured them
 SPEED_PARAMETERS: dict[str, dict[str, Any]] = {}
+# CP-SAT parameters of pbsolve.certify.optimum's solves only (SolverModel.optimum_parameters:
+# the hard tier's probes of variant drafts), registered by the task modules that measured them
+OPTIMUM_PARAMETERS: dict[str, dict[str, Any]] = {}
 # task types whose room_no_overlap rows implied by person_no_overlap bind only while that
 # rule is off (see _room_no_overlap), registered by the task modules that measured it
 IMPLIED_ROOM_ROWS: set[str] = set()
@@ -538,6 +541,7 @@ def build_parts(draft: Draft) -> tuple[SolverModel, TimetableModel]:
         decode=decode,
         parameters=dict(SOLVER_PARAMETERS.get(draft.spec.task, {})),
         speed_parameters=dict(SPEED_PARAMETERS.get(draft.spec.task, {})),
+        optimum_parameters=dict(OPTIMUM_PARAMETERS.get(draft.spec.task, {})),
         # measured on 258 stored timetable instances (9 task types): presolve costs the
         # re-optimisation more than it saves (2.6 against 3.4 s)
         uniqueness_parameters={"cp_model_presolve": False},
