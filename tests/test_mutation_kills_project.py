@@ -1,0 +1,272 @@
+"""Behaviours the mutation campaign over the project checkers not yet campaigned found
+untested (checkers/project/warehouse.py, maintenance.py, production.py, activities.py,
+budget.py): one behaviour per test, each a verdict, a figure or a plan read as grading
+does it."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbsolve.checker_kit import OK
+from pbsolve.checkers.project import maintenance as mc
+from pbsolve.checkers.project import warehouse as wh
+from pbsolve.params import NoParams, Params, make_term
+from pbsolve.schema import ObjectiveTerm
+from tests.test_project_it_system_maintenance_planning import DATA as MC
+from tests.test_project_warehouse_planning import DATA as WH
+from tests.test_project_warehouse_planning import OK_PLAN as WH_OK
+from tests.test_project_warehouse_planning import plan as wh_plan
+
+
+# -- checkers/project/warehouse.py ---------------------------------------------------------
+# WH: zone Z1 (chilled, 100 kg) with S1 (level 0) and S2 (level 1); zone Z2 (150 kg) with
+# S3 (level 0), S4 (level 1) and S5 (level 0). Items I1 60 kg, I2 40 kg, I3 90 kg.
+# WH_OK: I1 in S1, I2 in S3, I3 in S4 (Z1 60 kg, Z2 130 kg; S2 and S5 empty).
+def _wh(kind: str, plan: wh.Plan, params: Params | None = None) -> tuple[bool, str]:
+    return wh.CHECKS[kind](WH, plan, params or NoParams())
+
+
+def _slotting(rows: list[object]) -> tuple[object, str]:
+    """The plan TASK.read_plan reads from a slotting of these rows, and why."""
+    return wh.TASK.read_plan(WH, {"slotting": rows}, wh.TASK.lookups(WH), [])
+
+
+OK_ROWS = [{"item": "I1", "slot": "S1"}, {"item": "I2", "slot": "S3"}, {"item": "I3", "slot": "S4"}]
+
+
+def test_a_zone_loaded_exactly_to_its_limit_keeps_the_capacity_rule():
+    assert _wh("zone_capacity", wh_plan(I2="S2")) == OK  # Z1: 60 + 40 = 100 kg
+
+
+def test_an_item_weighing_exactly_the_heavy_weight_must_be_low():
+    got = _wh("heavy_low", WH_OK, wh.HeavyLow(min_weight=90, max_level=0))
+    assert got == (False, "I3 weighs 90 kg and is on level 1 (at most level 0)")
+
+
+def test_an_item_in_a_reserved_slot_is_named_with_the_slot():
+    got = _wh("reserved_slots", wh_plan(I2="S2"), wh.ReservedSlots(slots=["S2"]))
+    assert got == (False, "I2 is in slot S2, which is reserved")
+
+
+def test_two_items_in_a_reserved_slot_are_both_named():
+    got = _wh("reserved_slots", wh_plan(I2="S2", I3="S2"), wh.ReservedSlots(slots=["S2"]))
+    assert got == (False, "I2, I3 are in slot S2, which is reserved")
+
+
+def test_a_zone_loaded_exactly_to_the_threshold_keeps_its_upper_levels_usable():
+    # Z2 holds 130 kg and I3 is on level 1 (S4): not over a 130 kg threshold
+    assert _wh("load_threshold", WH_OK, wh.LoadThreshold(zone="Z2", threshold=130, level=1)) == OK
+
+
+def test_a_zone_over_the_threshold_names_the_item_on_an_upper_level():
+    got = _wh("load_threshold", WH_OK, wh.LoadThreshold(zone="Z2", threshold=100, level=1))
+    assert got == (False, "I3 is in slot S4, which is on level 1 or above while zone Z2 holds 130 kg (over 100 kg)")
+
+
+def test_the_load_threshold_empties_only_the_upper_slots_of_its_own_zone():
+    # Z1 (60 kg) is over 50 kg, its upper slot S2 is empty; I3 on level 1 is in Z2
+    assert _wh("load_threshold", WH_OK, wh.LoadThreshold(zone="Z1", threshold=50, level=1)) == OK
+
+
+def test_a_closed_slot_kept_empty_keeps_the_rule():
+    assert _wh("slot_closed", wh_plan(I2="S5"), wh.SlotClosed(slot="S3")) == OK
+
+
+def test_an_item_in_a_closed_slot_breaks_the_rule_naming_it():
+    got = _wh("slot_closed", WH_OK, wh.SlotClosed(slot="S3"))
+    assert got == (False, "I2 is in slot S3, which is out of service")
+
+
+def test_a_zone_with_an_empty_slot_keeps_a_spare():
+    assert _wh("spare_slot", WH_OK, wh.SpareSlot(zones=["Z1"])) == OK  # S2 is empty
+
+
+def test_a_zone_with_every_slot_taken_has_no_spare():
+    got = _wh("spare_slot", wh_plan(I3="S2"), wh.SpareSlot(zones=["Z1"]))
+    assert got == (False, "zone Z1 has no empty slot: a damaged slot's goods could not be moved within it")
+
+
+def test_the_changes_figure_counts_the_items_moved_from_the_current_plan():
+    current = wh.CurrentSlots(existing={"I1": "S1", "I2": "S2", "I3": "S5"})
+    terms = [
+        make_term("pick_path", "pick_path"),
+        make_term("lift_effort", "lift_effort"),
+        make_term("changes", "changes", current),
+    ]
+    _, values = wh.TASK.evaluate(WH, [], terms, WH_OK)
+    assert values == {"pick_path": 50 * 10 + 20 * 20 + 5 * 20, "lift_effort": 90 * 1, "changes": 2}  # I2, I3 moved
+
+
+def test_an_unknown_objective_kind_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"^unknown objective kind 'speed'$"):
+        wh.objective_value(WH, WH_OK, ObjectiveTerm(id="T", kind="speed"), NoParams())
+
+
+def test_a_recovery_counts_changes_against_the_main_plans_slotting():
+    assert wh.TASK.existing(WH, WH_OK) == {"I1": "S1", "I2": "S3", "I3": "S4"}
+
+
+def test_a_replaced_warehouse_keeps_every_other_field_and_is_validated_again():
+    fewer = wh.replaced(WH, items=WH.items[:2])
+    assert (fewer.zones, fewer.slots, fewer.items) == (WH.zones, WH.slots, WH.items[:2])
+    with pytest.raises(ValueError, match="3 items but only 2 slots"):
+        wh.replaced(WH, slots=WH.slots[:2])
+
+
+def test_a_slotting_as_the_instance_spells_it_reads_to_its_plan():
+    assert _slotting(OK_ROWS) == (WH_OK, "complete plan")
+
+
+def test_a_slotting_naming_items_and_slots_in_another_case_reads_to_the_same_plan():
+    rows = [{"item": r["item"].lower(), "slot": f" {r['slot'].lower()} "} for r in OK_ROWS]
+    assert _slotting(rows) == (WH_OK, "complete plan")
+
+
+@pytest.mark.parametrize("key", ["ITEM", "Item", "XXitemXX", "SLOT", "XXslotXX"])
+def test_a_slotting_row_is_read_from_its_item_and_slot_keys_alone(key):
+    # another key naming another item or slot (even 'item' in capitals) is ignored
+    rows = [{**OK_ROWS[0], key: "I3" if "item" in key.lower() else "S5"}, *OK_ROWS[1:]]
+    assert _slotting(rows) == (WH_OK, "complete plan")
+
+
+@pytest.mark.parametrize(
+    ("row", "reason"),
+    [
+        ({"item": "i9", "slot": "S3"}, "row 2 names unknown item 'i9'"),
+        ({"item": "I2", "slot": "s9"}, "row 2 names unknown slot 's9'"),
+        ({"item": "I2", "slot": 3}, "row 2 needs string fields 'item' and 'slot'"),
+        ({"item": "I2"}, "row 2 needs string fields 'item' and 'slot'"),
+        (["I2", "S3"], "row 2 is not an object"),
+    ],
+    ids=["unknown-item", "unknown-slot", "slot-not-text", "slot-left-out", "row-a-list"],
+)
+def test_a_slotting_row_breaking_the_form_is_refused_saying_why(row, reason):
+    assert _slotting([OK_ROWS[0], row, OK_ROWS[2]]) == (None, reason)
+
+
+def test_a_slotting_missing_an_item_is_refused_naming_it():
+    assert _slotting(OK_ROWS[:2]) == (None, "items missing from the slotting: I3")
+
+
+def test_a_slotting_naming_an_item_twice_is_refused():
+    rows = [*OK_ROWS, {"item": "i1", "slot": "S5"}]
+    assert _slotting(rows) == (None, "item I1 appears more than once")
+
+
+# -- checkers/project/maintenance.py -------------------------------------------------------
+# MC: S1 (window 0-4, cluster c1) <- S2 (windows 0-2 and 3-6) <- S3 (window 1-6, cluster
+# c1); T1 on S1 (2 h, 2 engineers), T2 on S2 (1 h), T3 on S3 (2 h); horizon 6, 2 engineers.
+# T4: a second 1-hour task on S2, for the rollback rule.
+MC_T4 = mc.MTask(id="T4", name="reboot app", service="S2", duration=1)
+MC4 = mc.replaced(MC, tasks=(*MC.tasks, MC_T4))
+# Two services of one cluster open all night, a 2-hour task on each: for overruns.
+PAIR = mc.MaintData(
+    services=tuple(
+        mc.Service(id=s, name=s, users=1, cluster="c", windows=(mc.Window(start=0, end=10),)) for s in ("SA", "SB")
+    ),
+    tasks=(
+        mc.MTask(id="A", name="a", service="SA", duration=2),
+        mc.MTask(id="B", name="b", service="SB", duration=2),
+    ),
+    horizon=10,
+    engineers=2,
+)
+
+
+def _mc(kind: str, d: mc.MaintData, plan: dict[str, int], params: Params | None = None) -> tuple[bool, str]:
+    return mc.CHECKS[kind](d, plan, params or NoParams())
+
+
+def _schedule(rows: list[object]) -> tuple[object, str]:
+    """The plan TASK.read_plan reads from a schedule of these rows, and why."""
+    return mc.TASK.read_plan(MC, {"schedule": rows}, mc.TASK.lookups(MC), [])
+
+
+def test_a_task_fits_at_every_start_hour_of_each_of_its_services_windows():
+    t2 = MC.task_by_id["T2"]  # 1 hour on S2: windows 0-2 and 3-6
+    assert MC.starts(t2) == [0, 1, 3, 4, 5]
+
+
+def test_a_task_lengthened_by_an_overrun_fits_at_fewer_start_hours():
+    assert MC.starts(MC.task_by_id["T2"], 1) == [0, 3, 4]
+
+
+def test_a_replaced_maintenance_night_keeps_every_other_field_and_is_validated_again():
+    fewer = mc.replaced(MC, tasks=MC.tasks[:2])
+    assert (fewer.services, fewer.tasks, fewer.horizon, fewer.engineers) == (MC.services, MC.tasks[:2], 6, 2)
+    with pytest.raises(ValueError, match="task T1 needs 2 engineers, only 1 are on call"):
+        mc.replaced(MC, engineers=1)
+
+
+def test_an_overrun_counts_each_task_busy_for_its_extra_hours():
+    plan = {"T1": 0, "T2": 3, "T3": 3}
+    assert list(mc.hours_of(plan, MC.task_by_id["T1"], 1)) == [0, 1, 2]
+    assert mc.load(MC, plan, 1) == {0: (1, 2), 1: (1, 2), 2: (1, 2), 3: (2, 2), 4: (2, 2), 5: (1, 1)}
+
+
+def test_two_tasks_of_one_cluster_may_run_back_to_back():
+    assert _mc("cluster_exclusive", PAIR, {"A": 2, "B": 4}) == OK
+
+
+def test_two_tasks_may_run_back_to_back_when_kept_apart():
+    assert _mc("not_together", PAIR, {"A": 2, "B": 4}, mc.NotTogether(pairs=[("A", "B")])) == OK
+
+
+@pytest.mark.parametrize(
+    "plan", [{"A": 2, "B": 4}, {"A": 4, "B": 2}], ids=["first-listed-first", "first-listed-second"]
+)
+def test_an_overrun_buffer_keeps_back_to_back_tasks_of_one_cluster_apart(plan):
+    got = _mc("overrun_buffer", PAIR, plan, mc.OverrunBuffer(hours=1))
+    assert got == (False, "with a 1-hour overrun: A and B both run in cluster c at the same hour")
+
+
+def test_an_overrun_buffer_keeps_each_task_an_overrun_inside_its_window():
+    got = _mc("overrun_buffer", PAIR, {"A": 8, "B": 0}, mc.OverrunBuffer(hours=1))
+    assert got == (False, "with a 1-hour overrun: A runs 8-11, outside every maintenance window of SA")
+
+
+def test_the_busy_run_is_the_longest_run_of_busy_hours_not_the_first():
+    plan = {"T1": 0, "T2": 3, "T3": 4}  # busy in hours 0-1 and 3-5
+    got = _mc("busy_run", MC, plan, mc.BusyRun(hours=2))
+    assert got == (False, "tasks run 3 hours in a row from hour 3 (at most 2)")
+
+
+def test_of_two_longest_busy_runs_the_first_is_named():
+    plan = {"T1": 0, "T2": 3, "T3": 3}  # busy in hours 0-1 and 3-4
+    got = _mc("busy_run", MC, plan, mc.BusyRun(hours=1))
+    assert got == (False, "tasks run 2 hours in a row from hour 0 (at most 1)")
+
+
+@pytest.mark.parametrize(
+    ("hours", "run"), [(set(), (0, 0)), ({4}, (1, 4)), ({2, 4, 5}, (2, 4))], ids=["none", "one-hour", "two-runs"]
+)
+def test_the_longest_run_of_hours_and_where_it_starts(hours, run):
+    assert mc.longest_run(hours) == run
+
+
+def test_a_task_on_the_service_in_the_rollback_hours_breaks_the_rule_naming_it():
+    got = _mc("rollback_slot", MC4, {"T1": 0, "T2": 1, "T3": 2, "T4": 3}, mc.Rollback(tasks=["T2"], hours=2))
+    assert got == (False, "T4 runs on S2 during T2 or its rollback hours (1-4)")
+
+
+def test_a_task_on_the_service_may_start_as_the_rollback_hours_end():
+    assert _mc("rollback_slot", MC4, {"T1": 0, "T2": 1, "T3": 2, "T4": 4}, mc.Rollback(tasks=["T2"], hours=2)) == OK
+
+
+def test_a_task_on_the_service_may_end_as_the_risky_task_starts():
+    assert _mc("rollback_slot", MC4, {"T1": 0, "T2": 3, "T3": 2, "T4": 2}, mc.Rollback(tasks=["T2"], hours=2)) == OK
+
+
+def test_an_unknown_maintenance_objective_kind_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"^unknown objective kind 'speed'$"):
+        mc.objective_value(MC, {"T1": 0, "T2": 3, "T3": 3}, ObjectiveTerm(id="T", kind="speed"), NoParams())
+
+
+def test_a_schedule_missing_a_task_is_refused_naming_the_tasks_missing():
+    rows = [{"task": "T1", "start": 0}, {"task": "T2", "start": 3}]
+    assert _schedule(rows) == (None, "tasks missing from the schedule: T3")
+
+
+def test_a_schedule_row_without_a_whole_number_start_is_refused_asking_for_an_hour():
+    rows = [{"task": "T1", "start": 0.5}]
+    assert _schedule(rows) == (None, "task T1 needs a whole-number 'start' hour")
