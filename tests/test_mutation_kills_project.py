@@ -8,11 +8,19 @@ from __future__ import annotations
 import pytest
 
 from pbsolve.checker_kit import OK
+from pbsolve.checkers.project import activities as pj
 from pbsolve.checkers.project import maintenance as mc
+from pbsolve.checkers.project import production as pp
 from pbsolve.checkers.project import warehouse as wh
 from pbsolve.params import NoParams, Params, make_term
 from pbsolve.schema import ObjectiveTerm
 from tests.test_project_it_system_maintenance_planning import DATA as MC
+from tests.test_project_production_planning import DATA as PP
+from tests.test_project_production_planning import OK_PLAN as PP_OK
+from tests.test_project_production_planning import plan as pp_plan
+from tests.test_project_project_planning import DATA as PJ
+from tests.test_project_project_planning import OK_PLAN as PJ_OK
+from tests.test_project_project_planning import plan as pj_plan
 from tests.test_project_warehouse_planning import DATA as WH
 from tests.test_project_warehouse_planning import OK_PLAN as WH_OK
 from tests.test_project_warehouse_planning import plan as wh_plan
@@ -270,3 +278,215 @@ def test_a_schedule_missing_a_task_is_refused_naming_the_tasks_missing():
 def test_a_schedule_row_without_a_whole_number_start_is_refused_asking_for_an_hour():
     rows = [{"task": "T1", "start": 0.5}]
     assert _schedule(rows) == (None, "task T1 needs a whole-number 'start' hour")
+
+
+# -- checkers/project/production.py --------------------------------------------------------
+# PP: periods 1-2, at most 2 lots a run; L1 (capacity 2) makes P1 and P2, L2 (capacity 1)
+# makes P2. PP_OK: P2 on L2 in both periods, 2 lots of P1 on L1 in period 2.
+PP_ROWS = [
+    {"line": "L2", "period": 1, "product": "P2", "lots": 1},
+    {"line": "L1", "period": 2, "product": "P1", "lots": 2},
+    {"line": "L2", "period": 2, "product": "P2", "lots": 1},
+]
+
+
+def _production(rows: list[object]) -> tuple[object, str]:
+    """The plan TASK.read_plan reads from a production list of these rows, and why."""
+    return pp.TASK.read_plan(PP, {"production": rows}, pp.TASK.lookups(PP), [])
+
+
+def test_a_production_list_as_the_instance_spells_it_reads_to_its_plan():
+    assert _production(PP_ROWS) == (PP_OK, "complete plan")
+
+
+def test_a_production_list_naming_lines_and_products_in_another_case_reads_to_the_same_plan():
+    rows = [{**r, "line": r["line"].lower(), "product": f" {r['product'].lower()} "} for r in PP_ROWS]
+    assert _production(rows) == (PP_OK, "complete plan")
+
+
+@pytest.mark.parametrize("key", ["LINE", "Product", "XXlineXX", "XXproductXX"])
+def test_a_production_row_is_read_from_its_line_and_product_keys_alone(key):
+    rows = [{**PP_ROWS[0], key: "L1" if "line" in key.lower() else "P1"}, *PP_ROWS[1:]]
+    assert _production(rows) == (PP_OK, "complete plan")
+
+
+def test_a_run_of_zero_lots_leaves_its_line_idle():
+    assert _production([*PP_ROWS, {"line": "L1", "period": 1, "product": "P2", "lots": 0}]) == (PP_OK, "complete plan")
+
+
+@pytest.mark.parametrize(
+    ("row", "reason"),
+    [
+        ({"line": "l9", "period": 1, "product": "P2", "lots": 1}, "run 2 names unknown line 'l9'"),
+        ({"line": "L1", "period": 1, "product": "p9", "lots": 1}, "run 2 names unknown product 'p9'"),
+        ({"line": "L1", "period": 1, "lots": 1}, "run 2 needs string fields 'line' and 'product'"),
+        (["L1", 1, "P2", 1], "run 2 is not an object"),
+        ({"line": "L1", "period": 0, "product": "P2", "lots": 1}, "run 2 needs an integer 'period' from 1 to 2"),
+        ({"line": "L1", "period": 3, "product": "P2", "lots": 1}, "run 2 needs an integer 'period' from 1 to 2"),
+        ({"line": "L1", "period": True, "product": "P2", "lots": 1}, "run 2 needs an integer 'period' from 1 to 2"),
+        ({"line": "L1", "period": "1", "product": "P2", "lots": 1}, "run 2 needs an integer 'period' from 1 to 2"),
+        ({"line": "L1", "period": 1, "product": "P2", "lots": -1}, "run 2 needs an integer 'lots' from 0 to 2"),
+        ({"line": "L1", "period": 1, "product": "P2", "lots": 3}, "run 2 needs an integer 'lots' from 0 to 2"),
+        ({"line": "L1", "period": 1, "product": "P2", "lots": True}, "run 2 needs an integer 'lots' from 0 to 2"),
+        ({"line": "L1", "period": 1, "product": "P2", "lots": 1.0}, "run 2 needs an integer 'lots' from 0 to 2"),
+        (
+            {"line": "L2", "period": 1, "product": "P2", "lots": 0},
+            "L2 appears more than once in period 1 (one product per line and period)",
+        ),
+    ],
+)
+def test_a_production_row_breaking_the_form_is_refused_saying_why(row, reason):
+    assert _production([PP_ROWS[0], row, *PP_ROWS[1:]]) == (None, reason)
+
+
+def _pp(kind: str, plan: pp.Plan, params: Params | None = None, d: pp.ProductionData = PP) -> tuple[bool, str]:
+    return pp.CHECKS[kind](d, plan, params or NoParams())
+
+
+def test_a_replaced_plant_keeps_every_other_field_and_is_validated_again():
+    fewer = pp.replaced(PP, orders=PP.orders[:2])
+    assert fewer.model_dump() == {**PP.model_dump(), "orders": tuple(o.model_dump() for o in PP.orders[:2])}
+    with pytest.raises(ValueError, match="1 material arrivals for 2 periods"):
+        pp.replaced(PP, arrivals=(1,))
+
+
+def test_a_line_switching_products_names_the_period_of_its_changeover():
+    got = _pp("max_changeovers", pp_plan(L1_1=("P2", 1)), pp.MaxChangeovers(max=0))
+    assert got == (False, "L1 has 1 changeovers (periods [2]; at most 0)")
+
+
+def test_without_planned_arrivals_only_the_initial_material_is_used_up():
+    no_arrivals = pp.replaced(PP, arrivals=())
+    assert pp.material_levels(no_arrivals, PP_OK) == [1, -4]  # 2 units; 1, then 4 + 1 used
+
+
+def test_a_shortfall_is_named_with_its_lots_and_period():
+    assert _pp("no_backlog", pp_plan(L2_1=None)) == (False, "P2 is 1 lots short at the end of period 1")
+
+
+def test_too_much_stock_is_named_with_its_period():
+    got = _pp("storage_cap", pp_plan(L1_1=("P1", 1)), pp.StorageCap(max=0))
+    assert got == (False, "1 lots are in stock at the end of period 1 (storage for 0)")
+
+
+def test_a_forbidden_succession_names_both_periods():
+    got = _pp("forbidden_succession", pp_plan(L1_1=("P2", 1)), pp.ForbiddenSuccession(first="P2", then="P1"))
+    assert got == (False, "L1 makes P1 in period 2, right after P2 in period 1")
+
+
+def test_line_balance_compares_the_busiest_and_the_idlest_line():
+    got = _pp("line_balance", pp_plan(L1_1=("P1", 2)), pp.LineBalance(max=1))
+    assert got == (False, "L1 makes 4 lots and L2 2: 2 apart (at most 1)")
+
+
+def test_a_material_shortfall_is_named_with_its_period_and_units():
+    got = _pp("material_supply", pp_plan(L1_1=("P1", 2)))
+    assert got == (False, "period 1 uses 2 units of raw material more than have arrived")
+
+
+def test_a_safety_stock_shortfall_names_the_stock_of_its_own_period():
+    got = _pp("safety_stock", pp_plan(L1_2=None), pp.SafetyStock(product="P1", first=1, min=0))
+    assert got == (False, "P1 has -2 lots in stock at the end of period 2 (at least 0)")
+
+
+def test_runs_are_judged_period_by_period_before_line_by_line():
+    runs = pp.Plan({("L1", 2): ("P1", 2), ("L2", 1): ("P2", 1)})
+    got = _pp("capacity_reserve", runs, pp.CapacityReserve(lines=["L1", "L2"]))
+    assert got == (False, "if L2 lost one lot of capacity in period 1, its 1 lots would not fit")
+
+
+def test_runs_of_one_period_are_judged_in_line_order():
+    runs = pp.Plan({("L2", 1): ("P1", 1), ("L1", 1): ("P2", 2)})
+    got = _pp("capacity_reserve", runs, pp.CapacityReserve(lines=["L1", "L2"]))
+    assert got == (False, "if L1 lost one lot of capacity in period 1, its 2 lots would not fit")
+
+
+def test_a_setup_cost_the_line_does_not_list_is_zero():
+    l1, l2 = PP.lines
+    unlisted = pp.replaced(PP, lines=(l1.model_copy(update={"setup": {"P1": 10}}), l2))
+    zero = pp.replaced(PP, lines=(l1.model_copy(update={"setup": {"P1": 10, "P2": 0}}), l2))
+    runs = pp_plan(L1_1=("P2", 1))
+    assert pp.cost(unlisted, runs) == pp.cost(zero, runs) == pp.cost(PP, runs) - 12
+
+
+def test_an_unknown_production_objective_kind_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"^unknown objective kind 'speed'$"):
+        pp.objective_value(PP, PP_OK, ObjectiveTerm(id="T", kind="speed"), NoParams())
+
+
+def test_a_recovery_counts_changes_against_the_main_plans_runs_in_period_order():
+    assert pp.TASK.existing(PP, PP_OK) == [["L2", 1, "P2", 1], ["L1", 2, "P1", 2], ["L2", 2, "P2", 1]]
+
+
+# -- checkers/project/activities.py --------------------------------------------------------
+# PJ: horizon 6; R1 (crew, 3) and R2 (crane, 1); A1 (1 day, 2 crew), A2 (2 days, 2 crew and
+# the crane, released day 1), A3 (3 days, the crane); A1 -> A2 finish-to-start lag 1,
+# A1 -> A3 start-to-start lag 1. PJ_OK: A1 on day 0, A3 on days 1-3, A2 on days 4-5.
+EVENT = pj.Activity(id="E", name="handover", duration=0)  # a zero-length event
+PJ_E = pj.replaced(PJ, activities=(*PJ.activities, EVENT))
+
+
+def _pj(kind: str, plan: pj.Plan, params: Params | None = None, d: pj.ProjectData = PJ) -> tuple[bool, str]:
+    return pj.CHECKS[kind](d, plan, params or NoParams())
+
+
+def _pj_schedule(rows: list[object]) -> tuple[object, str]:
+    """The plan TASK.read_plan reads from a schedule of these rows, and why."""
+    return pj.TASK.read_plan(PJ, {"schedule": rows}, pj.TASK.lookups(PJ), [])
+
+
+def test_a_replaced_project_keeps_every_other_field_and_is_validated_again():
+    assert PJ_E.model_dump() == {**PJ.model_dump(), "activities": (*PJ.model_dump()["activities"], EVENT.model_dump())}
+    with pytest.raises(ValueError, match="activity A2 cannot finish within the horizon 2"):
+        pj.replaced(PJ, horizon=2)
+
+
+def test_an_activity_left_out_of_the_weights_adds_nothing_to_a_days_figure():
+    assert pj.usage(PJ, PJ_OK, {"A3": 1}) == [0, 1, 1, 1, 0, 0]
+
+
+def test_an_activity_not_using_a_resource_demands_none_of_it():
+    assert pj.demands(PJ, "R2") == {"A1": 0, "A2": 1, "A3": 1}
+
+
+def test_an_outage_past_the_last_day_is_judged_up_to_the_last_day():
+    # R1 loses 1 of its 3 units from day 4 on; A2 uses 2 of them on days 4-5
+    assert _pj("resource_outage", PJ_OK, pj.ResourceOutage(resource="R1", first=4, last=9, units=1)) == OK
+
+
+def test_a_finish_to_start_link_waits_its_lag_after_the_finish():
+    assert _pj("precedence", pj_plan(A2=1)) == (False, "A2 starts on day 1, before day 2 (A1 finishes + 1)")
+
+
+def test_a_start_to_start_link_waits_its_lag_after_the_start():
+    assert _pj("precedence", pj_plan(A3=0)) == (False, "A3 starts on day 0, before day 1 (A1 starts + 1)")
+
+
+def test_an_activity_may_start_exactly_the_maximum_lag_after_the_finish():
+    assert _pj("max_lag", pj_plan(A2=3), pj.MaxLag(before="A1", after="A2", lag=2)) == OK  # A1 finishes at 1
+
+
+@pytest.mark.parametrize("pair", [("E", "A3"), ("A3", "E")], ids=["event-first", "event-second"])
+def test_a_zero_length_event_overlaps_nothing(pair):
+    # the handover on day 2 falls inside A3's days 1-3 but takes no day
+    plan = pj.Plan({**PJ_OK.start, "E": 2})
+    assert _pj("no_overlap", plan, pj.NoOverlap(pairs=[pair]), PJ_E) == OK
+
+
+def test_two_overlapping_activities_are_named_with_their_days():
+    got = _pj("no_overlap", pj_plan(A1=1, A3=0), pj.NoOverlap(pairs=[("A1", "A3")]))
+    assert got == (False, "A1 (days 1-1) and A3 (days 0-2) run on a common day")
+
+
+def test_an_unknown_project_objective_kind_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"^unknown objective kind 'speed'$"):
+        pj.objective_value(PJ, PJ_OK, ObjectiveTerm(id="T", kind="speed"), NoParams())
+
+
+def test_a_project_schedule_missing_an_activity_is_refused_naming_the_activities_missing():
+    rows = [{"activity": "A1", "start": 0}, {"activity": "A2", "start": 4}]
+    assert _pj_schedule(rows) == (None, "activities missing from the schedule: A3")
+
+
+def test_a_project_schedule_row_without_a_whole_number_start_is_refused_asking_for_a_day():
+    assert _pj_schedule([{"activity": "A1", "start": "0"}]) == (None, "activity A1 needs a whole-number 'start' day")
