@@ -9,11 +9,15 @@ import pytest
 
 from pbsolve.checker_kit import OK
 from pbsolve.checkers.project import activities as pj
+from pbsolve.checkers.project import budget as fb
 from pbsolve.checkers.project import maintenance as mc
 from pbsolve.checkers.project import production as pp
 from pbsolve.checkers.project import warehouse as wh
 from pbsolve.params import NoParams, Params, make_term
 from pbsolve.schema import ObjectiveTerm
+from tests.test_project_financial_budgeting import DATA as FB
+from tests.test_project_financial_budgeting import OK_PLAN as FB_OK
+from tests.test_project_financial_budgeting import plan as fb_plan
 from tests.test_project_it_system_maintenance_planning import DATA as MC
 from tests.test_project_production_planning import DATA as PP
 from tests.test_project_production_planning import OK_PLAN as PP_OK
@@ -490,3 +494,156 @@ def test_a_project_schedule_missing_an_activity_is_refused_naming_the_activities
 
 def test_a_project_schedule_row_without_a_whole_number_start_is_refused_asking_for_a_day():
     assert _pj_schedule([{"activity": "A1", "start": "0"}]) == (None, "activity A1 needs a whole-number 'start' day")
+
+
+# -- checkers/project/budget.py ------------------------------------------------------------
+# FB: opening 1, new funds 2 then 3; items I1, I2, I3 with caps 2. FB_OK: I1 (2, 0),
+# I2 (1, 1), I3 (0, 1): 3 then 2 spent, balances 0 then 1. FB3: a third period (funds 1).
+FB3 = fb.replaced(FB, budget=(2, 3, 1))
+
+
+def _fb(kind: str, plan: fb.Plan, params: Params | None = None, d: fb.BudgetData = FB) -> tuple[bool, str]:
+    return fb.CHECKS[kind](d, plan, params or NoParams())
+
+
+def _fb3(i1: tuple[int, int, int]) -> fb.Plan:
+    return fb.Plan({"I1": i1, "I2": (0, 0, 0), "I3": (0, 0, 0)})
+
+
+def _allocation(rows: list[object]) -> tuple[object, str]:
+    """The plan TASK.read_plan reads from an allocation of these rows, and why."""
+    return fb.TASK.read_plan(FB, {"allocation": rows}, fb.TASK.lookups(FB), [])
+
+
+FB_ROWS = [{"item": "I1", "amounts": [2, 0]}, {"item": "I2", "amounts": [1, 1]}, {"item": "I3", "amounts": [0, 1]}]
+
+
+def test_a_replaced_budget_keeps_every_other_field_and_is_validated_again():
+    assert FB3.model_dump() == {**FB.model_dump(), "budget": (2, 3, 1)}
+    with pytest.raises(ValueError, match="a budget needs at least one period"):
+        fb.replaced(FB, budget=())
+
+
+def test_the_periods_are_named_p1_to_the_last():
+    assert FB.period_ids() == ["P1", "P2"]
+
+
+def test_an_overdrawn_balance_is_named_with_its_period():
+    got = _fb("funds", fb_plan(I3=(1, 0)))
+    assert got == (False, "the balance at the end of period 1 is -1: more is spent than the funds received")
+
+
+def test_spending_over_the_period_limit_is_named_with_its_period():
+    assert _fb("period_limit", fb_plan(I2=(2, 1)), fb.PeriodLimit(max=3)) == (
+        False,
+        "4 is spent in period 1, above the limit 3",
+    )
+
+
+def test_an_amount_over_the_item_period_cap_is_named_with_its_period():
+    got = _fb("item_period_cap", FB_OK, fb.ItemPeriodCap(item="I1", max=1))
+    assert got == (False, "I1 receives 2 in period 1, above 1")
+
+
+def test_a_change_of_amount_over_the_ramp_is_named_with_both_periods():
+    got = _fb("ramp", FB_OK, fb.Ramp(item="I1", max_change=1))
+    assert got == (False, "I1 goes from 2 in period 1 to 0 in period 2: a change above 1")
+
+
+def test_the_ramp_compares_each_period_with_the_one_before_only():
+    assert _fb("ramp", _fb3((0, 1, 2)), fb.Ramp(item="I1", max_change=1), FB3) == OK
+
+
+def test_a_balance_carried_over_the_cap_is_named_with_both_periods():
+    got = _fb("carry_cap", fb_plan(I1=(0, 2)), fb.CarryCap(max=1))  # balances 2, then 1
+    assert got == (False, "2 is carried from period 1 into period 2, above 1")
+
+
+def test_a_spending_review_caps_the_periods_after_the_threshold_is_passed():
+    got = _fb("spend_threshold", FB_OK, fb.SpendThreshold(item="I2", threshold=0, cap=0))
+    assert got == (False, "I2 receives 1 in period 2, above 0, after its cumulative amount passed 0 in period 1")
+
+
+def test_a_spending_review_allows_the_cap_itself():
+    assert _fb("spend_threshold", FB_OK, fb.SpendThreshold(item="I2", threshold=0, cap=1)) == OK
+
+
+def test_a_cumulative_amount_reaching_the_threshold_has_not_passed_it():
+    # I2 has 1 by the end of period 1: not over a threshold of 1, so period 2 is not capped
+    assert _fb("spend_threshold", FB_OK, fb.SpendThreshold(item="I2", threshold=1, cap=0)) == OK
+
+
+def test_the_spending_review_sums_the_amounts_of_every_period_so_far():
+    got = _fb("spend_threshold", _fb3((1, 1, 1)), fb.SpendThreshold(item="I1", threshold=1, cap=0), FB3)
+    assert got == (False, "I1 receives 1 in period 3, above 0, after its cumulative amount passed 1 in period 2")
+
+
+def test_a_bill_that_could_not_be_paid_is_named_with_its_period():
+    got = _fb("contingency", FB_OK, fb.Contingency(amount=1))
+    assert got == (False, "a bill of 1 at the end of period 1 could not be paid (balance 0)")
+
+
+def test_a_budget_cut_names_the_balance_left_after_it():
+    got = _fb("budget_cut", FB_OK, fb.BudgetCut(period=1, amount=1))
+    assert got == (False, "after the cut of 1, the balance at the end of period 1 is -1")
+
+
+@pytest.mark.parametrize(
+    ("item", "period", "verdict"),
+    [
+        ("I1", 1, (False, "I1 receives 2 in period 1, when it is frozen")),
+        ("I2", 1, (False, "I2 receives 1 in period 1, when it is frozen")),
+        ("I3", 2, (False, "I3 receives 1 in period 2, when it is frozen")),
+        ("I1", 2, OK),
+        ("I1", 3, OK),
+    ],
+    ids=["two-in-period-1", "one-in-period-1", "one-in-the-last-period", "nothing-frozen", "past-the-horizon"],
+)
+def test_a_frozen_account_receives_nothing_in_its_period(item, period, verdict):
+    assert _fb("freeze", FB_OK, fb.Freeze(item=item, period=period)) == verdict
+
+
+def test_an_unknown_budget_objective_kind_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"^unknown objective kind 'speed'$"):
+        fb.objective_value(FB, FB_OK, ObjectiveTerm(id="T", kind="speed"), NoParams())
+
+
+def test_a_recovery_counts_changes_against_the_main_plans_amounts():
+    assert fb.TASK.existing(FB, FB_OK) == {"I1": [2, 0], "I2": [1, 1], "I3": [0, 1]}
+
+
+def test_an_allocation_as_the_instance_spells_it_reads_to_its_plan():
+    assert _allocation(FB_ROWS) == (FB_OK, "complete plan")
+
+
+@pytest.mark.parametrize(
+    ("row", "reason"),
+    [
+        ([1, 1], "row 2 is not an object"),
+        ({"amounts": [1, 1]}, "row 2 needs a string field 'item'"),
+        ({"item": "I9", "amounts": [1, 1]}, "row 2 names unknown item 'I9'"),
+        ({"item": "X" * 50, "amounts": [1, 1]}, f"row 2 names unknown item {'X' * 40!r}"),
+        ({"item": "I2", "amounts": [1]}, "row 2 (I2) needs 'amounts': a list of 2 whole numbers"),
+        ({"item": "I2", "amounts": 2}, "row 2 (I2) needs 'amounts': a list of 2 whole numbers"),
+        ({"item": "I2", "amounts": [1, 0.5]}, "I2: the amount of period 2 is not a whole number"),
+        ({"item": "I2", "amounts": [1, True]}, "I2: the amount of period 2 is not a whole number"),
+        ({"item": "I2", "amounts": [1, 3]}, "I2: the amount 3 of period 2 is outside 0 to its cap 2"),
+    ],
+    ids=[
+        "row-a-list",
+        "item-left-out",
+        "unknown-item",
+        "long-unknown-item",
+        "too-few-amounts",
+        "amounts-a-number",
+        "amount-a-fraction",
+        "amount-true",
+        "amount-over-the-cap",
+    ],
+)
+def test_an_allocation_row_breaking_the_form_is_refused_saying_why(row, reason):
+    assert _allocation([FB_ROWS[0], row, FB_ROWS[2]]) == (None, reason)
+
+
+def test_an_allocation_missing_an_item_is_refused_naming_it():
+    assert _allocation(FB_ROWS[:2]) == (None, "items missing from the allocation: I3")
