@@ -1,10 +1,15 @@
 """Routing verdicts held for the mutation campaign over the routing checkers not campaigned
 before (campaign mutD), one behaviour each, on the small hand-written data of each task's
-own test module: commuting first.
+own test module: commuting first, travel itinerary after it.
 
 Commuting (checkers/routing/commuting.py): four stops, Bus 1 Mill Road -> Elm Street and
 Tram 2 Elm Street -> Old Town (tests/test_routing_commuting_planning.py); here also Bus 3
 Station Square -> Old Town, for a trip that rides, walks and rides again.
+
+Travel itinerary (checkers/routing/itinerary.py): two days from Hotel Aurora, the Cathedral
+(closes 12:00), the Zoo (closed on Friday) and the Art Gallery (booked for Friday 11:00),
+and a rest at the hotel on Thursday between 12:00 and 13:00
+(tests/test_routing_travel_itinerary_planning.py).
 
 Each test judges one plan with one rule (or reads one answer, or replays one trip) and
 asserts the verdict the rule's wording gives. The survivors argued equivalent are in
@@ -18,6 +23,7 @@ from typing import Any
 import pytest
 
 from pbsolve.checkers.routing import commuting as cm
+from pbsolve.checkers.routing import itinerary as it
 from pbsolve.models.routing.commuting import cm_replace
 from tests.test_routing_commuting_planning import (
     ANA_WALKS,
@@ -36,6 +42,12 @@ from tests.test_routing_commuting_planning import (
     trip,
     verdict,
 )
+from tests.test_routing_travel_itinerary_planning import DATA as TRIP
+from tests.test_routing_travel_itinerary_planning import GOOD as TRIP_GOOD
+from tests.test_routing_travel_itinerary_planning import LIGHT as TRIP_LIGHT
+from tests.test_routing_travel_itinerary_planning import H
+from tests.test_routing_travel_itinerary_planning import plan as days
+from tests.test_routing_travel_itinerary_planning import verdict as trip_verdict
 
 # == Commuting ===================================================================================
 # Bus 3: Station Square -> Old Town in 8 minutes, leaving at 07:20.
@@ -317,3 +329,202 @@ def test_a_stated_arrival_must_be_the_one_the_legs_give(stated: Any, shown: str)
         None,
         f"Ana's stated arrival {shown} is not the 07:15 its legs give",
     )
+
+
+# == Travel itinerary ============================================================================
+def good() -> it.Plan:
+    """A fresh copy of the module's GOOD plan (a plan keeps the schedules worked out for it)."""
+    return days(TRIP_GOOD.days["Thu"], TRIP_GOOD.days["Fri"])
+
+
+def light() -> it.Plan:
+    return days(TRIP_LIGHT.days["Thu"], TRIP_LIGHT.days["Fri"])
+
+
+def with_day(day: str, **changes: Any) -> it.TripData:
+    """TRIP with one day's fields changed."""
+    return it.replaced(TRIP, days=tuple(x.model_copy(update=changes) if x.id == day else x for x in TRIP.days))
+
+
+def test_replaced_trip_data_changes_the_named_fields_and_keeps_the_others() -> None:
+    new = it.replaced(TRIP, city="Bruges")
+    assert new.city == "Bruges" and new.model_dump(exclude={"city"}) == TRIP.model_dump(exclude={"city"})
+
+
+def test_a_days_schedule_without_a_margin_adds_nothing_to_any_leg() -> None:
+    thu = it.schedule(TRIP, "Thu", TRIP_GOOD.days["Thu"])
+    assert [(v.arrive, v.start, v.end) for v in thu.visits] == [(550, 550, 610), (620, 720, 780), (795, 795, 915)]
+    assert (thu.back, thu.travel) == (930, 50)
+
+
+def test_the_current_plan_a_recovery_counts_changes_against_is_each_days_stops() -> None:
+    assert it.TASK.existing(TRIP, good()) == {"Thu": ["Cathedral", "Rest (Thu)", "Zoo"], "Fri": ["Art Gallery"]}
+
+
+def test_a_visit_ending_exactly_at_closing_time_keeps_the_opening_hours() -> None:
+    """Leaving at 10:50, the Cathedral's hour runs 11:00 to 12:00, when it closes."""
+    late_start = with_day("Thu", start=650)
+    assert trip_verdict("opening_hours", days(("Cathedral", "Rest (Thu)"), ()), data=late_start) == (True, "holds")
+
+
+def test_a_return_exactly_at_the_days_end_time_holds() -> None:
+    """The rest at the hotel ends at 13:00: no leg back, home at 13:00."""
+    assert trip_verdict("return_by", light(), data=with_day("Thu", end=780)) == (True, "holds")
+
+
+def test_a_meeting_at_the_hotel_at_the_days_start_time_is_reached_on_time() -> None:
+    """No leg from the hotel to a stop at the hotel: the meeting starts at 09:00 sharp."""
+    meeting = it.Stop(id="Briefing", kind="meeting", day="Thu", place=H, minutes=30, earliest=540, latest=540)
+    data = it.replaced(TRIP, stops=(meeting,))
+    assert trip_verdict("fixed_stops", days(("Briefing", "Cathedral"), ()), data=data) == (True, "holds")
+
+
+def test_a_booked_sight_visited_on_another_day_breaks_its_reservation() -> None:
+    assert trip_verdict("reservations", days(("Art Gallery", "Rest (Thu)"), ())) == (
+        False,
+        "Art Gallery is booked for Fri but visited on Thu",
+    )
+
+
+def test_a_fixed_stop_left_out_of_its_day_breaks_the_fixed_stops_rule() -> None:
+    assert trip_verdict("fixed_stops", days(("Cathedral", "Zoo"), ("Art Gallery",))) == (
+        False,
+        "Rest (Thu) is missing from Thu",
+    )
+
+
+def test_a_day_spending_exactly_the_daily_budget_keeps_it() -> None:
+    assert trip_verdict("daily_budget", good(), it.DailyBudget(max=17)) == (True, "holds")
+
+
+def test_a_trip_spending_exactly_the_trip_budget_keeps_it() -> None:
+    assert trip_verdict("trip_budget", good(), it.TripBudget(max=25)) == (True, "holds")
+
+
+def test_a_sight_that_must_come_before_itself_breaks_precedence_when_visited() -> None:
+    ok, _ = trip_verdict("precedence", good(), it.Precedence(pairs=[("Zoo", "Zoo")]))
+    assert not ok
+
+
+def test_the_same_day_reason_marks_the_second_sight_not_visited() -> None:
+    assert trip_verdict("same_day", light(), it.SameDay(sights=("Cathedral", "Zoo"))) == (
+        False,
+        "Cathedral (Thu) and Zoo (not visited) are not on one day",
+    )
+
+
+def test_the_same_day_reason_marks_the_first_sight_not_visited() -> None:
+    assert trip_verdict("same_day", light(), it.SameDay(sights=("Zoo", "Cathedral"))) == (
+        False,
+        "Zoo (not visited) and Cathedral (Thu) are not on one day",
+    )
+
+
+def test_the_balance_reason_names_the_fullest_and_the_emptiest_day() -> None:
+    assert trip_verdict("balance", good(), it.Balance(max=0)) == (
+        False,
+        "Thu has 2 sights and Fri 1: more than 0 apart",
+    )
+
+
+def test_a_carried_budget_counts_every_day_spent_so_far() -> None:
+    """12 euros on Thursday, 13 on Friday: 25 through Friday against 2 x 12."""
+    assert trip_verdict("carry_budget", days(("Zoo",), ("Art Gallery", "Cathedral")), it.CarryBudget(allowance=12)) == (
+        False,
+        "through Fri tickets cost 25 euros (allowance so far 24)",
+    )
+
+
+def test_a_day_of_exactly_the_tiring_minutes_is_not_tiring() -> None:
+    """Thursday: 180 minutes of sights; Friday 90."""
+    assert trip_verdict("tiring_day", good(), it.TiringDay(minutes=180, light=0)) == (True, "holds")
+
+
+def test_a_day_after_a_tiring_one_may_hold_exactly_the_light_minutes() -> None:
+    assert trip_verdict("tiring_day", good(), it.TiringDay(minutes=100, light=90)) == (True, "holds")
+
+
+def test_a_rest_stop_restores_stamina() -> None:
+    """The Cathedral's hour before the rest no longer counts at the Zoo."""
+    assert trip_verdict("stamina", good(), it.Stamina(minutes=100)) == (
+        False,
+        "on Thu Zoo brings 120 minutes of sightseeing since the last rest (at most 100)",
+    )
+
+
+GOOD_DAYS = (TRIP_GOOD.days["Thu"], TRIP_GOOD.days["Fri"])
+
+
+@pytest.mark.parametrize(
+    ("thu_fri", "margin", "why"),
+    [
+        ((("Cathedral",), ()), 120, "Cathedral on Thu ends at 12:10, after it closes at 12:00"),
+        (((), ("Art Gallery",)), 110, "Art Gallery is reached at 11:10, after its booked time 11:00"),
+        ((("Cathedral", "Rest (Thu)"), ()), 100, "Rest (Thu) starts at 13:40, after 13:00"),
+        (GOOD_DAYS, 60, "on Thu the return to Hotel Aurora is at 17:50, after 17:00"),
+    ],
+    ids=["closing", "booking", "fixed_stop", "return"],
+)
+def test_a_travel_margin_fails_the_first_time_limit_missed_with_the_margin_on_every_leg(
+    thu_fri: tuple[tuple[str, ...], tuple[str, ...]], margin: int, why: str
+) -> None:
+    """Each plan is made here: a plan keeps its schedules, so one shared between tests
+    (or made before mutmut forks) would carry schedules worked out by other code."""
+    assert trip_verdict("travel_margin", days(*thu_fri), it.TravelMargin(minutes=margin)) == (
+        False,
+        f"{why} with {margin} more minutes on every leg",
+    )
+
+
+@pytest.mark.parametrize(
+    ("thu_fri", "margin"),
+    [
+        ((("Cathedral",), ()), 110),  # the Cathedral ends at 12:00 sharp
+        (((), ("Art Gallery",)), 100),  # the Art Gallery reached at 11:00 sharp
+        ((("Cathedral", "Rest (Thu)"), ()), 80),  # the rest starts at 13:00 sharp
+        (GOOD_DAYS, 45),  # back at 17:00 sharp
+    ],
+    ids=["closing", "booking", "fixed_stop", "return"],
+)
+def test_a_travel_margin_holds_when_every_time_limit_is_met_exactly(
+    thu_fri: tuple[tuple[str, ...], tuple[str, ...]], margin: int
+) -> None:
+    assert trip_verdict("travel_margin", days(*thu_fri), it.TravelMargin(minutes=margin)) == (True, "holds")
+
+
+def test_a_travel_margin_holds_a_booked_sight_to_its_time_only_on_its_booked_day() -> None:
+    """The Art Gallery on Thursday (the reservations rule's business) starts late, closes at 16:00."""
+    assert trip_verdict("travel_margin", days(("Art Gallery",), ()), it.TravelMargin(minutes=110)) == (True, "holds")
+
+
+def test_a_travel_margin_adds_nothing_to_a_leg_of_no_distance() -> None:
+    """The rest at the hotel first thing and the day's end at the hotel: no leg, no margin."""
+    assert trip_verdict("travel_margin", days(("Rest (Thu)",), ()), it.TravelMargin(minutes=250)) == (True, "holds")
+
+
+# -- reading the itinerary ------------------------------------------------------------------------
+THU_ROW = {"day": "Thu", "stops": ["Cathedral", "Rest (Thu)", "Zoo"]}
+
+
+def read_days(rows: Any) -> tuple[Any, str]:
+    return it.TASK.read_plan(TRIP, {"itinerary": rows}, it.TASK.lookups(TRIP), [])
+
+
+@pytest.mark.parametrize(
+    ("rows", "why"),
+    [
+        ([THU_ROW, "Fri"], "day entry 2 is not an object"),
+        ([THU_ROW, {"day": "Fri"}], "day entry 2 needs a string 'day' and a list 'stops'"),
+        ([THU_ROW, {"day": 5, "stops": []}], "day entry 2 needs a string 'day' and a list 'stops'"),
+        ([THU_ROW, {"day": LONG, "stops": []}], f"day entry 2 names unknown day {LONG[:40]!r}"),
+        ([THU_ROW, {"day": "Fri", "stops": [5]}], "Fri names unknown stop '5'"),
+        ([THU_ROW, {"day": "Fri", "stops": [LONG]}], f"Fri names unknown stop {LONG[:40]!r}"),
+        ([{"day": "Thu", "stops": []}, {"day": "Fri", "stops": ["Rest (Thu)"]}], "Rest (Thu) belongs to Thu, not Fri"),
+        ([THU_ROW, {"day": "Fri", "stops": ["Cathedral"]}], "Cathedral appears more than once"),
+        ([THU_ROW], "days missing from the itinerary: Fri"),
+    ],
+    ids=["not_an_object", "no_stops", "day_not_a_string", "unknown_day", "stop_not_a_string", "unknown_stop",
+         "another_days_stop", "sight_twice", "missing_day"],
+)  # fmt: skip
+def test_an_unreadable_itinerary_is_refused_with_the_reason(rows: Any, why: str) -> None:
+    assert read_days(rows) == (None, why)
