@@ -1,6 +1,6 @@
 """Routing verdicts held for the mutation campaign over the routing checkers not campaigned
 before (campaign mutD), one behaviour each, on the small hand-written data of each task's
-own test module: commuting first, travel itinerary after it.
+own test module: commuting first, travel itinerary and logistics delivery after it.
 
 Commuting (checkers/routing/commuting.py): four stops, Bus 1 Mill Road -> Elm Street and
 Tram 2 Elm Street -> Old Town (tests/test_routing_commuting_planning.py); here also Bus 3
@@ -10,6 +10,11 @@ Travel itinerary (checkers/routing/itinerary.py): two days from Hotel Aurora, th
 (closes 12:00), the Zoo (closed on Friday) and the Art Gallery (booked for Friday 11:00),
 and a rest at the hotel on Thursday between 12:00 and 13:00
 (tests/test_routing_travel_itinerary_planning.py).
+
+Logistics delivery (checkers/routing/delivery.py): a depot and three stops on a line, 5
+minutes apart, two vans of capacity 5, one reload allowed
+(tests/test_routing_logistics_delivery_planning.py). A plan keeps its simulation, so every
+test makes its plans itself.
 
 Each test judges one plan with one rule (or reads one answer, or replays one trip) and
 asserts the verdict the rule's wording gives. The survivors argued equivalent are in
@@ -23,8 +28,10 @@ from typing import Any
 import pytest
 
 from pbsolve.checkers.routing import commuting as cm
+from pbsolve.checkers.routing import delivery as dl
 from pbsolve.checkers.routing import itinerary as it
 from pbsolve.models.routing.commuting import cm_replace
+from pbsolve.schema import ObjectiveTerm, Rule
 from tests.test_routing_commuting_planning import (
     ANA_WALKS,
     BEN_LATE_TRAM,
@@ -42,6 +49,7 @@ from tests.test_routing_commuting_planning import (
     trip,
     verdict,
 )
+from tests.test_routing_logistics_delivery_planning import small_data
 from tests.test_routing_travel_itinerary_planning import DATA as TRIP
 from tests.test_routing_travel_itinerary_planning import GOOD as TRIP_GOOD
 from tests.test_routing_travel_itinerary_planning import LIGHT as TRIP_LIGHT
@@ -528,3 +536,209 @@ def read_days(rows: Any) -> tuple[Any, str]:
 )  # fmt: skip
 def test_an_unreadable_itinerary_is_refused_with_the_reason(rows: Any, why: str) -> None:
     assert read_days(rows) == (None, why)
+
+
+# == Logistics delivery ==========================================================================
+R = dl.RELOAD
+ALL_ON_VAN_1 = ("S1", "S2", "S3")  # S1 at 5, S2 reached at 11 waits for 20, S3 at 26; back at 42
+
+
+def routes(van1: tuple[str, ...] = ALL_ON_VAN_1, van2: tuple[str, ...] = ()) -> dl.Plan:
+    return dl.Plan({"Van 1": van1, "Van 2": van2})
+
+
+def deliver_verdict(kind: str, p: dl.Plan, data: dl.DeliveryData | None = None, **params: Any) -> Any:
+    return dl.CHECKS[kind](data or small_data(), p, dl.RULE_PARAMS[kind](**params))
+
+
+def test_replaced_delivery_data_changes_the_named_fields_and_keeps_the_others() -> None:
+    d = small_data()
+    new = dl.replaced(d, shift=100)
+    assert new.shift == 100 and new.model_dump(exclude={"shift"}) == d.model_dump(exclude={"shift"})
+
+
+def test_the_current_routes_of_a_changes_term_map_each_stop_to_its_vehicle_and_predecessor() -> None:
+    existing = {"S1": ["Van 1", "Hub"], "S2": ["Van 1", "S1"], "S3": ["Van 2", "Hub"]}
+    term = ObjectiveTerm(id="O1", kind="changes", params={"existing": existing})
+    assert dl.current_routes(term) == {"S1": ("Van 1", "Hub"), "S2": ("Van 1", "S1"), "S3": ("Van 2", "Hub")}
+
+
+def _fleet(*vehicles: tuple[str, str, int]) -> dl.DeliveryData:
+    return small_data(vehicles=[{"id": i, "kind": k, "capacity": c} for i, k, c in vehicles])
+
+
+TRAVEL = [ObjectiveTerm(id="O1", kind="travel")]
+
+
+def test_interchangeable_vehicles_share_a_type_and_a_capacity() -> None:
+    d = _fleet(("Van 1", "van", 5), ("Van 2", "van", 5), ("Truck", "truck", 9))
+    assert dl.vehicle_classes(d, [], TRAVEL) == [["Van 1", "Van 2"]]
+
+
+def test_a_vehicle_a_rule_names_is_interchangeable_with_no_other() -> None:
+    d = _fleet(("Van 1", "van", 5), ("Van 2", "van", 5), ("Van 3", "van", 5))
+    off = Rule(id="R1", kind="vehicle_off", tier="basic", params={"vehicle": "Van 1"})
+    assert dl.vehicle_classes(d, [off], TRAVEL) == [["Van 2", "Van 3"]]
+
+
+def test_no_vehicles_are_interchangeable_under_a_changes_term() -> None:
+    changes = ObjectiveTerm(id="O2", kind="changes", params={"existing": {}})
+    assert dl.vehicle_classes(small_data(), [], [*TRAVEL, changes]) == []
+
+
+def test_a_route_splits_into_trips_at_its_reloads() -> None:
+    assert dl.trips_of(("S1", R, "S3", "S2")) == [["S1"], ["S3", "S2"]]
+
+
+def test_a_reload_takes_its_minutes_at_the_depot_and_the_next_trip_starts_there() -> None:
+    sim = dl.simulate(small_data(), routes(("S1", R, "S3", "S2")))
+    assert sim.start["S3"] == 6 + 5 + 4 + 15 and [m for _, m in sim.trips] == [10, 30]
+
+
+def test_with_pickups_the_load_on_board_adds_up_every_stop_served_before() -> None:
+    d = small_data(
+        stops=[
+            {"id": "P1", "name": "Bakery", "load": 4, "service": 1, "delivery": "D1"},
+            {"id": "D1", "name": "1 Mill Lane", "load": -4, "service": 1},
+            {"id": "S3", "name": "3 Elm Street", "load": 0, "service": 1},
+        ],
+        pickups=True,
+        reloads=0,
+    )
+    sim = dl.simulate(d, routes(("P1", "S3", "D1")))
+    assert sim.onboard == {"P1": 0, "S3": 4, "D1": 4} and sim.peak == {"P1": 4, "S3": 4, "D1": 4}
+
+
+def test_the_current_plan_a_recovery_counts_changes_against_is_each_stops_vehicle_and_predecessor() -> None:
+    assert dl.TASK.existing(small_data(), routes(("S1", "S2"), ("S3",))) == {
+        "S1": ["Van 1", "Hub"],
+        "S2": ["Van 1", "S1"],
+        "S3": ["Van 2", "Hub"],
+    }
+
+
+def test_a_plan_written_as_an_answer_lists_the_vehicles_used_with_their_reloads() -> None:
+    assert dl.TASK.plan_json(small_data(), routes(("S1", R, "S3"), ())) == [
+        {"vehicle": "Van 1", "stops": ["S1", "Depot", "S3"]}
+    ]
+
+
+def test_the_capacity_reason_names_the_overloaded_vehicle() -> None:
+    assert deliver_verdict("capacity", routes()) == (False, "Van 1 carries 6 units at S1 (capacity 5)")
+
+
+@pytest.mark.parametrize(
+    ("kind", "data", "params"),
+    [
+        ("shift_end", {"shift": 42}, {}),  # back at 42
+        ("stop_deadline", {}, {"stops": ["S2"], "by": 20}),  # S2 starts at 20
+        ("battery_range", {}, {"max": 30}),  # one trip of 30 minutes
+        ("load_limit", {}, {"stop": "S1", "max": 6}),  # 6 units on board at S1
+        ("delay_buffer", {}, {"minutes": 10}),  # S2 starts at 20, 10 before its window closes at 30
+        ("delay_buffer", {"shift": 50}, {"minutes": 8}),  # back at 42, 8 before the shift ends
+    ],
+    ids=["shift_end", "stop_deadline", "battery_range", "load_limit", "delay_buffer_window", "delay_buffer_shift"],
+)
+def test_a_limit_met_exactly_holds(kind: str, data: dict[str, Any], params: dict[str, Any]) -> None:
+    assert deliver_verdict(kind, routes(), small_data(**data), **params) == (True, "holds")
+
+
+def test_a_pickup_and_its_delivery_on_different_vehicles_fail() -> None:
+    d = small_data(stops=[{"id": "S1", "name": "a", "load": 1, "service": 1, "delivery": "S3"},
+                          {"id": "S2", "name": "b", "service": 1}, {"id": "S3", "name": "c", "load": -1, "service": 1}],
+                   pickups=True)  # fmt: skip
+    assert deliver_verdict("pickup_delivery", routes(("S1", "S2"), ("S3",)), d) == (
+        False,
+        "pickup S1 is on Van 1 but its delivery S3 on Van 2",
+    )
+
+
+def test_a_stop_delivering_its_own_pickup_keeps_pickup_before_delivery() -> None:
+    d = small_data(stops=[{"id": "S1", "name": "a", "load": 0, "service": 1, "delivery": "S1"},
+                          {"id": "S2", "name": "b", "service": 1}, {"id": "S3", "name": "c", "service": 1}],
+                   pickups=True)  # fmt: skip
+    assert deliver_verdict("pickup_delivery", routes(), d) == (True, "holds")
+
+
+def test_two_services_starting_at_the_same_minute_break_precedence() -> None:
+    """S3 moved to 5 minutes from the depot: both vans start service at minute 5."""
+    d = small_data(minutes=[[0, 5, 10, 5], [5, 0, 5, 10], [10, 5, 0, 5], [5, 10, 5, 0]])
+    assert deliver_verdict("precedence", routes(("S1", "S2"), ("S3",)), d, pairs=[("S1", "S3")]) == (
+        False,
+        "service at S3 (minute 5) does not start after S1 (minute 5)",
+    )
+
+
+def test_the_route_balance_reason_names_the_busiest_and_the_idlest_vehicle() -> None:
+    assert deliver_verdict("route_balance", routes(), max=1) == (
+        False,
+        "Van 1 serves 3 stops and Van 2 0: more than 1 apart",
+    )
+
+
+def test_a_delay_buffer_fails_a_service_starting_too_close_to_its_window_closing() -> None:
+    assert deliver_verdict("delay_buffer", routes(), minutes=15) == (
+        False,
+        "service at S2 starts at minute 20, less than 15 before 30",
+    )
+
+
+def test_a_delay_buffer_fails_a_vehicle_back_too_close_to_the_shift_end() -> None:
+    assert deliver_verdict("delay_buffer", routes(), small_data(shift=50), minutes=9) == (
+        False,
+        "Van 1 is back at minute 42, less than 9 before the shift ends",
+    )
+
+
+def test_an_unavailable_vehicle_serving_stops_fails() -> None:
+    assert deliver_verdict("vehicle_off", routes(("S1", "S2"), ("S3",)), vehicle="Van 2") == (
+        False,
+        "Van 2 is unavailable but serves 1 stops",
+    )
+
+
+def test_an_unavailable_vehicle_left_unused_holds() -> None:
+    assert deliver_verdict("vehicle_off", routes(), vehicle="Van 2") == (True, "holds")
+
+
+# -- reading the routes ---------------------------------------------------------------------------
+def read_routes(rows: Any, data: dl.DeliveryData | None = None) -> tuple[Any, str]:
+    d = data or small_data()
+    return dl.TASK.read_plan(d, {"routes": rows}, dl.TASK.lookups(d), [])
+
+
+VAN_2 = {"vehicle": "Van 2", "stops": ["S2"]}
+
+
+def test_a_reload_between_two_stops_reads_in_any_case() -> None:
+    plan_, why = read_routes([{"vehicle": "Van 1", "stops": ["S1", " depot ", "S3"]}, VAN_2])
+    assert why == "complete plan" and plan_.routes == {"Van 1": ("S1", R, "S3"), "Van 2": ("S2",)}
+
+
+@pytest.mark.parametrize(
+    ("van_1", "why"),
+    [
+        (["Depot", "S1", "S3"], "route 2: a reload ('Depot') must sit between two stops, at most 1 per vehicle"),
+        (["S1", "S3", "Depot"], "route 2: a reload ('Depot') must sit between two stops, at most 1 per vehicle"),
+        (["S1", "Depot", "Depot", "S3"], "route 2: a reload ('Depot') must sit between two stops, at most 1 per vehicle"),
+        (["S1", "Depot", "S3", "Depot"], "route 2: a reload ('Depot') must sit between two stops, at most 1 per vehicle"),
+        (["S1", 5, "S3"], "route 2 has a stop that is not a string"),
+        (["S1", LONG], f"route 2 names unknown stop {LONG[:40]!r}"),
+        (["S1"], "stops missing from the routes: S3"),
+    ],
+    ids=["reload_first", "reload_last", "two_reloads_together", "two_reloads", "stop_not_a_string", "unknown_stop",
+         "missing"],
+)  # fmt: skip
+def test_an_unreadable_route_is_refused_with_its_number_from_one(van_1: list[Any], why: str) -> None:
+    assert read_routes([VAN_2, {"vehicle": "Van 1", "stops": van_1}]) == (None, why)
+
+
+def test_a_reload_is_refused_where_no_reloads_are_allowed() -> None:
+    assert read_routes([VAN_2, {"vehicle": "Van 1", "stops": ["S1", R, "S3"]}], small_data(reloads=0)) == (
+        None,
+        "route 2 names 'Depot' but no reloads are allowed",
+    )
+
+
+def test_a_route_that_is_no_object_is_refused_by_its_number() -> None:
+    assert read_routes([VAN_2, "Van 1"]) == (None, "route 2 is not an object")
