@@ -256,9 +256,16 @@ def _tuned(sm: SolverModel, limits: SolverLimits, phase: Literal["first", "uniqu
     tuned = {**sm.parameters, **sm.speed_parameters}
     if phase == "first":
         return make_solver(limits, presolve=False, optimise=True, parameters=tuned)
-    extra = dict(sm.uniqueness_parameters)
-    presolve = bool(extra.pop("cp_model_presolve", True))
+    presolve, extra = _with_presolve(sm.uniqueness_parameters, default=True)
     return make_solver(limits, presolve=presolve, optimise=True, parameters={**tuned, **extra})
+
+
+def _with_presolve(parameters: dict[str, Any], default: bool) -> tuple[bool, dict[str, Any]]:
+    """A model's parameters of one kind of solve, split into whether that solve presolves
+    (``cp_model_presolve``, ``default`` when unset: :func:`make_solver` takes it as an
+    argument) and the rest."""
+    rest = dict(parameters)
+    return bool(rest.pop("cp_model_presolve", default)), rest
 
 
 def _certify(
@@ -616,8 +623,7 @@ def optimum(family: Builds, draft: Draft, limits: SolverLimits, without: str | N
     # only the optimal values are returned, which no search setting changes: presolve off
     # is faster on most models (as for the first optimisation of certify_feasible), and
     # the model's optimum_parameters say otherwise where measured
-    extra = dict(sm.optimum_parameters)
-    presolve = bool(extra.pop("cp_model_presolve", False))
+    presolve, extra = _with_presolve(sm.optimum_parameters, default=False)
     solver = make_solver(limits, presolve=presolve, optimise=True, parameters={**sm.parameters, **extra})
     key = _question(sm, solver)
     with _OPTIMA_LOCK:
