@@ -10,7 +10,9 @@ core) and reports:
 * median, p90 and max seconds per index (one ``build_instance`` call, re-samples included);
 * uniqueness-proof time / first-solve time (sum of ``Outcome.uniqueness_s`` over sum of
   ``Outcome.first_solve_s``, both measured in this run, both CPU seconds:
-  ``pbsolve.certify.phase_clock``);
+  ``pbsolve.certify.phase_clock``), with a 95% bootstrap interval over the task's indices
+  (``ratio_interval``): a few slow proofs decide the ratio of 30 indices, and the interval
+  shows how far another sample of the same size could move it;
 * peak resident memory (``resource.getrusage``).
 
 With ``--workers W`` (W > 1) it also runs the same jobs through
@@ -50,6 +52,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 from pbsolve.certify import SolverLimits, optimum
 from pbsolve.family import Draft, all_tasks, family
 from pbsolve.generate import GenerateOptions, Outcome, build_instance, generate
@@ -60,6 +63,7 @@ TARGET_PER_SECOND = 25.0  # certified instances/s per core, all task types toget
 TARGET_TASK_PER_SECOND = 15.0  # ... and on every task type
 FAMILY_DONE_PER_SECOND = 10.0  # the definition of done of a task type
 TARGET_UNIQUENESS_RATIO = 1.5  # uniqueness proof time / first solve time, every task type
+BOOTSTRAP_RESAMPLES = 2000  # resamples of a task's indices for the ratio's interval
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -79,6 +83,22 @@ def peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
     return rss / 2**20 if sys.platform == "darwin" else rss / 2**10
 
 
+def ratio_interval(
+    uniq: Sequence[float], first: Sequence[float], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of sum(uniq) / sum(first) over paired samples
+    (one pair per index), seeded so the same run prints the same interval; (0, 0) when
+    there is nothing to resample."""
+    u, f = np.asarray(uniq, dtype=float), np.asarray(first, dtype=float)
+    if len(u) == 0 or not f.sum():
+        return 0.0, 0.0
+    picks = np.random.default_rng(seed).integers(0, len(u), size=(resamples, len(u)))
+    firsts = f[picks].sum(axis=1)
+    ratios = np.divide(u[picks].sum(axis=1), firsts, out=np.zeros(resamples), where=firsts > 0)
+    lo, hi = np.percentile(ratios, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 @dataclass
 class Row:
     task: str
@@ -94,6 +114,7 @@ class Row:
     p90_s: float
     max_s: float
     uniqueness_vs_first_solve: float
+    uniqueness_ratio_ci: tuple[float, float] = (0.0, 0.0)  # 95% bootstrap interval (ratio_interval)
 
 
 def summarize(task: str, outcomes: list[Outcome], wall_s: float) -> Row:
@@ -118,6 +139,7 @@ def summarize(task: str, outcomes: list[Outcome], wall_s: float) -> Row:
         p90_s=percentile(secs, 90),
         max_s=max(secs, default=0.0),
         uniqueness_vs_first_solve=uniq / first if first else 0.0,
+        uniqueness_ratio_ci=ratio_interval([o.uniqueness_s for o in outcomes], [o.first_solve_s for o in outcomes]),
     )
 
 
@@ -283,6 +305,7 @@ COLUMNS = [
     ("p90 s", "p90_s", "{:.3f}"),
     ("max s", "max_s", "{:.2f}"),
     ("uniq/first", "uniqueness_vs_first_solve", "{:.2f}"),
+    ("95% CI", "uniqueness_ratio_ci", "{0[0]:.2f}-{0[1]:.2f}"),
 ]
 
 
@@ -364,7 +387,15 @@ def targets(rep: Report) -> list[str]:
     assert rep.overall is not None
 
     def line(what: str, ok: bool, figure: str, misses: Sequence[Row] = (), key: str = "") -> str:
-        which = ", ".join(f"{r.task} {getattr(r, key):.2f}" for r in misses)
+        def one(r: Row) -> str:
+            ci = (
+                f" (95% CI {r.uniqueness_ratio_ci[0]:.2f}-{r.uniqueness_ratio_ci[1]:.2f})"
+                if key.startswith("uniq")
+                else ""
+            )
+            return f"{r.task} {getattr(r, key):.2f}{ci}"
+
+        which = ", ".join(one(r) for r in misses)
         return f"{what}: {'meets' if ok else 'MISSES'} ({figure}{'; misses: ' + which if which else ''})"
 
     slow = [r for r in rep.tasks if r.per_second < TARGET_TASK_PER_SECOND]

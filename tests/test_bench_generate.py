@@ -61,3 +61,36 @@ def test_without_reasoning_gym_the_peer_line_says_how_to_install_it(bench, monke
     assert bench.run_peer(5, 3) is None
     rep = report(bench, [row(bench, "t", 20.0, 1.0)])
     assert "pip install -e '.[bench]'" in bench.peer_line(rep)
+
+
+def test_the_ratio_interval_brackets_the_ratio_of_the_sample(bench):
+    uniq, first = [1.0, 2.0, 9.0, 1.5, 1.0, 3.0], [1.0, 1.0, 2.0, 1.0, 1.0, 1.5]
+    lo, hi = bench.ratio_interval(uniq, first)
+    assert lo < sum(uniq) / sum(first) < hi
+
+
+def test_the_ratio_interval_is_one_point_when_every_index_has_the_same_ratio(bench):
+    assert bench.ratio_interval([1.2, 2.4, 0.6], [1.0, 2.0, 0.5]) == pytest.approx((1.2, 1.2))
+
+
+def test_the_ratio_interval_is_the_same_in_every_run(bench):
+    uniq, first = [1.0, 2.0, 9.0, 1.5], [1.0, 1.0, 2.0, 1.0]
+    assert bench.ratio_interval(uniq, first) == bench.ratio_interval(uniq, first)
+
+
+def test_the_ratio_interval_of_nothing_is_zero(bench):
+    assert bench.ratio_interval([], []) == (0.0, 0.0) and bench.ratio_interval([1.0], [0.0]) == (0.0, 0.0)
+
+
+def test_a_task_type_missing_the_uniqueness_target_is_named_with_its_interval(bench):
+    slow = row(bench, "slow", 20.0, 1.6)
+    slow.uniqueness_ratio_ci = (1.31, 1.92)
+    lines = bench.targets(report(bench, [row(bench, "fast", 40.0, 1.1), slow]))
+    assert "misses: slow 1.60 (95% CI 1.31-1.92)" in lines[3]
+
+
+def test_the_task_table_prints_the_ratio_interval(bench):
+    r = row(bench, "t", 20.0, 1.4)
+    r.uniqueness_ratio_ci = (1.1, 1.75)
+    text = bench.format_text(report(bench, [r]))
+    assert "95% CI" in text and "1.10-1.75" in text
