@@ -476,7 +476,7 @@ def _road_closure(d: TrafficData, plan: Plan, p: RoadClosure) -> Verdict:
     periods = set(p.periods)
     closed: dict[str, Ends | None] = {}  # route -> the first closed road along it (None: none)
     for rid, roads in d.route_roads.items():
-        first = None
+        first: Ends | None = None
         for e in roads:
             if e in shut:
                 first = e
@@ -484,9 +484,9 @@ def _road_closure(d: TrafficData, plan: Plan, p: RoadClosure) -> Verdict:
         closed[rid] = first
     for (rid, period), v in plan.vehicles.items():
         if v and period in periods:
-            e = closed[rid]
-            if e is not None:
-                return False, f"{v} vehicles take {rid} along closed {label(e, d)} in {period}"
+            hit = closed[rid]
+            if hit is not None:
+                return False, f"{v} vehicles take {rid} along closed {label(hit, d)} in {period}"
     return OK
 
 
