@@ -308,16 +308,19 @@ def _net(d: PowerData, plan: Plan, h: int) -> int:
 
 
 def renewable_used(d: PowerData, plan: Plan, h: int) -> int:
-    return min(d.available(h), max(0, d.demand[h] - net(d, plan, h)))
+    """Renewable MW used in hour ``h``: what is available, up to the demand the units and
+    the battery leave (see :func:`hourly`)."""
+    return hourly(d, plan).used[h]
 
 
 def shed(d: PowerData, plan: Plan, h: int) -> int:
     """MW of demand left unserved in hour ``h``."""
-    return max(0, d.demand[h] - net(d, plan, h)) - renewable_used(d, plan, h)
+    return hourly(d, plan).shed[h]
 
 
 def curtailed(d: PowerData, plan: Plan, h: int) -> int:
-    return d.available(h) - renewable_used(d, plan, h)
+    """Renewable MW available in hour ``h`` and not used."""
+    return hourly(d, plan).curtailed[h]
 
 
 def levels(d: PowerData, plan: Plan) -> list[int]:
