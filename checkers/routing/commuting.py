@@ -16,7 +16,7 @@ import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -360,9 +360,9 @@ def trip_key(legs: tuple[Leg, ...]) -> str:
     return ";".join(" ".join(leg) for leg in legs)
 
 
-@dataclass(frozen=True)
-class Trip:
-    """A commuter's trip with every time recomputed from its legs."""
+class Trip(NamedTuple):
+    """A commuter's trip with every time recomputed from its legs (a named tuple: every
+    answer makes one per commuter, and a frozen dataclass of eight fields is slow to build)."""
 
     legs: tuple[Leg, ...]
     stops: tuple[str, ...]  # every stop reached, the origin first

@@ -695,8 +695,9 @@ def neighbours(d: TrafficData, plan: Plan) -> Iterator[Plan]:
                     yield Plan(plan.vehicles, {**plan.backup, f.id: r.id})
 
 
-def _whole(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_QUANTITY
+def _counts_wanted(rid: str, fid: str, n: int) -> str:
+    """Why a route's counts cannot be read: not a list of ``n`` whole vehicle counts."""
+    return f"route {rid} of {fid} needs a list of {n} whole vehicle counts (one per period)"
 
 
 class UrbanTraffic(PlanChecker):
@@ -720,10 +721,7 @@ class UrbanTraffic(PlanChecker):
         table = section.get("flows") if isinstance(section, dict) else None
         if not isinstance(table, dict):
             return None, "'flows' is missing or not an object (flow -> its routes' vehicles)"
-        need_backup = False
-        for r in rules:
-            if r.kind == "incident_backup":
-                need_backup = True
+        need_backup = any(r.kind == "incident_backup" for r in rules)
         vehicles: dict[Cell, int] = dict.fromkeys(d.cell_demand, 0)  # every (route, period), route by route
         backup: dict[str, str] = {}
         seen: set[str] = set()
@@ -748,14 +746,11 @@ class UrbanTraffic(PlanChecker):
                     return None, f"flow {fid} names unknown route {str(rtext)[:40]!r}"
                 if flow_of[rid] != fid:
                     return None, f"route {rid} is not a route of {fid}"
-                whole = isinstance(counts, list) and len(counts) == n
-                if whole:
-                    for v in counts:
-                        if not (type(v) is int and 0 <= v <= MAX_QUANTITY) and not _whole(v):
-                            whole = False
-                            break
-                if not whole:
-                    return None, f"route {rid} of {fid} needs a list of {n} whole vehicle counts (one per period)"
+                if not isinstance(counts, list) or len(counts) != n:
+                    return None, _counts_wanted(rid, fid, n)
+                for v in counts:
+                    if not (isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_QUANTITY):
+                        return None, _counts_wanted(rid, fid, n)
                 if rid in named:
                     return None, f"route {rid} appears more than once"
                 named.add(rid)
