@@ -6,6 +6,7 @@ those of the unmutated code)."""
 from __future__ import annotations
 
 from pbsolve.checkers.project import power as pw
+from pbsolve.checkers.routing import commuting as cm
 from pbsolve.params import NoParams
 from tests.test_project_power_dispatch_planning import DATA as POWER
 
@@ -73,3 +74,16 @@ def test_power_outputs_and_flows_of_an_int_type_are_read_as_plain_ints():
     assert plan == _power_plan((2, 2, 0), (0, 2, 1), (0, 0, -1))
     assert isinstance(plan, pw.Plan)
     assert type(plan.output["U1"][0]) is int and type(plan.battery[0]) is int
+
+
+# -- checkers/routing/commuting.py -----------------------------------------------------------
+def test_commuting_a_time_written_without_its_leading_zero_is_read_by_the_pattern():
+    assert cm.read_clock("7:05") == 425
+
+
+def test_commuting_a_time_with_spaces_around_it_is_read_by_the_pattern():
+    assert cm.read_clock(" 08:15 ") == 495
+
+
+def test_commuting_a_time_of_hour_24_written_without_padding_is_no_time():
+    assert cm.read_clock("24:00") is None and cm.read_clock(" 9:60") is None
