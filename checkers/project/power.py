@@ -28,7 +28,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
-from pbsolve.checker_kit import OK, PlanChecker, lookup
+from pbsolve.checker_kit import OK, PerData, PlanChecker, lookup
 from pbsolve.checking import Check, figures_schema
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -249,21 +249,57 @@ def current_plan(changes: ObjectiveTerm) -> dict[str, list[int]]:
 
 # -- the plan and its derived figures --------------------------------------------------
 @dataclass(frozen=True)
+class Hourly:
+    """One plan's figures of every hour against one data model (see :func:`hourly`)."""
+
+    net: list[int]
+    used: list[int]  # renewable MW used
+    shed: list[int]
+    curtailed: list[int]
+    spare: list[int]  # spare capacity over the units on
+
+
+@dataclass(frozen=True)
 class Plan:
     output: dict[str, tuple[int, ...]]  # unit -> MW per hour
     battery: tuple[int, ...]  # MW per hour: > 0 discharge, < 0 charge (all 0 without a battery)
-    # net MW of every hour of the data it was computed for (see net)
-    _net: dict[int, tuple[PowerData, list[int]]] = field(default_factory=dict, compare=False, repr=False)
+    # every hour's figures per data they were computed for (see hourly)
+    _hourly: PerData[Hourly] = field(default_factory=PerData, compare=False, repr=False)
+    # unit -> the hours it starts up in (see starts)
+    _starts: dict[str, list[int]] = field(default_factory=dict, compare=False, repr=False)
+
+
+def hourly(d: PowerData, plan: Plan) -> Hourly:
+    """The figures of every hour, worked out once per plan and data: the balance, shedding,
+    renewable and reserve rules, the objective and the figures read them over and over
+    (not to be changed)."""
+    return plan._hourly.get(d, lambda: _hourly(d, plan))
+
+
+def _hourly(d: PowerData, plan: Plan) -> Hourly:
+    rows = [(u.pmax, plan.output[u.id]) for u in d.units]
+    nets, used, sheds, cut, spares = [], [], [], [], []
+    for h in range(d.hours):
+        n, room = plan.battery[h], 0
+        for top, row in rows:
+            x = row[h]
+            n += x
+            if x > 0:
+                room += top - x
+        residual = max(0, d.demand[h] - n)
+        available = d.available(h)
+        u = min(available, residual)
+        nets.append(n)
+        used.append(u)
+        sheds.append(residual - u)
+        cut.append(available - u)
+        spares.append(room)
+    return Hourly(nets, used, sheds, cut, spares)
 
 
 def net(d: PowerData, plan: Plan, h: int) -> int:
-    """MW the units and the battery put in (or, charging, take out of) the grid in hour ``h``
-    (every hour's worked out once per plan and data: the balance, shedding and renewable
-    figures read them over and over)."""
-    hit = plan._net.get(id(d))
-    if hit is None or hit[0] is not d:
-        hit = plan._net[id(d)] = (d, [_net(d, plan, k) for k in range(d.hours)])
-    nets = hit[1]
+    """MW the units and the battery put in (or, charging, take out of) the grid in hour ``h``."""
+    nets = hourly(d, plan).net
     return nets[h] if 0 <= h < len(nets) else _net(d, plan, h)
 
 
@@ -272,16 +308,19 @@ def _net(d: PowerData, plan: Plan, h: int) -> int:
 
 
 def renewable_used(d: PowerData, plan: Plan, h: int) -> int:
-    return min(d.available(h), max(0, d.demand[h] - net(d, plan, h)))
+    """Renewable MW used in hour ``h``: what is available, up to the demand the units and
+    the battery leave (see :func:`hourly`)."""
+    return hourly(d, plan).used[h]
 
 
 def shed(d: PowerData, plan: Plan, h: int) -> int:
     """MW of demand left unserved in hour ``h``."""
-    return max(0, d.demand[h] - net(d, plan, h)) - renewable_used(d, plan, h)
+    return hourly(d, plan).shed[h]
 
 
 def curtailed(d: PowerData, plan: Plan, h: int) -> int:
-    return d.available(h) - renewable_used(d, plan, h)
+    """Renewable MW available in hour ``h`` and not used."""
+    return hourly(d, plan).curtailed[h]
 
 
 def levels(d: PowerData, plan: Plan) -> list[int]:
@@ -299,8 +338,22 @@ def on(plan: Plan, unit: str, h: int) -> bool:
 
 
 def starts(plan: Plan, unit: str) -> list[int]:
-    """The hours the unit starts up in (on, and off in the hour before or h = 0)."""
-    return [h for h in range(len(plan.output[unit])) if on(plan, unit, h) and not on(plan, unit, h - 1)]
+    """The hours the unit starts up in (on, and off in the hour before or h = 0); worked
+    out once per plan and unit (not to be changed)."""
+    hit = plan._starts.get(unit)
+    if hit is None:
+        hit = plan._starts[unit] = _starts(plan.output[unit])
+    return hit
+
+
+def _starts(row: tuple[int, ...]) -> list[int]:
+    out, was = [], False
+    for h, x in enumerate(row):
+        now = x > 0
+        if now and not was:
+            out.append(h)
+        was = now
+    return out
 
 
 def stops(plan: Plan, unit: str) -> list[int]:
@@ -320,9 +373,10 @@ check = CHECKS.register
 # -- rule checks -----------------------------------------------------------------------
 @check("power_balance")
 def _power_balance(d: PowerData, plan: Plan, p: NoParams) -> Verdict:
+    nets, demand = hourly(d, plan).net, d.demand
     for h in range(d.hours):
-        n = net(d, plan, h)
-        if n > d.demand[h]:
+        n = nets[h]
+        if n > demand[h]:
             return False, f"hour {h}: units and battery supply {n} MW, above the demand of {d.demand[h]} MW"
     return OK
 
@@ -347,8 +401,9 @@ def _must_run(d: PowerData, plan: Plan, p: MustRun) -> Verdict:
 
 @check("critical_load")
 def _critical_load(d: PowerData, plan: Plan, p: NoParams) -> Verdict:
+    sheds = hourly(d, plan).shed
     for h in range(d.hours):
-        served = d.demand[h] - shed(d, plan, h)
+        served = d.demand[h] - sheds[h]
         if served < d.critical_at(h):
             return False, f"hour {h}: {served} MW served, below the critical load of {d.critical_at(h)} MW"
     return OK
@@ -364,8 +419,9 @@ def _unit_outage(d: PowerData, plan: Plan, p: UnitOutage) -> Verdict:
 
 @check("spinning_reserve")
 def _spinning_reserve(d: PowerData, plan: Plan, p: SpinningReserve) -> Verdict:
+    spares = hourly(d, plan).spare
     for h in range(d.hours):
-        s = spare(d, plan, h)
+        s = spares[h]
         if s < p.mw:
             return False, f"hour {h}: {s} MW spinning reserve, below {p.mw} MW"
     return OK
@@ -392,9 +448,10 @@ def _ramp_limits(d: PowerData, plan: Plan, p: NoParams) -> Verdict:
 @check("min_up_time")
 def _min_up_time(d: PowerData, plan: Plan, p: NoParams) -> Verdict:
     for u in d.units:
+        row = plan.output[u.id]
         for h in starts(plan, u.id):
             for k in range(h, min(d.hours, h + u.min_up)):
-                if not on(plan, u.id, k):
+                if not row[k] > 0:
                     return False, f"{u.id} starts in hour {h} and is off in hour {k} (minimum up time {u.min_up} h)"
     return OK
 
@@ -402,9 +459,10 @@ def _min_up_time(d: PowerData, plan: Plan, p: NoParams) -> Verdict:
 @check("min_down_time")
 def _min_down_time(d: PowerData, plan: Plan, p: NoParams) -> Verdict:
     for u in d.units:
+        row = plan.output[u.id]
         for h in stops(plan, u.id):
             for k in range(h, min(d.hours, h + u.min_down)):
-                if on(plan, u.id, k):
+                if row[k] > 0:
                     return False, f"{u.id} stops in hour {h} and runs in hour {k} (minimum down time {u.min_down} h)"
     return OK
 
@@ -419,7 +477,7 @@ def _max_starts(d: PowerData, plan: Plan, p: MaxStarts) -> Verdict:
 
 @check("curtailment_cap")
 def _curtailment_cap(d: PowerData, plan: Plan, p: CurtailmentCap) -> Verdict:
-    total = sum(curtailed(d, plan, h) for h in range(d.hours))
+    total = sum(hourly(d, plan).curtailed)
     if total > p.mwh:
         return False, f"{total} MWh of {d.renewable_name} curtailed (at most {p.mwh})"
     return OK
@@ -444,15 +502,17 @@ def _battery_end(d: PowerData, plan: Plan, p: BatteryEnd) -> Verdict:
 @check("trip_reserve")
 def _trip_reserve(d: PowerData, plan: Plan, p: NoParams) -> Verdict:
     """Simulates each running unit tripping in each hour: the others' spare capacity must cover it."""
+    spares = hourly(d, plan).spare
     for h in range(d.hours):
         for u in d.units:
             x = plan.output[u.id][h]
-            if x and spare(d, plan, h, without=u.id) < x:
-                return (
-                    False,
-                    f"if {u.id} tripped in hour {h}, its {x} MW exceed the {spare(d, plan, h, without=u.id)} MW "
-                    "spare on the other units",
-                )
+            if x:
+                others = spares[h] - (u.pmax - x if x > 0 else 0)  # the spare of the units on but u
+                if others < x:
+                    return (
+                        False,
+                        f"if {u.id} tripped in hour {h}, its {x} MW exceed the {others} MW spare on the other units",
+                    )
     return OK
 
 
@@ -466,11 +526,14 @@ def _derate(d: PowerData, plan: Plan, p: Derate) -> Verdict:
 
 # -- objective -------------------------------------------------------------------------
 def total_shed(d: PowerData, plan: Plan) -> int:
-    return sum(shed(d, plan, h) for h in range(d.hours))
+    return sum(hourly(d, plan).shed)
 
 
 def total_cost(d: PowerData, plan: Plan) -> int:
-    return sum(u.cost * sum(plan.output[u.id]) + u.startup * len(starts(plan, u.id)) for u in d.units)
+    total = 0
+    for u in d.units:
+        total += u.cost * sum(plan.output[u.id]) + u.startup * len(starts(plan, u.id))
+    return total
 
 
 def battery_reserve(d: PowerData, plan: Plan) -> int:
@@ -490,9 +553,14 @@ def objective_value(d: PowerData, plan: Plan, term: ObjectiveTerm, tp: Params) -
         return battery_reserve(d, plan)
     if kind == "changes":
         old = as_model(tp, CurrentDispatch).existing
-        moved = sum(1 for u in d.units for h in range(d.hours) if plan.output[u.id][h] != old[u.id][h])
+        pairs = [(plan.output[u.id], old[u.id]) for u in d.units]
         if BATTERY in old:
-            moved += sum(1 for h in range(d.hours) if plan.battery[h] != old[BATTERY][h])
+            pairs.append((plan.battery, old[BATTERY]))
+        moved = 0
+        for row, was in pairs:
+            for h in range(d.hours):
+                if row[h] != was[h]:
+                    moved += 1
         return moved
     raise ValueError(f"unknown objective kind {term.kind!r}")
 
@@ -500,7 +568,7 @@ def objective_value(d: PowerData, plan: Plan, term: ObjectiveTerm, tp: Params) -
 def verification(d: PowerData, plan: Plan) -> dict[str, dict[str, int]]:
     hours = [str(h) for h in range(d.hours)]
     out = {
-        "shed": {k: shed(d, plan, h) for h, k in enumerate(hours)},
+        "shed": dict(zip(hours, hourly(d, plan).shed)),
         "starts": {u.id: len(starts(plan, u.id)) for u in d.units},
     }
     if d.battery is not None:
@@ -572,6 +640,7 @@ class PowerDispatch(PlanChecker):
         flows: list[int | None] = [None] * d.hours
         units = lk["unit"]
         exact, pmax = units.exact, {u.id: u.pmax for u in d.units}
+        n_units = len(out)
         for k, row in enumerate(rows):
             if not isinstance(row, dict):
                 return None, f"row {k + 1} is not an object"
@@ -589,27 +658,36 @@ class PowerDispatch(PlanChecker):
                     uid = units.find(name) if isinstance(name, str) else None
                     if uid is None:
                         return None, f"hour {h} names unknown unit {str(name)[:40]!r}"
-                if out[uid][h] is not None:
+                xs = out[uid]
+                if xs[h] is not None:
                     return None, f"hour {h} gives unit {uid} twice"
                 top = pmax[uid]
-                if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= top:
+                if type(x) is not int:  # a bool, or another type: refused; an int subclass: kept as an int
+                    if isinstance(x, bool) or not isinstance(x, int):
+                        return None, f"hour {h}: {uid} needs an integer output from 0 to {top} MW"
+                    x = int(x)
+                if not 0 <= x <= top:
                     return None, f"hour {h}: {uid} needs an integer output from 0 to {top} MW"
-                out[uid][h] = x
-            missing = [uid for uid in out if out[uid][h] is None]
-            if missing:
+                xs[h] = x
+            if len(given) < n_units:  # every name given set a unit of its own (a second is refused above)
+                missing = [uid for uid in out if out[uid][h] is None]
                 return None, f"hour {h} gives no output for {', '.join(missing)}"
             b = row.get("battery", 0)
-            if isinstance(b, bool) or not isinstance(b, int):
-                return None, f"hour {h} needs an integer 'battery' flow"
+            if type(b) is not int:
+                if isinstance(b, bool) or not isinstance(b, int):
+                    return None, f"hour {h} needs an integer 'battery' flow"
+                b = int(b)
             flows[h] = b
-        absent = [str(h) for h in range(d.hours) if flows[h] is None]
-        if absent:
+        if len(rows) < d.hours:  # every row set an hour of its own (a second is refused above)
+            absent = [str(h) for h in range(d.hours) if flows[h] is None]
             return None, f"hours missing from the dispatch: {', '.join(absent)}"
-        battery = tuple(int(x or 0) for x in flows)
+        # every hour of every unit and of the battery is set: no None is left
+        battery: tuple[int, ...] = tuple(flows)  # type: ignore[arg-type]
         why = battery_ok(d, battery)
         if why:
             return None, why
-        return Plan({uid: tuple(int(x or 0) for x in xs) for uid, xs in out.items()}, battery), "complete plan"
+        output: dict[str, tuple[int, ...]] = {uid: tuple(xs) for uid, xs in out.items()}  # type: ignore[arg-type]
+        return Plan(output, battery), "complete plan"
 
     def objective_value(self, d: PowerData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
         return objective_value(d, plan, term, tp)

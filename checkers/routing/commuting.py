@@ -16,7 +16,7 @@ import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -42,8 +42,16 @@ def clock(minutes: int) -> str:
 _CLOCK = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*$")
 
 
+# Every 'HH:MM' of the day as :func:`clock` writes it -> its minutes: the usual answer's
+# times, read without the pattern (any other text is matched against it).
+_CLOCKS = {clock(m): m for m in range(DAY_MINUTES)}
+
+
 def read_clock(text: str) -> int | None:
     """'HH:MM' (or 'H:MM') as minutes after midnight; None for anything else."""
+    known = _CLOCKS.get(text)
+    if known is not None:
+        return known
     hit = _CLOCK.match(text)
     if hit is None:
         return None
@@ -169,9 +177,16 @@ class CommuteData(BaseModel):
         }
         return names[what]
 
+    @cached_property
+    def walks(self) -> dict[tuple[str, str], int]:
+        """(stop, stop) -> walk minutes, both ways, for every walk link."""
+        out: dict[tuple[str, str], int] = {}
+        for r in self.network.roads:
+            out[r.a, r.b] = out[r.b, r.a] = r.minutes
+        return out
+
     def walk_minutes(self, a: str, b: str) -> int | None:
-        road = self.network.road(a, b)
-        return None if road is None else road.minutes
+        return self.walks.get((a, b))
 
 
 # -- parameters ------------------------------------------------------------------------
@@ -345,9 +360,9 @@ def trip_key(legs: tuple[Leg, ...]) -> str:
     return ";".join(" ".join(leg) for leg in legs)
 
 
-@dataclass(frozen=True)
-class Trip:
-    """A commuter's trip with every time recomputed from its legs."""
+class Trip(NamedTuple):
+    """A commuter's trip with every time recomputed from its legs (a named tuple: every
+    answer makes one per commuter, and a frozen dataclass of eight fields is slow to build)."""
 
     legs: tuple[Leg, ...]
     stops: tuple[str, ...]  # every stop reached, the origin first
@@ -685,10 +700,15 @@ def objective_value(d: CommuteData, plan: Plan, term: ObjectiveTerm, tp: Params)
 
 
 # -- reading ---------------------------------------------------------------------------
+_MODES = frozenset(("walk", "ride", "drive"))
+
+
 def _leg_of(row: Any, lk: dict[str, Any]) -> tuple[Leg | None, str]:
     if not isinstance(row, dict) or not isinstance(row.get("mode"), str):
         return None, "needs an object with a string 'mode' (walk, ride or drive)"
-    mode = row["mode"].strip().lower()
+    mode = row["mode"]
+    if mode not in _MODES:  # the usual spellings stand for themselves
+        mode = mode.strip().lower()
     if mode in ("walk", "drive"):
         to = row.get("to")
         stop = lk["stop"].find(to) if isinstance(to, str) else None

@@ -25,7 +25,7 @@ import itertools
 from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
@@ -128,6 +128,11 @@ class DispatchData(_Frozen):
     def duration(self, j: Job) -> int:
         """Minutes from the job's start to its finish: the loaded drive and the handling."""
         return self.loaded(j) + j.handling
+
+    @cached_property
+    def job_moves(self) -> dict[str, tuple[str, str, int, int]]:
+        """Job id -> (pickup, drop-off, release, duration): what a timeline reads of a job."""
+        return {j.id: (j.origin, j.dest, j.release, self.duration(j)) for j in self.jobs}
 
 
 def replaced(d: DispatchData, **changes: Any) -> DispatchData:
@@ -259,9 +264,9 @@ def predecessors(routes: dict[str, list[str]] | dict[str, tuple[str, ...]]) -> d
 
 
 # -- the plan and its timeline -----------------------------------------------------------
-@dataclass(frozen=True)
-class Leg:
-    """One job as a vehicle does it: when it arrives at the pickup, starts and finishes."""
+class Leg(NamedTuple):
+    """One job as a vehicle does it: when it arrives at the pickup, starts and finishes
+    (a named tuple: a plan's timelines make one per job, for every answer)."""
 
     job: str
     arrive: int
@@ -270,8 +275,7 @@ class Leg:
     deadhead: int  # empty minutes driven to reach this pickup
 
 
-@dataclass(frozen=True)
-class Timeline:
+class Timeline(NamedTuple):
     """A vehicle's whole shift: its legs, the empty drive home and when it is back."""
 
     legs: tuple[Leg, ...]
@@ -302,17 +306,18 @@ def timeline(d: DispatchData, plan: Plan) -> dict[str, Timeline]:
 
 def _run_timelines(d: DispatchData, plan: Plan) -> dict[str, Timeline]:
     out: dict[str, Timeline] = {}
+    minutes, moves = d.minutes, d.job_moves
     for v in d.vehicles:
         t, at, legs = 0, d.depot, []
         for jid in plan.routes.get(v.id, ()):
-            j = d.job_by_id[jid]
-            empty = d.minutes[at][j.origin]
+            origin, dest, release, duration = moves[jid]
+            empty = minutes[at][origin]
             arrive = t + empty
-            start = max(arrive, j.release)
-            t = start + d.duration(j)
+            start = max(arrive, release)
+            t = start + duration
             legs.append(Leg(jid, arrive, start, t, empty))
-            at = j.dest
-        home = d.minutes[at][d.depot] if legs else 0
+            at = dest
+        home = minutes[at][d.depot] if legs else 0
         out[v.id] = Timeline(tuple(legs), home, t + home if legs else 0)
     return out
 
@@ -531,10 +536,11 @@ class Dispatch(PlanChecker):
             return None, why
         routes: dict[str, tuple[str, ...]] = {}
         seen: set[str] = set()
+        names = lk["job"]
         for k, v, jobs in rows:
             order: list[str] = []
             for text in jobs:
-                jid = lk["job"].find(text) if isinstance(text, str) else None
+                jid = names.find(text) if isinstance(text, str) else None
                 if jid is None:
                     return None, f"route {k + 1} names unknown job {str(text)[:40]!r}"
                 if jid in seen:
@@ -542,8 +548,8 @@ class Dispatch(PlanChecker):
                 seen.add(jid)
                 order.append(jid)
             routes[v] = tuple(order)
-        missing = [j.id for j in d.jobs if j.id not in seen]
-        if missing:
+        if len(seen) < len(d.jobs):  # every job read is one of the data's, each once
+            missing = [j.id for j in d.jobs if j.id not in seen]
             return None, f"jobs missing from the routes: {', '.join(missing)}"
         return Plan({v.id: routes.get(v.id, ()) for v in d.vehicles}), "complete plan"
 

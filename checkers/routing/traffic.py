@@ -143,6 +143,53 @@ class TrafficData(BaseModel):
         return {r.id: k for rs in self.routes_of.values() for k, r in enumerate(rs, 1)}
 
     @cached_property
+    def route_flow(self) -> dict[str, str]:
+        """Route id -> the id of its flow."""
+        return {r.id: r.flow for r in self.routes}
+
+    @cached_property
+    def detour_of(self) -> dict[str, int]:
+        """Route id -> minutes beyond its flow's quickest listed route (see :func:`detour`)."""
+        quickest = {f: min(self.route_minutes[r.id] for r in rs) for f, rs in self.routes_of.items()}
+        return {r.id: self.route_minutes[r.id] - quickest[r.flow] for r in self.routes}
+
+    @cached_property
+    def cell_loads(self) -> dict[Cell, tuple[tuple[Ends, str], ...]]:
+        """(route, period) -> the (road, period) keys of :func:`loads` its vehicles count in."""
+        return {(r.id, p): tuple((e, p) for e in self.route_roads[r.id]) for r in self.routes for p in self.periods}
+
+    @cached_property
+    def priority_minutes_of(self) -> dict[str, int]:
+        """Route id -> the priority minutes of each vehicle on it (its minutes on a priority flow's route, else 0)."""
+        return {r.id: self.route_minutes[r.id] if self.flow_by_id[r.flow].priority else 0 for r in self.routes}
+
+    @cached_property
+    def diverted_of(self) -> dict[str, int]:
+        """Route id -> 1 when a vehicle on it is diverted (off its flow's main route), else 0."""
+        return {r.id: int(self.route_number[r.id] != 1) for r in self.routes}
+
+    @cached_property
+    def order_points_of(self) -> dict[str, int]:
+        """Route id -> the order score of each vehicle on it: its flow's points times the route's number."""
+        return {r.id: self.flow_by_id[r.flow].points * self.route_number[r.id] for r in self.routes}
+
+    @cached_property
+    def route_cells(self) -> dict[str, tuple[Cell, ...]]:
+        """Route id -> its (route, period) cells, in period order."""
+        return {r.id: tuple((r.id, p) for p in self.periods) for r in self.routes}
+
+    @cached_property
+    def load_keys(self) -> tuple[tuple[Ends, str], ...]:
+        """Every (used road, period) key of :func:`loads`, road by road in network order."""
+        return tuple((e, p) for e in self.used_roads for p in self.periods)
+
+    @cached_property
+    def load_levels(self) -> tuple[tuple[tuple[Ends, str], int, int], ...]:
+        """Every (used road, period) key of :func:`loads`, in its order, with the road's
+        free-flow level and delay per vehicle beyond it."""
+        return tuple((key, self.level_of[key[0]].free, self.level_of[key[0]].delay) for key in self.load_keys)
+
+    @cached_property
     def route_roads(self) -> dict[str, tuple[Ends, ...]]:
         return {r.id: tuple(frozenset(p) for p in itertools.pairwise(r.places)) for r in self.routes}
 
@@ -382,20 +429,26 @@ def loads(d: TrafficData, plan: Plan) -> dict[tuple[Ends, str], int]:
 
 
 def _loaded(d: TrafficData, plan: Plan) -> dict[tuple[Ends, str], int]:
-    out = {(e, p): 0 for e in d.used_roads for p in d.periods}
-    for (rid, p), v in plan.vehicles.items():
+    out = dict.fromkeys(d.load_keys, 0)
+    keys_of = d.cell_loads
+    for cell, v in plan.vehicles.items():
         if v:
-            for e in d.route_roads[rid]:
-                out[e, p] += v
+            for key in keys_of[cell]:
+                out[key] += v
     return out
 
 
 def network_minutes(d: TrafficData, plan: Plan) -> int:
-    travel = sum(v * d.route_minutes[rid] for (rid, _), v in plan.vehicles.items())
+    minutes = d.route_minutes
+    travel = 0
+    for (rid, _), v in plan.vehicles.items():
+        travel += v * minutes[rid]
+    load = loads(d, plan)
     delay = 0
-    for (e, _), load in loads(d, plan).items():
-        lv = d.level_of[e]
-        delay += lv.delay * max(0, load - lv.free)
+    for key, free, late in d.load_levels:
+        over = load[key] - free
+        if over > 0:
+            delay += late * over
     return travel + delay
 
 
@@ -410,28 +463,39 @@ check = CHECKS.register
 # -- rule checks -----------------------------------------------------------------------
 @check("road_capacity")
 def _road_capacity(d: TrafficData, plan: Plan, p: NoParams) -> Verdict:
+    cap = d.capacity_of
     for (e, period), load in loads(d, plan).items():
-        if load > d.capacity_of[e]:
-            return False, f"{label(e, d)} carries {load} vehicles in {period} (capacity {d.capacity_of[e]})"
+        if load > cap[e]:
+            return False, f"{label(e, d)} carries {load} vehicles in {period} (capacity {cap[e]})"
     return OK
 
 
 @check("road_closure")
 def _road_closure(d: TrafficData, plan: Plan, p: RoadClosure) -> Verdict:
     shut = {frozenset(r) for r in p.roads}
+    periods = set(p.periods)
+    closed: dict[str, Ends | None] = {}  # route -> the first closed road along it (None: none)
+    for rid, roads in d.route_roads.items():
+        first: Ends | None = None
+        for e in roads:
+            if e in shut:
+                first = e
+                break
+        closed[rid] = first
     for (rid, period), v in plan.vehicles.items():
-        if v and period in p.periods:
-            hit = [e for e in d.route_roads[rid] if e in shut]
-            if hit:
-                return False, f"{v} vehicles take {rid} along closed {label(hit[0], d)} in {period}"
+        if v and period in periods:
+            hit = closed[rid]
+            if hit is not None:
+                return False, f"{v} vehicles take {rid} along closed {label(hit, d)} in {period}"
     return OK
 
 
 @check("priority_bound")
 def _priority_bound(d: TrafficData, plan: Plan, p: PriorityBound) -> Verdict:
+    flows, flow_of, minutes = set(p.flows), d.route_flow, d.route_minutes
     for (rid, period), v in plan.vehicles.items():
-        if v and d.route_by_id[rid].flow in p.flows and d.route_minutes[rid] > p.minutes:
-            return False, f"{v} vehicles take {rid} ({d.route_minutes[rid]} minutes, over {p.minutes}) in {period}"
+        if v and flow_of[rid] in flows and minutes[rid] > p.minutes:
+            return False, f"{v} vehicles take {rid} ({minutes[rid]} minutes, over {p.minutes}) in {period}"
     return OK
 
 
@@ -447,47 +511,50 @@ def _zone_limit(d: TrafficData, plan: Plan, p: ZoneLimit) -> Verdict:
 @check("route_ban")
 def _route_ban(d: TrafficData, plan: Plan, p: RouteBan) -> Verdict:
     banned = {frozenset(r) for r in p.roads}
+    flows, flow_of = set(p.flows), d.route_flow
     for (rid, period), v in plan.vehicles.items():
-        if v and d.route_by_id[rid].flow in p.flows:
+        if v and flow_of[rid] in flows:
             hit = [e for e in d.route_roads[rid] if e in banned]
             if hit:
-                return False, f"{v} vehicles of {d.route_by_id[rid].flow} use banned {label(hit[0], d)} in {period}"
+                return False, f"{v} vehicles of {flow_of[rid]} use banned {label(hit[0], d)} in {period}"
     return OK
 
 
 def detour(d: TrafficData, rid: str) -> int:
     """Minutes route ``rid`` takes beyond its flow's quickest listed route."""
-    quickest = min(d.route_minutes[r.id] for r in d.routes_of[d.route_by_id[rid].flow])
-    return d.route_minutes[rid] - quickest
+    return d.detour_of[rid]
 
 
 @check("detour_limit")
 def _detour_limit(d: TrafficData, plan: Plan, p: DetourLimit) -> Verdict:
+    extra = d.detour_of
     for (rid, period), v in plan.vehicles.items():
-        if v and detour(d, rid) > p.minutes:
-            return (
-                False,
-                f"{v} vehicles take {rid} in {period}, {detour(d, rid)} minutes longer than the quickest route",
-            )
+        if v and extra[rid] > p.minutes:
+            return False, f"{v} vehicles take {rid} in {period}, {extra[rid]} minutes longer than the quickest route"
     return OK
 
 
 @check("split_limit")
 def _split_limit(d: TrafficData, plan: Plan, p: SplitLimit) -> Verdict:
+    vehicles = plan.vehicles
     for f in d.flows:
+        rs = d.routes_of[f.id]
         for period in d.periods:
-            used = [r.id for r in d.routes_of[f.id] if plan.vehicles[r.id, period] > 0]
-            if len(used) > p.max:
-                return False, f"{f.id} uses {len(used)} routes in {period} (at most {p.max})"
+            used = 0
+            for r in rs:
+                if vehicles[r.id, period] > 0:
+                    used += 1
+            if used > p.max:
+                return False, f"{f.id} uses {used} routes in {period} (at most {p.max})"
     return OK
 
 
 @check("main_route_share")
 def _main_route_share(d: TrafficData, plan: Plan, p: MainRouteShare) -> Verdict:
     for fid in p.flows:
-        main = d.routes_of[fid][0].id
-        for period in d.periods:
-            on, total = plan.vehicles[main, period], d.demand(fid, period)
+        main, demand = d.routes_of[fid][0].id, d.flow_by_id[fid].demand
+        for i, period in enumerate(d.periods):
+            on, total = plan.vehicles[main, period], demand[i]
             if 100 * on < p.percent * total:
                 return False, f"{fid} sends {on} of {total} vehicles by its main route {main} in {period}"
     return OK
@@ -580,21 +647,24 @@ def _incident_backup(d: TrafficData, plan: Plan, p: IncidentBackup) -> Verdict:
 
 
 # -- objective -------------------------------------------------------------------------
+def per_vehicle(plan: Plan, figure: dict[str, int]) -> int:
+    """``figure`` (route id -> a figure per vehicle on it) summed over every vehicle of the plan."""
+    total = 0
+    for (rid, _), v in plan.vehicles.items():
+        total += v * figure[rid]
+    return total
+
+
 def objective_value(d: TrafficData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     kind = term.kind
     if kind == "network_minutes":
         return network_minutes(d, plan)
     if kind == "priority_minutes":
-        return sum(
-            v * d.route_minutes[rid]
-            for (rid, _), v in plan.vehicles.items()
-            if d.flow_by_id[d.route_by_id[rid].flow].priority
-        )
+        return per_vehicle(plan, d.priority_minutes_of)
     if kind == "diverted":
-        return sum(v for (rid, _), v in plan.vehicles.items() if d.route_number[rid] != 1)
+        return per_vehicle(plan, d.diverted_of)
     if kind == "order_score":
-        num = d.route_number
-        return sum(d.flow_by_id[d.route_by_id[rid].flow].points * num[rid] * v for (rid, _), v in plan.vehicles.items())
+        return per_vehicle(plan, d.order_points_of)
     if kind == "backup_score":
         return sum(f.points * d.route_number[(plan.backup or {})[f.id]] for f in d.flows)
     if kind == "changes":
@@ -625,8 +695,9 @@ def neighbours(d: TrafficData, plan: Plan) -> Iterator[Plan]:
                     yield Plan(plan.vehicles, {**plan.backup, f.id: r.id})
 
 
-def _whole(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_QUANTITY
+def _counts_wanted(rid: str, fid: str, n: int) -> str:
+    """Why a route's counts cannot be read: not a list of ``n`` whole vehicle counts."""
+    return f"route {rid} of {fid} needs a list of {n} whole vehicle counts (one per period)"
 
 
 class UrbanTraffic(PlanChecker):
@@ -651,13 +722,14 @@ class UrbanTraffic(PlanChecker):
         if not isinstance(table, dict):
             return None, "'flows' is missing or not an object (flow -> its routes' vehicles)"
         need_backup = any(r.kind == "incident_backup" for r in rules)
-        vehicles: dict[Cell, int] = {(r.id, p): 0 for r in d.routes for p in d.periods}
+        vehicles: dict[Cell, int] = dict.fromkeys(d.cell_demand, 0)  # every (route, period), route by route
         backup: dict[str, str] = {}
         seen: set[str] = set()
         named: set[str] = set()
         n = len(d.periods)
+        flows, routes, flow_of, cells_of = lk["flow"], lk["route"], d.route_flow, d.route_cells
         for text, split in table.items():
-            fid = lk["flow"].find(str(text))
+            fid = flows.find(str(text))
             if fid is None:
                 return None, f"'flows' names unknown flow {str(text)[:40]!r}"
             if fid in seen:
@@ -665,29 +737,36 @@ class UrbanTraffic(PlanChecker):
             seen.add(fid)
             if not isinstance(split, dict):
                 return None, f"flow {fid} needs an object (route -> vehicles per period)"
+            routed = [0] * n  # vehicles per period over the flow's routes (each named once, by this flow only)
             for rtext, counts in split.items():
                 if rtext == "backup":
                     continue
-                rid = lk["route"].find(str(rtext))
+                rid = routes.find(str(rtext))
                 if rid is None:
                     return None, f"flow {fid} names unknown route {str(rtext)[:40]!r}"
-                if d.route_by_id[rid].flow != fid:
+                if flow_of[rid] != fid:
                     return None, f"route {rid} is not a route of {fid}"
-                if not isinstance(counts, list) or len(counts) != n or not all(map(_whole, counts)):
-                    return None, f"route {rid} of {fid} needs a list of {n} whole vehicle counts (one per period)"
+                if not isinstance(counts, list) or len(counts) != n:
+                    return None, _counts_wanted(rid, fid, n)
+                for v in counts:
+                    if not (isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_QUANTITY):
+                        return None, _counts_wanted(rid, fid, n)
                 if rid in named:
                     return None, f"route {rid} appears more than once"
                 named.add(rid)
-                for p, v in zip(d.periods, counts, strict=True):
-                    vehicles[rid, p] = v
+                cells = cells_of[rid]
+                for i in range(n):
+                    v = counts[i]
+                    vehicles[cells[i]] = v
+                    routed[i] += v
+            demand = d.flow_by_id[fid].demand
             for i, p in enumerate(d.periods):
-                routed = sum(vehicles[r.id, p] for r in d.routes_of[fid])
-                if routed != d.flow_by_id[fid].demand[i]:
-                    return None, f"{fid} routes {routed} vehicles in {p}, its demand is {d.flow_by_id[fid].demand[i]}"
+                if routed[i] != demand[i]:
+                    return None, f"{fid} routes {routed[i]} vehicles in {p}, its demand is {demand[i]}"
             if need_backup:
                 b = split.get("backup")
-                bid = lk["route"].find(b) if isinstance(b, str) else None
-                if bid is None or d.route_by_id[bid].flow != fid:
+                bid = routes.find(b) if isinstance(b, str) else None
+                if bid is None or flow_of[bid] != fid:
                     return None, f"flow {fid} needs a 'backup' route from its own routes"
                 backup[fid] = bid
         missing = [f.id for f in d.flows if f.id not in seen]
