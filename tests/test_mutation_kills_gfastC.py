@@ -6,9 +6,9 @@ data are built inside each test (mutmut forks from a process that already ran th
 
 from __future__ import annotations
 
+from pbsolve.checker_kit import MAX_QUANTITY
 from pbsolve.checkers.allocation.data import Item, Offer, ProcurementData, Supplier
 from pbsolve.checkers.allocation.procurement import TASK, Orders, arrivals, stock_levels
-from pbsolve.checker_kit import MAX_QUANTITY
 
 
 def _flour(initial: int = 5, lead: int = 1, capacity: int = 20) -> ProcurementData:
@@ -16,7 +16,9 @@ def _flour(initial: int = 5, lead: int = 1, capacity: int = 20) -> ProcurementDa
         periods=("W1", "W2", "W3"),
         items=(Item(id="Flour", unit="kg", initial_stock=initial, holding_cost=1, demand=(4, 6, 3)),),
         suppliers=(
-            Supplier(id="Apex", lead_time=lead, capacity=capacity, fixed_cost=10, offers=(Offer(item="Flour", price=2),)),
+            Supplier(
+                id="Apex", lead_time=lead, capacity=capacity, fixed_cost=10, offers=(Offer(item="Flour", price=2),)
+            ),
             Supplier(id="Borealis", lead_time=0, capacity=10, fixed_cost=0, offers=()),
         ),
     )
