@@ -9,6 +9,10 @@ from __future__ import annotations
 from pbsolve.checker_kit import MAX_QUANTITY
 from pbsolve.checkers.allocation.data import Item, Offer, ProcurementData, Supplier
 from pbsolve.checkers.allocation.procurement import TASK, Orders, arrivals, stock_levels
+from pbsolve.checkers.scheduling import places as pp
+from pbsolve.checkers.scheduling.checks import CHECKS
+from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
+from tests.helpers import hour_periods
 
 
 def _flour(initial: int = 5, lead: int = 1, capacity: int = 20) -> ProcurementData:
@@ -66,3 +70,36 @@ def test_an_order_of_the_full_capacity_arriving_too_late_is_refused_for_its_arri
 def test_a_line_read_from_a_whole_float_and_listed_again_is_refused_as_listed_twice() -> None:
     rows = [_order("Apex", "W1", 2.0), _order("Apex", "W1", 3)]
     assert _read(_flour(), rows) == (None, "the order of Flour from Apex in W1 appears more than once")
+
+
+# -- travel times between places -----------------------------------------------------------------
+def _agenda() -> tuple[TimetableData, pp.TravelTime]:
+    data = TimetableData(
+        time_unit="period",
+        days=("Mon", "Tue"),
+        slots=hour_periods(),
+        rooms=(Room(id="Home", seats=2, cost=0), Room(id="Office", seats=2, cost=1), Room(id="Gym", seats=2, cost=2)),
+        people=(Person(id="Sam", role="you"),),
+        events=(
+            Event(id="A1", name="Report", duration=1, people=("Sam",), size=1),
+            Event(id="A2", name="Slides", duration=1, people=("Sam",), size=1),
+        ),
+    )
+    rule = pp.TravelTime(people=["Sam"], home="Home", legs=[pp.TravelLeg(a="Home", b="Office", slots=2)])
+    return data, rule
+
+
+def test_the_travel_time_between_two_listed_places_is_their_leg() -> None:
+    _, rule = _agenda()
+    assert rule.between("Office", "Home") == 2
+
+
+def test_the_travel_time_from_a_place_to_itself_is_zero() -> None:
+    _, rule = _agenda()
+    assert rule.between("Home", "Home") == 0
+
+
+def test_a_place_with_no_leg_from_home_is_reached_at_once_from_home() -> None:
+    """The Gym has no leg from Home: an event there may start in the day's first slot."""
+    data, rule = _agenda()
+    assert CHECKS["travel_time"](data, {"A1": (0, "Gym"), "A2": (3, "Home")}, rule) == (True, "holds")
