@@ -12,6 +12,7 @@ from pbsolve.checkers.allocation.procurement import TASK, Orders, arrivals, stoc
 from pbsolve.checkers.scheduling import places as pp
 from pbsolve.checkers.scheduling.checks import CHECKS
 from pbsolve.checkers.scheduling.instance_data import Event, Person, Room, TimetableData
+from pbsolve.checking import figures_verdict
 from tests.helpers import hour_periods
 
 
@@ -103,3 +104,25 @@ def test_a_place_with_no_leg_from_home_is_reached_at_once_from_home() -> None:
     """The Gym has no leg from Home: an event there may start in the day's first slot."""
     data, rule = _agenda()
     assert CHECKS["travel_time"](data, {"A1": (0, "Gym"), "A2": (3, "Home")}, rule) == (True, "holds")
+
+
+# -- stated figures (checking.figures_verdict) ---------------------------------------------------
+def test_stated_figures_do_not_read_true_as_one() -> None:
+    assert figures_verdict({"busy": {"Sam": True}}, {"busy": {"Sam": 1}}, "verification") == (
+        False,
+        "'verification.busy.Sam' is True; the plan gives 1",
+    )
+
+
+def test_stated_figures_read_a_whole_float_as_its_integer() -> None:
+    assert figures_verdict({"busy": {"Sam": 3.0}}, {"busy": {"Sam": 3}}, "verification") == (
+        True,
+        "figures match the plan",
+    )
+
+
+def test_stated_figures_name_a_key_that_is_no_string_as_unknown() -> None:
+    assert figures_verdict({"busy": {"Sam": 3, 7: 1}}, {"busy": {"Sam": 3}}, "verification") == (
+        False,
+        "'verification.busy' names unknown ['7']",
+    )
