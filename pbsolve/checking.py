@@ -335,15 +335,23 @@ def figures_verdict(
         got = stated.get(group)
         if not isinstance(got, dict):
             return False, f"'{key}.{group}' is missing"
-        named = [(k, name_key(k) if isinstance(k, str) else None) for k in got]  # each stated name keyed once
-        keys = {nk: got[k] for k, nk in named if nk is not None}
+        keyed: dict[Any, str | None] = {}  # each stated name -> its key (None: not a string), keyed once
+        keys: dict[str, Any] = {}  # key -> the stated figure (of the last name with that key)
+        for k, v in got.items():
+            nk = name_key(k) if isinstance(k, str) else None
+            keyed[k] = nk
+            if nk is not None:
+                keys[nk] = v
         known: set[str] = set()
         for name, value in figures.items():
-            nk = name_key(name)
-            if stated_int(keys.get(nk)) != value:
-                return False, f"'{key}.{group}.{name}' is {keys.get(nk)!r}; the plan gives {value}"
+            nk = keyed.get(name)  # a name stated as the plan spells it has its key already
+            if nk is None:
+                nk = name_key(name)
+            v = keys.get(nk)
+            if (v if type(v) is int else stated_int(v)) != value:  # an int stands for itself
+                return False, f"'{key}.{group}.{name}' is {v!r}; the plan gives {value}"
             known.add(nk)
-        extra = [k for k, nk in named if nk is None or nk not in known]
+        extra = [k for k, nk in keyed.items() if nk is None or nk not in known]
         if extra:
             return False, f"'{key}.{group}' names unknown {[str(k)[:20] for k in extra[:3]]}"
     return True, "figures match the plan"

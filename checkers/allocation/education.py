@@ -38,6 +38,24 @@ def load(d: EducationData, plan: Plan, teacher: str) -> int:
     return sum(1 for t, _ in plan.assign.values() if t == teacher)
 
 
+def _loads(d: EducationData, plan: Plan) -> dict[str, int]:
+    """Teacher id -> :func:`load`, for every teacher, in one pass over the plan."""
+    out = dict.fromkeys([t.id for t in d.teachers], 0)
+    for t, _ in plan.assign.values():
+        if t in out:
+            out[t] += 1
+    return out
+
+
+def _room_uses(d: EducationData, plan: Plan) -> dict[str, int]:
+    """Room id -> the lessons held in it, for every room, in one pass over the plan."""
+    out = dict.fromkeys([r.id for r in d.rooms], 0)
+    for _, room in plan.assign.values():
+        if room in out:
+            out[room] += 1
+    return out
+
+
 def _clash(d: EducationData, lessons: list[Lesson], key: Any, what: str) -> Verdict:
     seen: dict[tuple[str, str], str] = {}
     for x in lessons:
@@ -63,9 +81,10 @@ def _clash_in(d: EducationData, plan: Plan, part: int, what: str) -> Verdict:
 # -- rule checks -----------------------------------------------------------------------
 @check("qualified")
 def _qualified(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
+    teachers, assign = d.teacher_by_id, plan.assign
     for x in d.lessons:
-        t = teacher_of(plan, x.id)
-        if x.subject not in d.teacher_by_id[t].subjects:
+        t = assign[x.id][0]
+        if x.subject not in teachers[t].subjects:
             return False, f"{t} does not teach {x.subject} ({x.id})"
     return OK
 
@@ -97,9 +116,10 @@ def _room_no_clash(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("availability")
 def _availability(d: EducationData, plan: Plan, p: NoParams) -> Verdict:
+    teachers, assign = d.teacher_by_id, plan.assign
     for x in d.lessons:
-        t = teacher_of(plan, x.id)
-        if x.slot in d.teacher_by_id[t].unavailable:
+        t = assign[x.id][0]
+        if x.slot in teachers[t].unavailable:
             return False, f"{t} is unavailable in {x.slot} but teaches {x.id}"
     return OK
 
@@ -123,11 +143,13 @@ def _teacher_load(d: EducationData, plan: Plan, p: rp.TeacherLoad) -> Verdict:
 
 @check("kit_pool")
 def _kit_pool(d: EducationData, plan: Plan, p: rp.KitPool) -> Verdict:
+    rooms, assign = d.room_by_id, plan.assign
+    trolleys: dict[str, list[str]] = {}  # slot id -> the lessons needing a trolley then, in lesson order
+    for x in d.lessons:
+        if x.kit and "computers" not in rooms[assign[x.id][1]].features:
+            trolleys.setdefault(x.slot, []).append(x.id)
     for slot in d.slots:
-        using = [
-            x.id for x in d.lessons
-            if x.slot == slot.id and x.kit and "computers" not in d.room_by_id[plan.assign[x.id][1]].features
-        ]  # fmt: skip
+        using = trolleys.get(slot.id, [])
         if len(using) > p.max:
             return (
                 False,
@@ -159,8 +181,7 @@ def _daily_load(d: EducationData, plan: Plan, p: rp.DailyLoad) -> Verdict:
 
 @check("load_balance")
 def _load_balance(d: EducationData, plan: Plan, p: rp.LoadBalance) -> Verdict:
-    loads = {t.id: load(d, plan, t.id) for t in d.teachers}
-    return spread_verdict(loads, p.max, "teaches", "lessons")
+    return spread_verdict(_loads(d, plan), p.max, "teaches", "lessons")
 
 
 @check("min_load")
@@ -316,10 +337,7 @@ class EducationalResources(TaskChecker):
         return objective_value(d, plan, term, tp)
 
     def verification(self, d: EducationData, plan: Plan) -> dict[str, dict[str, int]]:
-        return {
-            "load": {t.id: load(d, plan, t.id) for t in d.teachers},
-            "room_use": {r.id: sum(1 for _, room in plan.assign.values() if room == r.id) for r in d.rooms},
-        }
+        return {"load": _loads(d, plan), "room_use": _room_uses(d, plan)}
 
     def existing(self, d: EducationData, plan: Plan) -> dict[str, list[str]]:
         return {x.id: list(plan.assign[x.id]) for x in d.lessons}

@@ -11,7 +11,7 @@ from collections import deque
 from typing import Any
 
 from pbsolve.answer_checks import stated_int
-from pbsolve.checker_kit import MAX_QUANTITY, OK, lookup, row_names
+from pbsolve.checker_kit import MAX_QUANTITY, OK, PerData, lookup, row_names
 from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.common import TaskChecker
 from pbsolve.checkers.allocation.data import ProcurementData
@@ -22,6 +22,24 @@ from pbsolve.params import NoParams, Params, as_model
 from pbsolve.schema import Instance, ObjectiveTerm, Rule
 
 Plan = dict[tuple[str, str, int], int]  # (supplier, item, order period index) -> units (> 0)
+
+
+class Orders(dict[tuple[str, str, int], int]):
+    """A plan as :meth:`Procurement.read_plan` reads it, with what the checks work out from
+    it kept beside it: the rules and the objective of one answer all read the same stock
+    levels and order totals, so each is worked out once (a read plan is never changed;
+    stock levels are kept per data object, see :class:`PerData`). Any other plan (a plain
+    dict) is worked out on every call, to the same figures."""
+
+    __slots__ = ("_arrivals", "_by", "_levels")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._arrivals: PerData[dict[str, list[int]]] = PerData()
+        self._levels: PerData[dict[str, list[int]]] = PerData()
+        self._by: dict[tuple[str, int], int] | None = None
+
+
 CHECKS: KindRegistry[Check] = KindRegistry("check")
 
 
@@ -30,6 +48,14 @@ check = CHECKS.register
 
 # -- derived figures -------------------------------------------------------------------
 def arrivals(d: ProcurementData, plan: Plan) -> dict[str, list[int]]:
+    """Units arriving per item and period; kept with a read plan (:class:`Orders`), so
+    never to be changed by the caller."""
+    if type(plan) is Orders:
+        return plan._arrivals.get(d, lambda: _arrivals(d, plan))
+    return _arrivals(d, plan)
+
+
+def _arrivals(d: ProcurementData, plan: Plan) -> dict[str, list[int]]:
     out = {i.id: [0] * len(d.periods) for i in d.items}
     lead = d.lead_times
     for (s, i, t), q in plan.items():
@@ -38,15 +64,21 @@ def arrivals(d: ProcurementData, plan: Plan) -> dict[str, list[int]]:
 
 
 def stock_levels(d: ProcurementData, plan: Plan) -> dict[str, list[int]]:
-    """End-of-period stock per item (negative when demand went unmet)."""
+    """End-of-period stock per item (negative when demand went unmet); kept with a read
+    plan (:class:`Orders`), so never to be changed by the caller."""
+    if type(plan) is Orders:
+        return plan._levels.get(d, lambda: _stock_levels(d, plan))
+    return _stock_levels(d, plan)
+
+
+def _stock_levels(d: ProcurementData, plan: Plan) -> dict[str, list[int]]:
     arr = arrivals(d, plan)
     out = {}
     periods = range(len(d.periods))
     for item in d.items:
         level, levels, incoming, demand = item.initial_stock, [], arr[item.id], item.demand
         for t in periods:
-            level += incoming[t]
-            level -= demand[t]
+            level += incoming[t] - demand[t]
             levels.append(level)
         out[item.id] = levels
     return out
@@ -54,7 +86,15 @@ def stock_levels(d: ProcurementData, plan: Plan) -> dict[str, list[int]]:
 
 def _ordered_by(plan: Plan) -> dict[tuple[str, int], int]:
     """(supplier, order period) -> the units ordered from it in that period, all items
-    together, in one pass (absent: nothing ordered)."""
+    together, in one pass (absent: nothing ordered); kept with a read plan (:class:`Orders`)."""
+    if type(plan) is Orders:
+        if plan._by is None:
+            plan._by = _count_orders(plan)
+        return plan._by
+    return _count_orders(plan)
+
+
+def _count_orders(plan: Plan) -> dict[tuple[str, int], int]:
     out: dict[tuple[str, int], int] = {}
     for (s, _, t), q in plan.items():
         out[s, t] = out.get((s, t), 0) + q
@@ -263,11 +303,17 @@ def _delay_robust(d: ProcurementData, plan: Plan, p: NoParams) -> Verdict:
 def objective_value(d: ProcurementData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     kind = term.kind  # read once: the chain below tests it several times
     if kind == "total_cost":
-        purchase = sum(d.prices[s, i] * q for (s, i, _), q in plan.items())
-        by = _ordered_by(plan)
-        fixed = sum(s.fixed_cost for s in d.suppliers for t in range(len(d.periods)) if by.get((s.id, t), 0) > 0)
-        levels = stock_levels(d, plan)
-        holding = sum(i.holding_cost * level for i in d.items for level in levels[i.id])
+        prices, purchase = d.prices, 0
+        for (s, i, _), q in plan.items():
+            purchase += prices[s, i] * q
+        by, periods, fixed = _ordered_by(plan), range(len(d.periods)), 0
+        for supplier in d.suppliers:
+            for t in periods:
+                if by.get((supplier.id, t), 0) > 0:
+                    fixed += supplier.fixed_cost
+        levels, holding = stock_levels(d, plan), 0
+        for item in d.items:
+            holding += item.holding_cost * sum(levels[item.id])
         return purchase + fixed + holding
     if kind == "order_score":
         number = {s.id: n for n, s in enumerate(d.suppliers, 1)}
@@ -290,11 +336,12 @@ class Procurement(TaskChecker):
     rule_params = rp.RULE_PARAMS["procurement_planning"]
     term_params = rp.TERM_PARAMS["procurement_planning"]
 
-    def lookups(self, d: ProcurementData) -> dict[str, dict[str, str]]:
+    def lookups(self, d: ProcurementData) -> dict[str, Any]:
         return {
             "supplier": lookup([s.id for s in d.suppliers]),
             "item": lookup([i.id for i in d.items]),
             "week": lookup(list(d.periods)),
+            "cells": _cell_caps(d),
         }
 
     def read_plan(
@@ -303,10 +350,11 @@ class Procurement(TaskChecker):
         rows = section.get("orders") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'orders' is missing or not a list"
-        plan: Plan = {}
+        plan = Orders()
         seen: set[tuple[str, str, int]] = set()
         fields = {"supplier": lk["supplier"], "item": lk["item"], "week": lk["week"]}
         ex_supplier, ex_item, ex_week = fields["supplier"].exact, fields["item"].exact, fields["week"].exact
+        cells = lk["cells"]
         for k, row in enumerate(rows):
             try:  # the usual row, each name as the instance spells it: row_names' answer, read inline
                 if type(row) is not dict:
@@ -319,6 +367,11 @@ class Procurement(TaskChecker):
                 s, i, label = names
             t = d.period_index[label]
             q = row.get("quantity")
+            if type(q) is int and 0 <= q <= cells.get((s, i, t), -1) and (s, i, t) not in seen:
+                seen.add((s, i, t))  # the usual row: every test below passes
+                if q:
+                    plan[s, i, t] = q
+                continue
             if type(q) is not int:  # an int stands for itself; anything else is read by stated_int
                 q = stated_int(q)
             if q is None or not 0 <= q <= MAX_QUANTITY:
@@ -406,6 +459,20 @@ class Procurement(TaskChecker):
                         level += short
                 level -= item.demand[t]
         return plan
+
+
+def _cell_caps(d: ProcurementData) -> dict[tuple[str, str, int], int]:
+    """(supplier, item, order period) -> the most units an order there may ask, for every
+    cell an order may use, by the tests of :meth:`Procurement.read_plan` themselves: an
+    order line naming such a cell with a quantity from 0 to this passes every one of them
+    but the one against a line listed twice."""
+    n, caps = len(d.periods), {}
+    for s, i in d.prices:
+        most = min(d.supplier_by_id[s].capacity, MAX_QUANTITY)
+        for t in range(n):
+            if d.arrival(s, t) < n:
+                caps[s, i, t] = most
+    return caps
 
 
 def sorted_orders(d: ProcurementData, plan: Plan) -> list[tuple[tuple[str, str, int], int]]:

@@ -117,23 +117,36 @@ rp.RULE_PARAMS.update(PLACES_PARAMS)  # the one registration line
 # -- checks -----------------------------------------------------------------------------
 def _day_bounds(d: TimetableData, t: int) -> tuple[int, int]:
     """The first and last slot index of slot t's day."""
-    day = d.slots[t].day
-    same = [i for i, s in enumerate(d.slots) if s.day == day]
-    return same[0], same[-1]
+    days = d.slot_days
+    day = days[t]
+    return days.index(day), len(days) - 1 - days[::-1].index(day)
+
+
+def _trips(p: TravelTime) -> dict[tuple[str, str], int]:
+    """(place, place) -> the travel time of the first leg joining them, both ways: what
+    ``p.between`` gives for two different places, read by one lookup (the check asks it
+    for every pair of one person's events on one day)."""
+    out: dict[tuple[str, str], int] = {}
+    for leg in p.legs:
+        out.setdefault((leg.a, leg.b), leg.slots)
+        out.setdefault((leg.b, leg.a), leg.slots)
+    return out
 
 
 @check("travel_time")
 def _travel_time(d: TimetableData, plan: Plan, p: TravelTime) -> Verdict:
+    days, trips = d.slot_days, _trips(p)
     for person in p.people:
-        mine = list(d.spans_of(person))
+        mine = d.spans_of(person)
         for i, (a, da) in enumerate(mine):
+            sa, pa = plan[a]
             for b, db in mine[i + 1 :]:
-                (sa, pa), (sb, pb) = plan[a], plan[b]
-                if pa == pb or d.slots[sa].day != d.slots[sb].day:
+                sb, pb = plan[b]
+                if pa == pb or days[sa] != days[sb]:
                     continue
                 first, dfirst, second = (a, da, b) if sa <= sb else (b, db, a)
                 gap = plan[second][0] - (plan[first][0] + dfirst)
-                need = p.between(pa, pb)
+                need = trips.get((pa, pb), 0)  # p.between(pa, pb): the places differ
                 if gap < need:
                     return False, (
                         f"{person} has {max(gap, 0)} slot(s) between {first} at {plan[first][1]} and {second} at "
@@ -141,26 +154,28 @@ def _travel_time(d: TimetableData, plan: Plan, p: TravelTime) -> Verdict:
                     )
         if p.home is None:
             continue
+        home = p.home
         for eid, duration in mine:
             s, place = plan[eid]
             day_first, day_last = _day_bounds(d, s)
-            if s - day_first < p.between(p.home, place):
+            trip = 0 if place == home else trips.get((home, place), 0)  # p.between, either way
+            if s - day_first < trip:
                 return False, f"{person} cannot get from {p.home} to {place} by {d.slots[s].id} for {eid}"
-            if day_last + 1 - (s + duration) < p.between(place, p.home):
+            if day_last + 1 - (s + duration) < trip:
                 return False, f"{person} cannot get back to {p.home} from {place} by the end of the day after {eid}"
     return OK
 
 
 @check("opening_hours")
 def _opening_hours(d: TimetableData, plan: Plan, p: OpeningHours) -> Verdict:
-    open_ = set(p.open)
+    open_, ids, where = set(p.open), d.slot_ids, p.room
     for eid, duration in d.spans:
         start, room = plan[eid]
-        if room != p.room:
+        if room != where:
             continue
         for t in range(start, start + duration):
-            if d.slots[t].id not in open_:
-                return False, f"{eid} is at {room} during {d.slots[t].id}, when it is closed"
+            if ids[t] not in open_:
+                return False, f"{eid} is at {room} during {ids[t]}, when it is closed"
     return OK
 
 
@@ -174,12 +189,12 @@ def _fixed_commitment(d: TimetableData, plan: Plan, p: FixedCommitment) -> Verdi
 
 @check("focus_windows")
 def _focus_windows(d: TimetableData, plan: Plan, p: FocusWindows) -> Verdict:
-    allowed = set(p.slots)
+    allowed, ids, events = set(p.slots), d.slot_ids, d.event_by_id
     for eid in p.events:
         start = plan[eid][0]
-        for t in range(start, start + d.event_by_id[eid].duration):
-            if d.slots[t].id not in allowed:
-                return False, f"{eid} runs during {d.slots[t].id}, outside the focus windows"
+        for t in range(start, start + events[eid].duration):
+            if ids[t] not in allowed:
+                return False, f"{eid} runs during {ids[t]}, outside the focus windows"
     return OK
 
 
