@@ -394,14 +394,25 @@ def _doctor_overlap(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("room_beds")
 def _room_beds(d: MedicalData, plan: Plan, p: NoParams) -> Verdict:
-    spans = [(s.id, plan.assign[s.id][1], plan.assign[s.id][2], end(d, plan, s.id)) for s in d.stages]
+    by_room: dict[str, list[tuple[str, int, int]]] = {r.id: [] for r in d.rooms}
+    for s in d.stages:  # each room's stages, in stage order
+        _, room, a = plan.assign[s.id]
+        inside = by_room.get(room)
+        if inside is not None:
+            inside.append((s.id, a, a + s.duration))
     for r in d.rooms:
-        inside = [(sid, a, b) for sid, room, a, b in spans if room == r.id]  # in stage order
+        inside = by_room[r.id]
+        if len(inside) <= r.beds:  # no slot can hold more stages than the room gets
+            continue
         held = [0] * d.slots  # stages in the room per slot, counted from the spans
         for _, a, b in inside:
             for t in range(max(a, 0), min(b, d.slots)):
                 held[t] += 1
-        full = next((t for t, n in enumerate(held) if n > r.beds), None)  # the first slot over the beds
+        full = None  # the first slot over the beds
+        for t, n in enumerate(held):
+            if n > r.beds:
+                full = t
+                break
         if full is not None:
             here = [sid for sid, a, b in inside if overlap(full, full + 1, a, b)]
             return False, f"{r.id} holds {len(here)} stages in slot {full} ({', '.join(here)}) but has {r.beds} bed(s)"
@@ -616,18 +627,22 @@ def late(d: MedicalData, plan: Plan, pt: Patient) -> int:
 
 def objective_value(d: MedicalData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     kind = term.kind
+    total = 0
     if kind == "waiting":
-        return sum(late(d, plan, pt) for pt in d.patients)
+        for pt in d.patients:
+            total += late(d, plan, pt)
+        return total
     if kind == "completion":
-        return sum(end(d, plan, pt.stages[-1].id) for pt in d.patients)
+        for pt in d.patients:
+            last = pt.stages[-1]
+            total += plan.assign[last.id][2] + last.duration
+        return total
     if kind == "cost":
-        total = 0
         for s in d.stages:
             doc, room, _ = plan.assign[s.id]
             total += s.duration * (d.doctor_by_id[doc].rate + d.room_by_id[room].rate)
         return total
     if kind == "order_score":
-        total = 0
         for s in d.stages:
             doc, room, st = plan.assign[s.id]
             total += s.points * (START_WEIGHT * st + d.doctor_by_id[doc].rate + d.room_by_id[room].rate)
@@ -699,7 +714,7 @@ class MedicalResources(PlanChecker):
         rows = section.get("schedule") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'schedule' is missing or not a list"
-        need_backup = any(r.kind == "backup_doctor" for r in rules)
+        need_backup = "backup_doctor" in {r.kind for r in rules}
         assign: dict[str, tuple[str, str, int]] = {}
         backup: dict[str, str] = {}
         fields = {"stage": lk["stage"], "doctor": lk["doctor"], "room": lk["room"]}

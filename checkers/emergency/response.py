@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Container, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 
 from pbsolve import params
-from pbsolve.checker_kit import OK, PlanChecker, lookup, spread_verdict
+from pbsolve.checker_kit import OK, PerData, PlanChecker, lookup, spread_verdict
 from pbsolve.checking import Check, figures_schema, norm
 from pbsolve.kit import KindRegistry, Uncertain
 from pbsolve.mechanisms.base import Verdict
@@ -148,6 +148,12 @@ class ResponseData(BaseModel):
         return net.minutes
 
     @cached_property
+    def team_minutes(self) -> dict[str, dict[str, int]]:
+        """Team id -> place -> its travel minutes there from its base (what :meth:`travel` reads)."""
+        minutes = self.minutes
+        return {t.id: minutes[t.base] for t in self.teams}
+
+    @cached_property
     def severity_by_id(self) -> dict[str, Severity]:
         return {s.id: s for s in self.severities}
 
@@ -204,7 +210,7 @@ class ResponseData(BaseModel):
         return self.severity_by_id[i.severity].deadline
 
     def travel(self, team: str, i: Incident) -> int:
-        return self.minutes[self.team_by_id[team].base][i.site]
+        return self.team_minutes[team][i.site]
 
 
 def replaced(d: ResponseData, **changes: Any) -> ResponseData:
@@ -395,6 +401,12 @@ class Plan:
     teams: dict[str, tuple[str, ...]]  # incident -> teams sent, in team-list order
     supply: dict[str, dict[str, str]]  # incident -> material -> depot
     extra: tuple[Incident, ...] = ()
+    # what many rules and figures read of the plan, worked out once per data it is read
+    # against: each incident (by id) with its completion minutes, and each wave's sent_in
+    _done: PerData[tuple[dict[str, Incident], dict[str, int]]] = field(
+        default_factory=PerData, compare=False, repr=False
+    )
+    _sent: PerData[dict[int, dict[str, int]]] = field(default_factory=PerData, compare=False, repr=False)
 
 
 def incidents_of(d: ResponseData, plan: Plan) -> tuple[Incident, ...]:
@@ -402,27 +414,51 @@ def incidents_of(d: ResponseData, plan: Plan) -> tuple[Incident, ...]:
 
 
 def sent_in(d: ResponseData, plan: Plan, wave: int) -> dict[str, int]:
-    """Team -> number of incidents of ``wave`` it is sent to."""
-    out = {t.id: 0 for t in d.teams}
+    """Team -> number of incidents of ``wave`` it is sent to (not to be changed: kept
+    with the plan for every wave of the data, see :func:`_sent_waves`)."""
+    waves = plan._sent.get(d, lambda: _sent_waves(d, plan))
+    found = waves.get(wave)
+    return found if found is not None else {t.id: 0 for t in d.teams}
+
+
+def _sent_waves(d: ResponseData, plan: Plan) -> dict[int, dict[str, int]]:
+    """Wave -> team -> number of incidents of that wave it is sent to, for both waves."""
+    out = {wave: {t.id: 0 for t in d.teams} for wave in WAVES}
+    teams = plan.teams
     for i in incidents_of(d, plan):
-        if i.wave == wave:
-            for t in plan.teams.get(i.id, ()):
-                out[t] += 1
+        counts = out[i.wave]
+        for t in teams.get(i.id, ()):
+            counts[t] += 1
     return out
 
 
 def completion(d: ResponseData, plan: Plan, i: Incident) -> int:
     """Minutes from the alert until the last team or material sent to ``i`` arrives (0 when nothing is sent)."""
-    times = [d.travel(t, i) for t in plan.teams.get(i.id, ())]
-    times += [d.minutes[dp][i.site] for dp in plan.supply.get(i.id, {}).values()]
-    return max(times, default=0)
+    done, site, minutes, team_minutes = 0, i.site, d.minutes, d.team_minutes
+    for t in plan.teams.get(i.id, ()):
+        done = max(done, team_minutes[t][site])
+    for dp in plan.supply.get(i.id, {}).values():
+        done = max(done, minutes[dp][site])
+    return done
+
+
+def timing(d: ResponseData, plan: Plan) -> tuple[dict[str, Incident], dict[str, int]]:
+    """(incident id -> incident, incident id -> :func:`completion`) over the plan's
+    incidents: worked out once per plan and data (not to be changed)."""
+    return plan._done.get(d, lambda: _timing(d, plan))
+
+
+def _timing(d: ResponseData, plan: Plan) -> tuple[dict[str, Incident], dict[str, int]]:
+    by_id = {i.id: i for i in incidents_of(d, plan)}
+    return by_id, {iid: completion(d, plan, i) for iid, i in by_id.items()}
 
 
 def base_counts(d: ResponseData, plan: Plan, wave: int) -> dict[str, int]:
     """Base -> teams sent in ``wave`` (a team sent twice counts twice)."""
     out = dict.fromkeys(d.bases, 0)
+    teams = d.team_by_id
     for t, n in sent_in(d, plan, wave).items():
-        out[d.team_by_id[t].base] += n
+        out[teams[t].base] += n
     return out
 
 
@@ -468,10 +504,10 @@ def _stock(d: ResponseData, plan: Plan, p: NoParams) -> Verdict:
 
 @check("deadline")
 def _deadline(d: ResponseData, plan: Plan, p: Deadline) -> Verdict:
-    by_id = {i.id: i for i in incidents_of(d, plan)}
+    by_id, done_by_id = timing(d, plan)
     for iid in p.incidents:
         i = by_id[iid]
-        done = completion(d, plan, i)
+        done = done_by_id[iid]
         if done > d.deadline(i):
             return False, f"{iid}'s response is complete after {done} minutes (deadline {d.deadline(i)})"
     return OK
@@ -479,9 +515,10 @@ def _deadline(d: ResponseData, plan: Plan, p: Deadline) -> Verdict:
 
 @check("max_travel")
 def _max_travel(d: ResponseData, plan: Plan, p: MaxTravel) -> Verdict:
+    team_minutes = d.team_minutes
     for i in incidents_of(d, plan):
         for t in plan.teams.get(i.id, ()):
-            if d.travel(t, i) > p.minutes:
+            if team_minutes[t][i.site] > p.minutes:
                 return False, f"{t} travels {d.travel(t, i)} minutes to {i.id} (at most {p.minutes})"
     return OK
 
@@ -523,8 +560,8 @@ def _arrives_first(d: ResponseData, plan: Plan, p: ArrivesFirst) -> Verdict:
 
 @check("severity_priority")
 def _severity_priority(d: ResponseData, plan: Plan, p: SeverityPriority) -> Verdict:
-    by_id = {i.id: i for i in incidents_of(d, plan)}
-    a, b = completion(d, plan, by_id[p.first]), completion(d, plan, by_id[p.then])
+    done = timing(d, plan)[1]
+    a, b = done[p.first], done[p.then]
     if a > b:
         return False, f"{p.first} is complete after {a} minutes, later than {p.then} ({b} minutes)"
     return OK
@@ -659,14 +696,24 @@ def changes(d: ResponseData, plan: Plan, old: Dispatch) -> int:
 
 def objective_value(d: ResponseData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     kind = term.kind
+    total = 0
     if kind == "lateness":
-        return sum(lateness(d, plan, i) for i in incidents_of(d, plan))
+        done, severities = timing(d, plan)[1], d.severity_by_id
+        for i in incidents_of(d, plan):
+            sev = severities[i.severity]
+            total += sev.weight * max(0, done[i.id] - sev.deadline)
+        return total
     if kind == "travel":
-        return sum(d.travel(t, i) for i in incidents_of(d, plan) for t in plan.teams.get(i.id, ()))
+        team_minutes = d.team_minutes
+        for i in incidents_of(d, plan):
+            for t in plan.teams.get(i.id, ()):
+                total += team_minutes[t][i.site]
+        return total
     if kind == "material_cost":
-        return sum(
-            material_cost(d, i, m, dp) for i in incidents_of(d, plan) for m, dp in plan.supply.get(i.id, {}).items()
-        )
+        for i in incidents_of(d, plan):
+            for m, dp in plan.supply.get(i.id, {}).items():
+                total += material_cost(d, i, m, dp)
+        return total
     if kind == "fatigue":
         where: dict[tuple[str, int], Incident] = {}
         for i in incidents_of(d, plan):
@@ -676,9 +723,11 @@ def objective_value(d: ResponseData, plan: Plan, term: ObjectiveTerm, tp: Params
             fatigue_units(where[t.id, 1], where[t.id, 2]) for t in d.teams if (t.id, 1) in where and (t.id, 2) in where
         )
     if kind == "running_cost":
-        return sum(
-            d.team_by_id[t].cost * d.travel(t, i) for i in incidents_of(d, plan) for t in plan.teams.get(i.id, ())
-        )
+        team_minutes, teams = d.team_minutes, d.team_by_id
+        for i in incidents_of(d, plan):
+            for t in plan.teams.get(i.id, ()):
+                total += teams[t].cost * team_minutes[t][i.site]
+        return total
     if kind == "changes":
         return changes(d, plan, as_model(tp, CurrentDispatch).existing)
     raise ValueError(f"unknown objective kind {term.kind!r}")
@@ -741,12 +790,27 @@ class EmergencyPlanning(PlanChecker):
     def read_plan(
         self, d: ResponseData, section: dict[str, Any], lk: Any, rules: list[Rule]
     ) -> tuple[Plan | None, str]:
+        return self._read(d, section, lk, new_incidents(rules))
+
+    def read_section(
+        self, instance: Instance, d: ResponseData, section: dict[str, Any], lk: Any, rules: list[Rule]
+    ) -> tuple[Plan | None, str]:
+        """:meth:`read_plan`, with the new incidents taken from the instance's parsed
+        parameters (parsed once, not for every answer)."""
+        typed = self.typed(instance)
+        extra = tuple(as_model(typed.rule(r), NewIncident).incident for r in rules if r.kind == "new_incident")
+        return self._read(d, section, lk, extra)
+
+    def _read(
+        self, d: ResponseData, section: dict[str, Any], lk: Any, extra: tuple[Incident, ...]
+    ) -> tuple[Plan | None, str]:
         rows = section.get("dispatch") if isinstance(section, dict) else None
         if not isinstance(rows, list):
             return None, "'dispatch' is missing or not a list"
-        extra = new_incidents(rules)
         incidents = {i.id: i for i in (*d.incidents, *extra)}
         inc_names = lk["incident"] if not extra else lookup(list(incidents))
+        inc_exact = inc_names.exact
+        added = {i.id for i in extra}  # read by id: a new incident replaces a listed one of its id
         teams: dict[str, tuple[str, ...]] = {}
         supply: dict[str, dict[str, str]] = {}
         for k, row in enumerate(rows):
@@ -755,16 +819,18 @@ class EmergencyPlanning(PlanChecker):
             name = row.get("incident")
             if not isinstance(name, str):
                 return None, f"dispatch row {k + 1} needs a string field 'incident'"
-            iid = inc_names.find(name)
+            iid = inc_exact.get(name)  # Names.find, inlined: the instance's own spelling first
             if iid is None:
-                return None, f"dispatch row {k + 1} names unknown incident {name[:40]!r}"
+                iid = inc_names.get(norm(name))
+                if iid is None:
+                    return None, f"dispatch row {k + 1} names unknown incident {name[:40]!r}"
             if iid in teams:
                 return None, f"incident {iid} appears more than once"
-            i = incidents[iid]
-            sent, why = self._teams(d, row.get("teams"), i, lk, optional=i in extra)
+            i, optional = incidents[iid], iid in added
+            sent, why = self._teams(d, row.get("teams"), i, lk, optional=optional)
             if sent is None:
                 return None, why
-            got, why = self._materials(d, row.get("materials", []), i, lk, optional=i in extra)
+            got, why = self._materials(d, row.get("materials", []), i, lk, optional=optional)
             if got is None:
                 return None, why
             teams[iid], supply[iid] = sent, got
@@ -787,12 +853,15 @@ class EmergencyPlanning(PlanChecker):
     ) -> tuple[tuple[str, ...] | None, str]:
         """The teams of one row: known ids, no repeats, of roles the incident needs, in
         the needed numbers (a new incident: at most the needed numbers)."""
-        if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
+        if not isinstance(given, list):
             return None, f"incident {i.id} needs 'teams', a list of team ids"
+        for text in given:
+            if not isinstance(text, str):
+                return None, f"incident {i.id} needs 'teams', a list of team ids"
         names = lk["team"]
         exact, team_by_id, needs = names.exact, d.team_by_id, i.needs
         found: list[str] = []
-        roles: list[str] = []  # the role of each team found
+        counts: dict[str, int] = {}  # role -> teams of it found
         for text in given:
             t = exact.get(text)  # names.find, inlined: the instance's own spelling first
             if t is None:
@@ -805,9 +874,9 @@ class EmergencyPlanning(PlanChecker):
             if role not in needs:
                 return None, f"incident {i.id} needs no {role} team but gets {t}"
             found.append(t)
-            roles.append(role)
+            counts[role] = counts.get(role, 0) + 1
         for role, n in needs.items():
-            got = roles.count(role)
+            got = counts.get(role, 0)
             if got != n and not (optional and got < n):
                 return None, f"incident {i.id} needs {n} {role} teams, the answer sends {got}"
         return tuple(sorted(found, key=d.team_position.__getitem__)), ""
@@ -826,7 +895,12 @@ class EmergencyPlanning(PlanChecker):
             mt, dt = row.get("material"), row.get("depot")
             if not isinstance(mt, str) or not isinstance(dt, str):
                 return None, f"incident {i.id}: each material row needs string fields 'material' and 'depot'"
-            m, dp = materials.find(mt), depots.find(dt)
+            m = materials.exact.get(mt)  # Names.find, inlined: the instance's own spelling first
+            if m is None:
+                m = materials.get(norm(mt))
+            dp = depots.exact.get(dt)
+            if dp is None:
+                dp = depots.get(norm(dt))
             if m is None or m not in i.materials:
                 return None, f"incident {i.id} needs no material {str(row['material'])[:40]!r}"
             if dp is None:
@@ -839,8 +913,8 @@ class EmergencyPlanning(PlanChecker):
             if m in out:
                 return None, f"incident {i.id} lists {m} twice (one depot sends all of it)"
             out[m] = dp
-        missing = [m for m in i.materials if m not in out]
-        if missing and not optional:
+        if len(out) < len(i.materials) and not optional:  # every material read is one the incident needs
+            missing = [m for m in i.materials if m not in out]
             return None, f"incident {i.id} gets no depot for {', '.join(missing)}"
         return out, ""
 
@@ -848,9 +922,11 @@ class EmergencyPlanning(PlanChecker):
         return objective_value(d, plan, term, tp)
 
     def verification(self, d: ResponseData, plan: Plan) -> dict[str, dict[str, int]]:
+        done = timing(d, plan)[1]
+        per_wave = [base_counts(d, plan, w) for w in WAVES]
         return {
-            "completion": {i.id: completion(d, plan, i) for i in d.incidents},
-            "teams_sent": {b: sum(base_counts(d, plan, w)[b] for w in WAVES) for b in d.bases},
+            "completion": {i.id: done[i.id] for i in d.incidents},
+            "teams_sent": {b: sum(counts[b] for counts in per_wave) for b in d.bases},
         }
 
     def existing(self, d: ResponseData, plan: Plan) -> dict[str, Any]:

@@ -106,6 +106,11 @@ class RecruitmentData(BaseModel):
         return names[what]
 
     @cached_property
+    def fees(self) -> dict[str, int]:
+        """Staff id -> the fee paid per stage they run."""
+        return {p.id: p.fee for p in self.staff}
+
+    @cached_property
     def staff_number(self) -> dict[str, int]:
         """Staff id -> its position in the staff list, from 1."""
         return {p.id: k for k, p in enumerate(self.staff, 1)}
@@ -249,11 +254,27 @@ class Plan:
 
 
 def fee_of(d: RecruitmentData, plan: Plan, step: Step) -> int:
-    return sum(d.staff_by_id[p].fee for p in plan.staff[step])
+    fees, total = d.fees, 0
+    for p in plan.staff[step]:
+        total += fees[p]
+    return total
+
+
+def total_fees(d: RecruitmentData, plan: Plan) -> int:
+    """The fees of every step of the plan together."""
+    fees, staff, total = d.fees, plan.staff, 0
+    for step in d.steps:
+        for p in staff[step]:
+            total += fees[p]
+    return total
 
 
 def load(plan: Plan, person: str) -> int:
-    return sum(1 for team in plan.staff.values() if person in team)
+    n = 0
+    for team in plan.staff.values():
+        if person in team:
+            n += 1
+    return n
 
 
 def final_slot(d: RecruitmentData, plan: Plan, candidate: str) -> int:
@@ -280,10 +301,11 @@ def _no_clash(d: RecruitmentData, plan: Plan, staff_of: Callable[[Step], tuple[s
 # -- rule checks -----------------------------------------------------------------------
 @check("qualified")
 def _qualified(d: RecruitmentData, plan: Plan, p: NoParams) -> Verdict:
-    for c, s in d.steps:
-        for person in plan.staff[c, s]:
-            if s not in d.staff_by_id[person].stages:
-                return False, f"{person} may not run the {s} ({c})"
+    staff, by_id = plan.staff, d.staff_by_id
+    for step in d.steps:
+        for person in staff[step]:
+            if step[1] not in by_id[person].stages:
+                return False, f"{person} may not run the {step[1]} ({step[0]})"
     return OK
 
 
@@ -348,7 +370,7 @@ def _staff_load(d: RecruitmentData, plan: Plan, p: StaffCap) -> Verdict:
 
 @check("fee_budget")
 def _fee_budget(d: RecruitmentData, plan: Plan, p: FeeBudget) -> Verdict:
-    total = sum(fee_of(d, plan, step) for step in d.steps)
+    total = total_fees(d, plan)
     return OK if total <= p.max else (False, f"fees total {total} (budget {p.max})")
 
 
@@ -494,16 +516,22 @@ def order_score(d: RecruitmentData, plan: Plan) -> int:
     """Step n (prompt order) in slot number j with staff numbers k: n × (10 × j + Σ k)."""
     num, idx, total = d.staff_number, d.slot_index, 0
     for n, step in enumerate(d.steps, 1):
-        total += n * (10 * (idx[plan.slot[step]] + 1) + sum(num[x] for x in plan.staff[step]))
+        score = 10 * (idx[plan.slot[step]] + 1)
+        for x in plan.staff[step]:
+            score += num[x]
+        total += n * score
     return total
 
 
 def objective_value(d: RecruitmentData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:
     kind = term.kind
     if kind == "urgency":
-        return sum(d.role_by_id[c.role].urgency * final_slot(d, plan, c.id) for c in d.candidates)
+        roles, idx, last, total = d.role_by_id, d.slot_index, d.last_stage, 0
+        for c in d.candidates:
+            total += roles[c.role].urgency * (idx[plan.slot[c.id, last]] + 1)
+        return total
     if kind == "fees":
-        return sum(fee_of(d, plan, step) for step in d.steps)
+        return total_fees(d, plan)
     if kind == "order_score":
         return order_score(d, plan)
     if kind == "backup_score":
@@ -582,12 +610,16 @@ class Recruitment(PlanChecker):
                 names.append(hit)
         c, s, slot = names
         given = row.get("staff")
-        if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
+        if not isinstance(given, list):
             return None, f"row {k + 1} needs 'staff', a list of staff names"
+        for text in given:
+            if not isinstance(text, str):
+                return None, f"row {k + 1} needs 'staff', a list of staff names"
         staff_names = lk["staff"]
+        exact = staff_names.exact
         team: list[str] = []
         for text in given:
-            hit = staff_names.exact.get(text)
+            hit = exact.get(text)
             if hit is None:
                 hit = staff_names.find(text)
             if hit is None:

@@ -114,6 +114,23 @@ class ShiftDutyData(BaseModel):
         return out
 
     @cached_property
+    def cover_slots(self) -> tuple[tuple[tuple[str, str], str, str, int], ...]:
+        """((day, shift), day, shift, need) for each cover entry, in the data's order."""
+        return tuple(((c.day, c.shift), c.day, c.shift, c.need) for c in self.cover)
+
+    @cached_property
+    def row_figures(self) -> tuple[dict[tuple[str, str, str], int], dict[tuple[str, str, str], int]]:
+        """(person, day, shift) -> (its wage cost, its rota score): the objective figures
+        of one roster row, for every person, day and shift of the data."""
+        wage, rota = {}, {}
+        for pn, q in enumerate(self.staff, 1):
+            for xn, x in enumerate(self.days, 1):
+                for sn, s in enumerate(self.shifts, 1):
+                    wage[q.id, x.id, s.id] = q.wage * s.hours
+                    rota[q.id, x.id, s.id] = pn * xn * sn
+        return wage, rota
+
+    @cached_property
     def weekends(self) -> list[list[str]]:
         """Runs of consecutive weekend days (each a weekend), in day order."""
         runs: list[list[str]] = []
@@ -312,7 +329,11 @@ def _read(d: ShiftDutyData, plan: Plan) -> Roster:
         for x, s in zip(days, line):
             if s != OFF:
                 rows.append((p.id, x, s))
-                slots.setdefault((x, s), []).append(p.id)
+                on = slots.get((x, s))
+                if on is None:
+                    slots[x, s] = [p.id]
+                else:
+                    on.append(p.id)
     return Roster(lines, slots, rows)
 
 
@@ -345,7 +366,11 @@ def hours(d: ShiftDutyData, plan: Plan, person: str) -> int:
 
 
 def count(plan: Plan, person: str, shift: str) -> int:
-    return sum(1 for s in plan.shifts.get(person, {}).values() if s == shift)
+    n = 0
+    for s in plan.shifts.get(person, {}).values():
+        if s == shift:
+            n += 1
+    return n
 
 
 def on_shift(d: ShiftDutyData, plan: Plan, day: str, shift: str) -> list[str]:
@@ -378,19 +403,23 @@ check = CHECKS.register
 # -- rule checks -----------------------------------------------------------------------
 @check("coverage")
 def _coverage(d: ShiftDutyData, plan: Plan, p: NoParams) -> Verdict:
-    staff = on_shift_of(d, plan)
-    for c in d.cover:
-        n = len(staff(c.day, c.shift))
-        if n < c.need:
-            return False, f"{slot_name(c.day, c.shift)} has {n} staff; it needs {c.need}"
+    staff, slots = on_shift_of(d, plan), roster(d, plan).slots
+    for key, day, shift, need in d.cover_slots:
+        n = len(slots.get(key, ())) if shift != OFF else len(staff(day, shift))
+        if n < need:
+            return False, f"{slot_name(day, shift)} has {n} staff; it needs {need}"
     return OK
 
 
 @check("skill_cover")
 def _skill_cover(d: ShiftDutyData, plan: Plan, p: SkillCover) -> Verdict:
     staff = on_shift_of(d, plan)
+    people = d.person_by_id
     for day, s in p.slots:
-        n = sum(1 for q in staff(day, s) if p.skill in d.person_by_id[q].skills)
+        n = 0
+        for q in staff(day, s):
+            if p.skill in people[q].skills:
+                n += 1
         if n < p.min:
             return False, f"{slot_name(day, s)} has {n} staff with skill {p.skill}; it needs {p.min}"
     return OK
@@ -572,14 +601,18 @@ def objective_value(d: ShiftDutyData, plan: Plan, term: ObjectiveTerm, tp: Param
     if kind == "requests":
         return sum(r.weight for r in d.requests if request_broken(plan, r))
     if kind == "wage_cost":
-        return sum(d.person_by_id[q].wage * d.shift_by_id[s].hours for q, _, s in plan.rows(d))
+        wage, total = d.row_figures[0], 0
+        for row in roster(d, plan).rows:
+            total += wage[row]
+        return total
     if kind == "unsocial_max":
         shift = as_model(tp, UnsocialMax).shift
         return max(count(plan, q.id, shift) for q in d.staff)
     if kind == "rota_score":
-        pn = {q.id: k for k, q in enumerate(d.staff, 1)}
-        sn = {s.id: k for k, s in enumerate(d.shifts, 1)}
-        return sum(pn[q] * (d.day_index[x] + 1) * sn[s] for q, x, s in plan.rows(d))
+        rota, total = d.row_figures[1], 0
+        for row in roster(d, plan).rows:
+            total += rota[row]
+        return total
     if kind == "changes":
         old = {tuple(r) for r in as_model(tp, CurrentRoster).existing}
         new = set(plan.rows(d))
@@ -626,9 +659,12 @@ class ShiftDuty(PlanChecker):
                 if found is None:
                     return None, why
                 person, day, shift = found
-            if day in shifts.get(person, {}):
+            mine = shifts.get(person)
+            if mine is None:
+                mine = shifts[person] = {}
+            elif day in mine:
                 return None, f"{person} is rostered more than once on {day}"
-            shifts.setdefault(person, {})[day] = shift
+            mine[day] = shift
         return Plan(shifts), "complete plan"
 
     def objective_value(self, d: ShiftDutyData, plan: Plan, term: ObjectiveTerm, tp: Params) -> int:

@@ -103,9 +103,46 @@ class VolunteerData(BaseModel):
         )
 
     @cached_property
+    def order_scores(self) -> dict[tuple[str, str], dict[str, int]]:
+        """(volunteer, shift) -> post -> the order score of that roster row: t * (10 * k + j) ** 2."""
+        kn, jn, tn = self.numbers
+        return {
+            (v, s): {post: t * (ORDER_CODE * k + j) ** 2 for post, j in jn.items()}
+            for v, k in kn.items()
+            for s, t in tn.items()
+        }
+
+    @cached_property
     def next_pairs(self) -> tuple[tuple[str, str], ...]:
         """(shift, the shift after it on the same day): consecutive shifts of one day."""
         return tuple((a.id, b.id) for a, b in itertools.pairwise(self.shifts) if a.day == b.day)
+
+    @cached_property
+    def no_staff(self) -> dict[tuple[str, str], int]:
+        """(post, shift) -> 0 for every post and shift: the table a plan's staffing counts start from."""
+        return {(p.id, s.id): 0 for p in self.posts for s in self.shifts}
+
+    @cached_property
+    def needs(self) -> tuple[tuple[tuple[str, str], str, str, int], ...]:
+        """((post, shift), post, shift, need) shift by shift, posts in list order, where
+        the post needs anyone: the places the coverage rule can fail, in its order."""
+        return tuple(((p.id, s.id), p.id, s.id, p.need) for s in self.shifts for p in self.posts if p.need > 0)
+
+    @cached_property
+    def peak_needs(self) -> tuple[tuple[tuple[str, str], str, str, int], ...]:
+        """As :attr:`needs`, the peak need of each post with one, in the peak shifts."""
+        return tuple(
+            ((p.id, s.id), p.id, s.id, p.peak_need)
+            for s in self.shifts
+            if s.peak
+            for p in self.posts
+            if p.peak_need is not None and p.peak_need > 0
+        )
+
+    @cached_property
+    def leaders(self) -> tuple[str, ...]:
+        """The team leaders' ids, in list order."""
+        return tuple(v.id for v in self.volunteers if v.leader)
 
     def required(self, post: Post, shift: Shift, peak_rule: bool) -> int:
         """Volunteers the post needs in the shift: its need, or its peak need in a peak
@@ -214,6 +251,7 @@ class Plan:
     # staffing per data it was computed for (see _staffing)
     _loads: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     _staff: PerData[dict[tuple[str, str], list[str]]] = field(default_factory=PerData, compare=False, repr=False)
+    _counts: PerData[dict[tuple[str, str], int]] = field(default_factory=PerData, compare=False, repr=False)
 
 
 def load(plan: Plan, volunteer: str) -> int:
@@ -242,6 +280,21 @@ def _staffing(d: VolunteerData, plan: Plan) -> dict[tuple[str, str], list[str]]:
     return plan._staff.get(d, lambda: _staffed(d, plan))
 
 
+def _staff_counts(d: VolunteerData, plan: Plan) -> dict[tuple[str, str], int]:
+    """(post, shift) -> how many of the data's volunteers work there: the lengths of
+    :func:`_staffing`'s lists, counted from the roster rows (computed once per plan and data)."""
+    return plan._counts.get(d, lambda: _counted(d, plan))
+
+
+def _counted(d: VolunteerData, plan: Plan) -> dict[tuple[str, str], int]:
+    out = dict(d.no_staff)
+    vols, shifts = d.volunteer_by_id, d.shift_index
+    for (v, s), post in plan.assign.items():
+        if v in vols and s in shifts:
+            out[post, s] += 1
+    return out
+
+
 def _staffed(d: VolunteerData, plan: Plan) -> dict[tuple[str, str], list[str]]:
     out: dict[tuple[str, str], list[str]] = {(p.id, s.id): [] for p in d.posts for s in d.shifts}
     for v in d.volunteers:
@@ -255,50 +308,49 @@ def _staffed(d: VolunteerData, plan: Plan) -> dict[tuple[str, str], list[str]]:
 # -- rule checks -----------------------------------------------------------------------
 @check("skill")
 def _skill(d: VolunteerData, plan: Plan, p: NoParams) -> Verdict:
+    posts, vols = d.post_by_id, d.volunteer_by_id
     for (v, s), post in plan.assign.items():
-        need = d.post_by_id[post].skill
-        if need is not None and need not in d.volunteer_by_id[v].skills:
+        need = posts[post].skill
+        if need is not None and need not in vols[v].skills:
             return False, f"{v} works {post} in {s} without the skill {need}"
     return OK
 
 
 @check("training")
 def _training(d: VolunteerData, plan: Plan, p: NoParams) -> Verdict:
+    posts, vols = d.post_by_id, d.volunteer_by_id
     for (v, s), post in plan.assign.items():
-        need = d.post_by_id[post].training
-        if need is not None and need not in d.volunteer_by_id[v].trained:
+        need = posts[post].training
+        if need is not None and need not in vols[v].trained:
             return False, f"{v} works {post} in {s} without the {need} training"
     return OK
 
 
 @check("coverage")
 def _coverage(d: VolunteerData, plan: Plan, p: NoParams) -> Verdict:
-    staff = _staffing(d, plan)
-    for s in d.shifts:
-        for post in d.posts:
-            have = len(staff[post.id, s.id])
-            if have < post.need:
-                return False, f"{post.id} has {have} volunteers in {s.id}; it needs {post.need}"
+    counts = _staff_counts(d, plan)
+    for key, post, s, need in d.needs:
+        have = counts[key]
+        if have < need:
+            return False, f"{post} has {have} volunteers in {s}; it needs {need}"
     return OK
 
 
 @check("peak_cover")
 def _peak_cover(d: VolunteerData, plan: Plan, p: NoParams) -> Verdict:
-    staff = _staffing(d, plan)
-    for s in d.shifts:
-        if not s.peak:
-            continue
-        for post in d.posts:
-            have = len(staff[post.id, s.id])
-            if post.peak_need is not None and have < post.peak_need:
-                return False, f"{post.id} has {have} volunteers in the peak shift {s.id}; it needs {post.peak_need}"
+    counts = _staff_counts(d, plan)
+    for key, post, s, need in d.peak_needs:
+        have = counts[key]
+        if have < need:
+            return False, f"{post} has {have} volunteers in the peak shift {s}; it needs {need}"
     return OK
 
 
 @check("availability")
 def _availability(d: VolunteerData, plan: Plan, p: NoParams) -> Verdict:
+    vols = d.volunteer_by_id
     for (v, s), post in plan.assign.items():
-        if s in d.volunteer_by_id[v].unavailable:
+        if s in vols[v].unavailable:
             return False, f"{v} is unavailable in {s} but works {post}"
     return OK
 
@@ -339,8 +391,12 @@ def _minors(d: VolunteerData, plan: Plan, p: MinorHours) -> Verdict:
 
 @check("leader_on_site")
 def _leader_on_site(d: VolunteerData, plan: Plan, p: NoParams) -> Verdict:
+    assign, leaders = plan.assign, d.leaders
     for s in d.shifts:
-        if not any(v.leader and works(plan, v.id, s.id) for v in d.volunteers):
+        for v in leaders:
+            if (v, s.id) in assign:
+                break
+        else:
             return False, f"no team leader works in {s.id}"
     return OK
 
@@ -371,10 +427,11 @@ def _load_balance(d: VolunteerData, plan: Plan, p: LoadBalance) -> Verdict:
 
 @check("rotation")
 def _rotation(d: VolunteerData, plan: Plan, p: NoParams) -> Verdict:
+    assign = plan.assign
     for a, b in d.next_pairs:
         for v in d.volunteers:
-            post = plan.assign.get((v.id, a))
-            if post is not None and plan.assign.get((v.id, b)) == post:
+            post = assign.get((v.id, a))
+            if post is not None and assign.get((v.id, b)) == post:
                 return False, f"{v.id} works {post} in both {a} and {b}"
     return OK
 
@@ -400,10 +457,11 @@ def _buffer(d: VolunteerData, plan: Plan, p: Buffer) -> Verdict:
 @check("rest_after_run")
 def _rest_after_run(d: VolunteerData, plan: Plan, p: RestAfterRun) -> Verdict:
     """Walks each volunteer's shifts in list order, counting the current run of shifts worked."""
+    assign = plan.assign
     for v in d.volunteers:
         run = 0
         for s in d.shifts:
-            if works(plan, v.id, s.id):
+            if (v.id, s.id) in assign:
                 if run >= p.run:
                     return False, f"{v.id} works {s.id} right after {run} shifts in a row (rest after {p.run})"
                 run += 1
@@ -429,7 +487,7 @@ def _standby(d: VolunteerData, plan: Plan, p: NoParams) -> Verdict:
     that shift, available, able to work every post staffed then, and not a minor in a
     late shift."""
     standby = plan.standby or {}
-    staff = _staffing(d, plan)
+    counts = _staff_counts(d, plan)
     for s in d.shifts:
         b = standby.get(s.id)
         if b is None:
@@ -442,7 +500,7 @@ def _standby(d: VolunteerData, plan: Plan, p: NoParams) -> Verdict:
         if s.late and v.minor:
             return False, f"{s.id}'s standby {b} is a minor and {s.id} is a late shift"
         for post in d.posts:
-            if staff[post.id, s.id] and not can_work(v, post):
+            if counts[post.id, s.id] and not can_work(v, post):
                 return False, f"{s.id}'s standby {b} could not step in at {post.id}"
     return OK
 
@@ -453,11 +511,15 @@ def objective_value(d: VolunteerData, plan: Plan, term: ObjectiveTerm, tp: Param
     if kind == "volunteer_shifts":
         return len(plan.assign)
     if kind == "preference":
-        vols = d.volunteer_by_id
-        return sum(vols[v].prefs[post] for (v, _), post in plan.assign.items())
+        vols, total = d.volunteer_by_id, 0
+        for (v, _), post in plan.assign.items():
+            total += vols[v].prefs[post]
+        return total
     if kind == "order_score":
-        kn, jn, tn = d.numbers
-        return sum(tn[s] * (ORDER_CODE * kn[v] + jn[post]) ** 2 for (v, s), post in plan.assign.items())
+        scores, total = d.order_scores, 0
+        for key, post in plan.assign.items():
+            total += scores[key][post]
+        return total
     if kind == "standby_score":
         kn = d.numbers[0]
         return sum(kn[v] for v in (plan.standby or {}).values())
@@ -529,10 +591,11 @@ class VolunteerScheduling(PlanChecker):
         return objective_value(d, plan, term, tp)
 
     def verification(self, d: VolunteerData, plan: Plan) -> dict[str, dict[str, int]]:
-        return {
-            "shifts": {v.id: load(plan, v.id) for v in d.volunteers},
-            "staffed": {p.id: sum(1 for post in plan.assign.values() if post == p.id) for p in d.posts},
-        }
+        staffed = {p.id: 0 for p in d.posts}
+        for post in plan.assign.values():
+            if post in staffed:
+                staffed[post] += 1
+        return {"shifts": {v.id: load(plan, v.id) for v in d.volunteers}, "staffed": staffed}
 
     def existing(self, d: VolunteerData, plan: Plan) -> list[list[str]]:
         """Rows in the roster's order: shift by shift, volunteers in list order."""
