@@ -655,11 +655,6 @@ def _spare_cover(d: ResponseData, plan: Plan, p: SpareCover) -> Verdict:
 
 
 # -- objective -------------------------------------------------------------------------
-def lateness(d: ResponseData, plan: Plan, i: Incident) -> int:
-    sev = d.severity_by_id[i.severity]
-    return sev.weight * max(0, completion(d, plan, i) - sev.deadline)
-
-
 def fatigue_units(first: Incident, second: Incident) -> int:
     """A team sent to ``first`` (wave 1) and ``second`` (wave 2): the product of their
     minutes on scene, each in units of 5 minutes."""
