@@ -38,22 +38,24 @@ def load(d: EducationData, plan: Plan, teacher: str) -> int:
     return sum(1 for t, _ in plan.assign.values() if t == teacher)
 
 
-def _loads(d: EducationData, plan: Plan) -> dict[str, int]:
-    """Teacher id -> :func:`load`, for every teacher, in one pass over the plan."""
-    out = dict.fromkeys([t.id for t in d.teachers], 0)
-    for t, _ in plan.assign.values():
-        if t in out:
-            out[t] += 1
+def _tally(ids: list[str], named: list[str]) -> dict[str, int]:
+    """Id -> how many entries of ``named`` it is, for every id of ``ids`` (other names are
+    not counted), in one pass."""
+    out = dict.fromkeys(ids, 0)
+    for x in named:
+        if x in out:
+            out[x] += 1
     return out
+
+
+def _loads(d: EducationData, plan: Plan) -> dict[str, int]:
+    """Teacher id -> :func:`load`, for every teacher."""
+    return _tally([t.id for t in d.teachers], [t for t, _ in plan.assign.values()])
 
 
 def _room_uses(d: EducationData, plan: Plan) -> dict[str, int]:
-    """Room id -> the lessons held in it, for every room, in one pass over the plan."""
-    out = dict.fromkeys([r.id for r in d.rooms], 0)
-    for _, room in plan.assign.values():
-        if room in out:
-            out[room] += 1
-    return out
+    """Room id -> the lessons held in it, for every room."""
+    return _tally([r.id for r in d.rooms], [room for _, room in plan.assign.values()])
 
 
 def _clash(d: EducationData, lessons: list[Lesson], key: Any, what: str) -> Verdict:
