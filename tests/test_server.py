@@ -472,6 +472,74 @@ def test_store_bytes_do_not_depend_on_the_chunk_size(tmp_path, instances):
     assert rows(7) == rows(1000)
 
 
+def _store_rows(path: Path) -> list[tuple]:
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        return conn.execute("SELECT i.rowid, i.id, k.task, i.body FROM instances i JOIN kinds k USING (kind)").fetchall()
+
+
+def test_store_bytes_do_not_depend_on_the_number_of_compressing_threads(tmp_path, instances, monkeypatch):
+    from pbsolve.serve import store
+
+    def rows(threads: int) -> list[tuple]:
+        monkeypatch.setattr(store, "COMPRESS_THREADS", threads)
+        path = tmp_path / f"t{threads}.pbstore"
+        with StoreWriter(path, chunk_rows=5) as w:
+            for k, inst in enumerate(instances * 3):  # past the dictionaries: most rows are compressed in chunks
+                w.add(f"{inst.id}~{k}", inst.task, inst.family, inst.model_dump_json())
+        return _store_rows(path)
+
+    one = rows(1)
+    assert one == rows(2) == rows(3)
+
+
+def test_a_duplicate_of_a_row_still_compressing_is_reported_and_not_stored(tmp_path, instances):
+    a, b, c = instances[:3]
+    path = tmp_path / "dup.pbstore"
+    with StoreWriter(path, chunk_rows=2) as w:
+        w.add(a.id, a.task, a.family, a.model_dump_json(), tag="first")
+        w.add(b.id, b.task, b.family, b.model_dump_json())  # a full chunk: compressed in the background
+        w.add(a.id, a.task, a.family, c.model_dump_json(), tag="again")
+        w.add(c.id, c.task, c.family, c.model_dump_json())
+        w.flush()
+        assert w.take_duplicates() == [(a.id, "again")]
+        assert w.rows == 3  # flush() inserts every row added so far, the chunk in the background too
+    with InstanceStore(path) as st:
+        assert st.ids() == [a.id, b.id, c.id] and st.get_text(a.id) == a.model_dump_json()
+
+
+class _CompressorFailed(RuntimeError):
+    pass
+
+
+def test_a_compression_error_is_raised_by_the_writer_not_lost(tmp_path, instances, monkeypatch):
+    from pbsolve.serve import store
+
+    def broken(rows: list, jobs: list) -> None:
+        raise _CompressorFailed("compressor failed")
+
+    monkeypatch.setattr(store, "_compress_chunk", broken)
+    w = StoreWriter(tmp_path / "broken.pbstore", chunk_rows=2)
+    with pytest.raises(_CompressorFailed, match="compressor failed"):
+        for inst in instances:
+            w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
+        w.close()
+    w.abort()
+    assert w._pool is None  # the background thread is stopped
+
+
+def test_aborting_with_a_chunk_compressing_stores_nothing_and_stops_the_thread(tmp_path, instances):
+    path = tmp_path / "aborted.pbstore"
+    w = StoreWriter(path, chunk_rows=2)
+    for inst in instances[:5]:
+        w.add(inst.id, inst.task, inst.family, inst.model_dump_json())
+    w.abort()
+    assert w._pool is None
+    with pytest.raises(StoreError):
+        InstanceStore(path).get_text(instances[0].id)
+
+
 def test_a_damaged_row_is_a_store_error_not_a_crash(tmp_path, instances):
     import sqlite3
 
