@@ -281,19 +281,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def targets(rep: dict[str, Any], batch_p99_ms: float) -> list[dict[str, Any]]:
-    """Each figure of issue 18's table with its target and whether it is met."""
+    """Each figure of issue 18's table with its target and whether it is met; a store
+    reused from ``--dir`` was not built in this run, so its build rate is no figure."""
 
     def row(name: str, value: float, target: float, unit: str, most: bool) -> dict[str, Any]:
         met = value <= target if most else value >= target
         return {"figure": name, "value": value, "target": target, "unit": unit, "at_most": most, "met": met}
 
     s, lk = rep["store"], rep["lookup"]
-    return [
+    rows = [
         row("batch of 1,024, p99", batch_p99_ms, TARGET_BATCH_P99_MS, "ms", True),
         row("store size per row", s["bytes_per_row"], TARGET_BYTES_PER_ROW, "B", True),
         row("store build", s["rows_per_s"], TARGET_BUILD_ROWS_PER_S, "rows/s", False),
         row("cold parsed lookup, p99", lk["get_parsed_p99_us"], TARGET_COLD_LOOKUP_P99_US, "us", True),
     ]
+    return [r for r in rows if not (rep.get("store_reused") and r["figure"] == "store build")]
 
 
 def split_pool(pool: list[Instance]) -> tuple[list[Instance], list[Instance]]:
