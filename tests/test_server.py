@@ -183,6 +183,10 @@ BAD_REQUESTS = [
     ("/grade/batch", b'{"requests": []}', "at least 1 item"),
     ("/grade/batch", b'{"requests": [{"response": "r"}]}', "requests[0]: give exactly one"),
     ("/grade/batch", b'{"requests": "all"}', "requests"),
+    ("/openrlhf", b"{not json", "not valid JSON"),  # the body read by pydantic, not FastAPI: the same errors
+    ("/openrlhf", b"[1, 2]", "one JSON object"),
+    ("/openrlhf", b"", "one JSON object"),
+    ("/openrlhf", b'{"labels": ["a"]}', "query: Field required"),
     ("/openrlhf", b'{"query": ["q"]}', "1 queries but no labels"),
     ("/openrlhf", b'{"query": ["q", "r"], "labels": ["a"]}', "2 queries but 1 labels"),
     ("/openrlhf", b'{"query": ["q"], "labels": ["a"], "prompts": []}', "1 queries but 0 prompts"),
@@ -199,6 +203,13 @@ def test_bad_requests_get_a_4xx_with_a_message(client, path, body, needle):
     assert r.headers["content-type"] == "application/json"
     error = r.json()["error"]
     assert isinstance(error, str) and needle in error, error
+
+
+def test_the_openrlhf_body_is_documented_as_a_declared_body_would_be():
+    schema = create_app().openapi()["paths"]
+    for path in ("/openrlhf", "/get_reward"):
+        body = schema[path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        assert set(body["properties"]) == {"query", "prompts", "labels"} and body["required"] == ["query"]
 
 
 def test_routing_errors_are_4xx_json(client):
