@@ -505,6 +505,19 @@ def test_store_bytes_do_not_depend_on_the_number_of_compressing_threads(tmp_path
     assert one == rows(2) == rows(3)
 
 
+def test_an_empty_text_after_its_task_types_dictionary_is_stored_empty(tmp_path, instances):
+    from pbsolve.serve.store import DICT_SAMPLES
+
+    inst = instances[0]
+    path = tmp_path / "empty.pbstore"
+    with StoreWriter(path, chunk_rows=4) as w:
+        for k in range(DICT_SAMPLES):
+            w.add(f"{inst.id}~{k}", inst.task, inst.family, inst.model_dump_json())
+        w.add("empty", inst.task, inst.family, "")  # a chunk of its own: compressed with the dictionary
+    with InstanceStore(path) as st:
+        assert st.get_text("empty") == "" and st.get_text(f"{inst.id}~3") == inst.model_dump_json()
+
+
 def test_a_duplicate_of_a_row_still_compressing_is_reported_and_not_stored(tmp_path, instances):
     a, b, c = instances[:3]
     path = tmp_path / "dup.pbstore"

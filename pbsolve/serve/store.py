@@ -432,9 +432,14 @@ def _compress_chunk(rows: list[tuple[str, int, bytes]], jobs: list[_Job]) -> Non
             end = start
             while end < len(part) and part[end][1] is k:
                 end += 1
-            bodies = k.compressors[t].multi_compress_to_buffer([raw for _, _, raw in part[start:end]], threads=1)
+            raws = [raw for _, _, raw in part[start:end]]
+            compressor = k.compressors[t]
+            if any(raws):
+                bodies = [bytes(body) for body in compressor.multi_compress_to_buffer(raws, threads=1)]
+            else:  # zstd's batch call refuses a batch of nothing but empty texts
+                bodies = [compressor.compress(raw) for raw in raws]
             for (i, _, _), body in zip(part[start:end], bodies):
-                rows[i] = (rows[i][0], rows[i][1], bytes(body))
+                rows[i] = (rows[i][0], rows[i][1], body)
             start = end
 
     threads = [threading.Thread(target=run, args=(t,)) for t in range(1, COMPRESS_THREADS) if parts[t]]
