@@ -296,8 +296,10 @@ class FamilyChecker:
 
     def read_data(self, instance: Instance) -> Any:
         """The instance's data as its task type's checker reads it; raises if the data is
-        not that task type's (an unknown task is a KeyError)."""
-        return self.tasks[instance.task].data_type.model_validate(instance.data)
+        not that task type's (an unknown task is a KeyError). The very object grading then
+        reads (kept in ``Instance.memo``), so validating an instance does not parse its
+        data twice: a tenth of validating a cold instance, the reward server's usual case."""
+        return self.tasks[instance.task].data(instance)
 
     def baseline_answer(self, instance: Instance) -> str:
         return baseline_answer(self.tasks[instance.task], instance)

@@ -42,6 +42,30 @@ def test_grading_an_instance_again_reads_its_data_no_more(any_instance, monkeypa
     assert after_first >= 1 and len(calls) == after_first
 
 
+@pytest.mark.parametrize("task", ["procurement_planning", "urban_traffic_planning", "project_planning",
+                                  "emergency_planning", "volunteer_scheduling"])  # fmt: skip
+def test_validating_an_instance_reads_its_data_once_for_the_checker_too(task, monkeypatch):
+    from pbsolve.family import checker
+    from tests.instances import find
+
+    found = find(task, 0)
+    assert found is not None
+    inst = fresh(found)
+    module = checker(inst.family)
+    data_type = module.task_checker(inst.task).data_type
+    real = data_type.model_validate
+    calls: list[object] = []
+
+    def counting(obj: object, *args: object, **kwargs: object) -> object:
+        calls.append(obj)
+        return real(obj, *args, **kwargs)
+
+    monkeypatch.setattr(data_type, "model_validate", counting)
+    assert grade(inst, oracle(inst)).all_pass == 1  # validation (the data read, the reference checked), then grading
+    assert len(calls) == 1
+    assert module.read_data(inst) is module.task_checker(inst.task).data(inst)
+
+
 def test_an_instance_whose_data_is_replaced_is_graded_against_the_new_data(any_instance):
     """Replacing ``data`` after a grade drops the parsed data with the verdict: the reference
     answer is checked again against the new data (here: rooms too small for every event)."""
