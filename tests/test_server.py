@@ -553,6 +553,30 @@ def test_a_compression_error_is_raised_by_the_writer_not_lost(tmp_path, instance
     assert w._pool is None  # the background thread is stopped
 
 
+def test_an_error_on_a_second_compressing_thread_is_raised_not_stored_as_an_empty_row(tmp_path, instances, monkeypatch):
+    from pbsolve.serve import store
+    from pbsolve.serve.store import DICT_SAMPLES
+
+    class Broken:
+        def multi_compress_to_buffer(self, raws: list, threads: int) -> list:
+            raise _CompressorFailed("second thread failed")
+
+        compress = multi_compress_to_buffer
+
+    monkeypatch.setattr(store, "COMPRESS_THREADS", 2)
+    inst = instances[0]
+    w = StoreWriter(tmp_path / "thread.pbstore", chunk_rows=1000)
+    for k in range(DICT_SAMPLES):  # the dictionary, then a chunk of rows split over both threads
+        w.add(f"{inst.id}~{k}", inst.task, inst.family, inst.model_dump_json())
+    w.flush()
+    next(iter(w._kinds.values())).compressors[1] = Broken()
+    for k in range(DICT_SAMPLES, DICT_SAMPLES + 8):
+        w.add(f"{inst.id}~{k}", inst.task, inst.family, inst.model_dump_json())
+    with pytest.raises(_CompressorFailed, match="second thread failed"):
+        w.close()
+    w.abort()
+
+
 def test_aborting_with_a_chunk_compressing_stores_nothing_and_stops_the_thread(tmp_path, instances):
     path = tmp_path / "aborted.pbstore"
     w = StoreWriter(path, chunk_rows=2)
