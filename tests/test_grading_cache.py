@@ -25,16 +25,22 @@ def fresh(inst: Instance) -> Instance:
     return Instance.model_validate(inst.model_dump(mode="json"))
 
 
-def test_grading_an_instance_again_reads_its_data_no_more(any_instance, monkeypatch):
-    inst = fresh(any_instance)
-    real = TimetableData.model_validate
+def counted_validations(model: type, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The inputs ``model.model_validate`` is called with from now on (the test's own list)."""
+    real = model.model_validate
     calls: list[object] = []
 
-    def counting(obj: object, *args: object, **kwargs: object) -> TimetableData:
+    def counting(obj: object, *args: object, **kwargs: object) -> object:
         calls.append(obj)
         return real(obj, *args, **kwargs)
 
-    monkeypatch.setattr(TimetableData, "model_validate", counting)
+    monkeypatch.setattr(model, "model_validate", counting)
+    return calls
+
+
+def test_grading_an_instance_again_reads_its_data_no_more(any_instance, monkeypatch):
+    inst = fresh(any_instance)
+    calls = counted_validations(TimetableData, monkeypatch)
     assert grade(inst, oracle(inst)).all_pass == 1
     after_first = len(calls)
     for text in (oracle(inst), "{}", "no answer"):
@@ -52,15 +58,7 @@ def test_validating_an_instance_reads_its_data_once_for_the_checker_too(task, mo
     assert found is not None
     inst = fresh(found)
     module = checker(inst.family)
-    data_type = module.task_checker(inst.task).data_type
-    real = data_type.model_validate
-    calls: list[object] = []
-
-    def counting(obj: object, *args: object, **kwargs: object) -> object:
-        calls.append(obj)
-        return real(obj, *args, **kwargs)
-
-    monkeypatch.setattr(data_type, "model_validate", counting)
+    calls = counted_validations(module.task_checker(inst.task).data_type, monkeypatch)
     assert grade(inst, oracle(inst)).all_pass == 1  # validation (the data read, the reference checked), then grading
     assert len(calls) == 1
     assert module.read_data(inst) is module.task_checker(inst.task).data(inst)
