@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from pbsolve.answer_checks import conflict_list, format_verdict, objective_schema, stated_int, validation_verdict
 from pbsolve.mechanisms import ITEM_OWNERS, MECHANISMS, Mechanism
 from pbsolve.mechanisms.base import CheckContext, SchemaContext, Verdict
-from pbsolve.params import Params, ParamsTable, TypedParams
+from pbsolve.params import Params, ParamsTable, TypedParams, parsed
 from pbsolve.schema import Instance, ObjectiveTerm, Recovery, Rule
 
 V = TypeVar("V")
@@ -106,7 +106,7 @@ class TaskChecker:
                 *(rec.scenario if rec else []),
                 *(rec.objective if rec else []),
             ]
-            return TypedParams(self.rule_params, self.term_params, owned)
+            return TypedParams(self.rule_params, self.term_params, owned, parsed(instance))
 
         return instance.memo(f"{self.family}.params", make)
 

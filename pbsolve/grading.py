@@ -142,8 +142,9 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
     )
     if bad_terms:
         found.append(f"objective kinds the {instance.family} checker does not know: {', '.join(bad_terms)}")
-    found += params.problems(rule_kinds, [*instance.rules, *scenario])
-    found += params.problems(objective_kinds, [*instance.objective, *rec_terms])
+    read = params.parsed(instance)  # each item parsed once, here and at its first grade
+    found += params.problems(rule_kinds, [*instance.rules, *scenario], read)
+    found += params.problems(objective_kinds, [*instance.objective, *rec_terms], read)
     term_ids = {t.id for t in instance.objective}
     known_rules = set(rule_ids)
     for it in instance.checklist:
@@ -164,13 +165,13 @@ def _problems(instance: Instance, module: ModuleType) -> list[str]:
         interrupts.reraise_if_stopping(exc)
         return [f"data does not match task {instance.task!r}: {type(exc).__name__}: {str(exc)[:300]}"]
     try:  # the plan is read under the instance's rules, the recovery plan under its scenario too
-        main = params.seen_beside(data, rule_kinds, instance.rules)
-        rec = params.seen_beside(data, rule_kinds, [*instance.rules, *scenario])
-        found += params.added_twice(params.additions(rule_kinds, [*instance.rules, *scenario]))
-        found += params.data_problems(rule_kinds, instance.rules, main)
-        found += params.data_problems(rule_kinds, scenario, rec)
-        found += params.data_problems(objective_kinds, instance.objective, main)
-        found += params.data_problems(objective_kinds, rec_terms, rec)
+        main = params.seen_beside(data, rule_kinds, instance.rules, read)
+        rec = params.seen_beside(data, rule_kinds, [*instance.rules, *scenario], read)
+        found += params.added_twice(params.additions(rule_kinds, [*instance.rules, *scenario], read))
+        found += params.data_problems(rule_kinds, instance.rules, main, read)
+        found += params.data_problems(rule_kinds, scenario, rec, read)
+        found += params.data_problems(objective_kinds, instance.objective, main, read)
+        found += params.data_problems(objective_kinds, rec_terms, rec, read)
     except Exception as exc:  # a family without names() for what its parameters name: its bug
         interrupts.reraise_if_stopping(exc)
         raise GradingError(

@@ -14,15 +14,15 @@ Nothing here imports the solver.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from types import UnionType
 from typing import Annotated, Any, NamedTuple, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pbsolve.schema import ObjectiveTerm, Rule, Tier
+from pbsolve.schema import Instance, ObjectiveTerm, Rule, Tier
 
 
 class Params(BaseModel):
@@ -54,9 +54,9 @@ class Params(BaseModel):
         problem once."""
         found: list[str] = []
         inner: list[Params] = []
-        for name, tp, meta in _named_fields(type(self)):
+        for name, walk in _named_fields(type(self)):
             named: dict[str, list[str]] = {}
-            _collect(tp, meta, getattr(self, name), named, inner)
+            walk(getattr(self, name), named, inner)
             for what, values in named.items():
                 found += unknown(what, values, data.names(what))
             if inner:  # after the field's names: the further conditions of its nested models
@@ -134,62 +134,101 @@ def _mentions_names(tp: Any, meta: Iterable[Any] = (), seen: frozenset[type] = f
     return any(_mentions_names(a, get_args(a)[1:] if get_origin(a) is Annotated else (), seen) for a in get_args(tp))
 
 
+Walker = Callable[[Any, dict[str, list[str]], list["Params"]], None]
+"""Collects the names in one value of a known type: (value, names by what, nested models
+with further conditions) -> None."""
+
+
 @cache
-def _named_fields(cls: type[BaseModel]) -> tuple[tuple[str, Any, tuple[Any, ...]], ...]:
-    """(field, annotation, metadata) of the fields of ``cls`` that name data, directly or
-    in a nested model, computed once per class (outer and nested models alike)."""
+def _named_fields(cls: type[BaseModel]) -> tuple[tuple[str, Walker], ...]:
+    """(field, its :func:`_walker`) of the fields of ``cls`` that name data, directly or in
+    a nested model, computed once per class (outer and nested models alike)."""
     out = []
     for name, info in cls.model_fields.items():
         if _mentions_names(info.annotation, info.metadata):
-            out.append((name, info.annotation, tuple(info.metadata)))
+            out.append((name, _walker(info.annotation, tuple(info.metadata))))
     return tuple(out)
 
 
-def _collect(tp: Any, meta: Iterable[Any], value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
-    """The names in ``value`` (typed ``tp`` with metadata ``meta``), by what they name,
-    nested models included; the nested :class:`Params` with their own override go to
-    ``inner`` (their further conditions are asked of them)."""
-    if value is None:
-        return
+def _walker(tp: Any, meta: Iterable[Any]) -> Walker:
+    """How to collect the names in a value typed ``tp`` (metadata ``meta``), by what they
+    name, nested models included (the nested :class:`Params` with their own override go
+    to ``inner``: their further conditions are asked of them). Worked out once per field
+    from its type: validating an instance walks every parameter value, and reading the
+    type again for each value (``get_origin``, ``get_args``, the metadata) was most of
+    that walk. A value of another shape than its type says: a model is walked by its own
+    class, a list where a tuple is typed as items of the tuple's first type, anything
+    else is skipped."""
     tag = next((m.what for m in meta if isinstance(m, Names)), None)
     if tag is not None:  # every string in the value names one ``tag``
-        stack = [value]
-        while stack:
-            v = stack.pop()
-            if isinstance(v, str):
-                out.setdefault(tag, []).append(v)
-            elif isinstance(v, (list, tuple, set, frozenset, dict)):  # a dict: its keys
-                stack.extend(reversed(list(v)))
-        return
+        return partial(_tagged, tag)
     origin, args = get_origin(tp), get_args(tp)
     if origin is Annotated:
-        _collect(args[0], args[1:], value, out, inner)
-    elif origin in (Union, UnionType):
+        return _walker(args[0], args[1:])
+    if origin in (Union, UnionType):
         arms = [a for a in args if a is not type(None)]
         if len(arms) == 1:
-            _collect(arms[0], (), value, out, inner)
-        elif isinstance(value, BaseModel):  # one of several models: the value's own class says
-            _collect_model(value, out, inner)
-    elif origin is dict and isinstance(value, dict):
-        for key, item in value.items():
-            _collect(args[0], (), key, out, inner)
-            _collect(args[1], (), item, out, inner)
-    elif origin is tuple and isinstance(value, tuple) and args and args[-1] is not Ellipsis:
-        for arg, item in zip(args, value):
-            _collect(arg, (), item, out, inner)
-    elif origin in (list, tuple, set, frozenset) and isinstance(value, (list, tuple, set, frozenset)) and args:
-        for item in value:
-            _collect(args[0], (), item, out, inner)
-    elif isinstance(value, BaseModel):
+            return _walker(arms[0], ())
+        return _model_only  # one of several models: the value's own class says
+    if origin is dict:
+        return partial(_walk_dict, _walker(args[0], ()), _walker(args[1], ()))
+    if origin is tuple and args and args[-1] is not Ellipsis:
+        return partial(_walk_fixed_tuple, tuple(_walker(a, ()) for a in args), _walker(args[0], ()))
+    if origin in (list, tuple, set, frozenset) and args:
+        return partial(_walk_items, _walker(args[0], ()))
+    return _model_only
+
+
+def _tagged(tag: str, value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
+    if value is None:
+        return
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.setdefault(tag, []).append(v)
+        elif isinstance(v, (list, tuple, set, frozenset, dict)):  # a dict: its keys
+            stack.extend(reversed(list(v)))
+
+
+def _model_only(value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
+    if isinstance(value, BaseModel):
         _collect_model(value, out, inner)
 
 
+def _walk_dict(keys: Walker, items: Walker, value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            keys(key, out, inner)
+            items(item, out, inner)
+    else:
+        _model_only(value, out, inner)
+
+
+def _walk_items(each: Walker, value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
+    if isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            each(item, out, inner)
+    else:
+        _model_only(value, out, inner)
+
+
+def _walk_fixed_tuple(
+    arms: tuple[Walker, ...], first: Walker, value: Any, out: dict[str, list[str]], inner: list[Params]
+) -> None:
+    if isinstance(value, tuple):
+        for each, item in zip(arms, value):
+            each(item, out, inner)
+    else:  # not a tuple (a list where the type says tuple): its items as the first arm's
+        _walk_items(first, value, out, inner)
+
+
 def _collect_model(value: BaseModel, out: dict[str, list[str]], inner: list[Params]) -> None:
-    """:func:`_collect` of a nested model: its fields that name data (by its own class)."""
+    """The names in a nested model: its fields that name data (by its own class)."""
     if isinstance(value, Params) and _overrides(type(value)):
         inner.append(value)
-    for name, tp, meta in _named_fields(type(value)):
-        _collect(tp, meta, getattr(value, name), out, inner)
+    for name, walk in _named_fields(type(value)):
+        walk(getattr(value, name), out, inner)
 
 
 class NoParams(Params):
@@ -229,26 +268,64 @@ def parse(table: ParamsTable, item: Item) -> Params:
         raise InvalidParams(f"{item.id} ({item.kind}): {_errors(exc)}") from None
 
 
-def problems(table: ParamsTable, items: Iterable[Item]) -> list[str]:
+Read = Callable[[ParamsTable, Item], Params]
+"""How the functions below read an item's parameters: :func:`parse`, or an instance's
+:class:`Parsed` (the same models, each parsed once)."""
+PARSED_KEY = "pbsolve.params.parsed"
+
+
+class Parsed:
+    """The parsed parameters of one instance's own items, each parsed once: validating an
+    instance reads every rule's parameters three or four times (their form, the names
+    they use, what they add) and its first grade once more, and a parse is most of a
+    small check. Called as :func:`parse` (``parsed(table, item)``), it keeps the result by
+    the item's identity and the model it was parsed as, holding the item so its id cannot
+    be reused while the entry lives; a failed parse is not kept. Kept in
+    ``Instance.memo`` (:func:`parsed`), so it goes with the instance's other derived data
+    when its contents change. Only an instance's own items may be read through it (the
+    cache grows with the items it is given)."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[int, type[Params] | None], tuple[Item, Params]] = {}
+
+    def __call__(self, table: ParamsTable, item: Item) -> Params:
+        key = (id(item), table.get(item.kind))
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] is item:
+            return kept[1]
+        found = parse(table, item)
+        self._kept[key] = (item, found)
+        return found
+
+
+def parsed(instance: Instance) -> Parsed:
+    """The instance's :class:`Parsed` (one per instance, in its memo)."""
+    cache: Parsed = instance.memo(PARSED_KEY, Parsed)
+    return cache
+
+
+def problems(table: ParamsTable, items: Iterable[Item], read: Read = parse) -> list[str]:
     """Every item whose parameters do not fit its kind's model (unknown kinds are
     reported by the caller, which knows what the checker judges)."""
     found = []
     for item in items:
         if item.kind in table:
             try:
-                parse(table, item)
+                read(table, item)
             except InvalidParams as exc:
                 found.append(str(exc))
     return found
 
 
-def data_problems(table: ParamsTable, items: Iterable[Item], data: Any) -> list[str]:
+def data_problems(table: ParamsTable, items: Iterable[Item], data: Any, read: Read = parse) -> list[str]:
     """Every item whose (well-formed) parameters name what ``data`` does not have
     (:meth:`Params.data_problems`), each problem prefixed with the item and its kind."""
     found = []
     for item in items:
         if item.kind in table:
-            found += [f"{item.id} ({item.kind}): {p}" for p in parse(table, item).data_problems(data)]
+            found += [f"{item.id} ({item.kind}): {p}" for p in read(table, item).data_problems(data)]
     return found
 
 
@@ -261,13 +338,13 @@ class Addition(NamedTuple):
     by: Params
 
 
-def additions(table: ParamsTable, items: Iterable[Item]) -> list[Addition]:
+def additions(table: ParamsTable, items: Iterable[Item], read: Read = parse) -> list[Addition]:
     """Every name the (well-formed) ``items`` bring into their instance, in item order."""
     out: list[Addition] = []
     for item in items:
         model = table.get(item.kind)
         if model is not None and model.adds is not Params.adds:  # the others add nothing: not parsed
-            p = parse(table, item)
+            p = read(table, item)
             out += [Addition(what, name, p) for what, names in p.adds().items() for name in names]
     return out
 
@@ -343,10 +420,10 @@ def with_added(data: Any, names: Mapping[str, Iterable[str]], by: Iterable[Addit
     return WithAdded(data, more, adders) if any(more.values()) else data
 
 
-def seen_beside(data: Any, table: ParamsTable, items: Iterable[Item]) -> Any:
+def seen_beside(data: Any, table: ParamsTable, items: Iterable[Item], read: Read = parse) -> Any:
     """``data`` as the items read beside the (well-formed) ``items`` see it: with the names
     those items add, and who adds them (:func:`with_added`)."""
-    found = additions(table, items)
+    found = additions(table, items, read)
     return with_added(data, _by_what(found), found)
 
 
@@ -371,23 +448,22 @@ class TypedParams:
     """The parsed parameters of one instance's own rules and terms, parsed once: grading
     many answers to one instance reads them from here (kept in ``Instance.memo``).
 
-    Entries are keyed by object identity and hold the object itself, so an id can never
-    be reused by another object while its entry lives; items the instance does not own
-    (rules a test or a mechanism builds on the fly) are parsed each time, never kept, so
-    the cache cannot grow with the answers graded."""
+    The owned items are kept in ``kept`` (the instance's :class:`Parsed`, shared with its
+    validation, which has parsed them all already; a fresh one without it); items the
+    instance does not own (rules a test or a mechanism builds on the fly) are parsed each
+    time, never kept, so the cache cannot grow with the answers graded."""
 
-    def __init__(self, rules: ParamsTable, terms: ParamsTable, owned: Iterable[Item] = ()) -> None:
+    def __init__(
+        self, rules: ParamsTable, terms: ParamsTable, owned: Iterable[Item] = (), kept: Parsed | None = None
+    ) -> None:
         self.rules, self.terms = rules, terms
         self._owned = {id(x): x for x in owned}
-        self._parsed: dict[int, Params] = {}
+        self._kept = kept if kept is not None else Parsed()
 
     def _get(self, table: ParamsTable, item: Item) -> Params:
-        key = id(item)
-        if self._owned.get(key) is not item:
+        if self._owned.get(id(item)) is not item:
             return parse(table, item)
-        if key not in self._parsed:
-            self._parsed[key] = parse(table, item)
-        return self._parsed[key]
+        return self._kept(table, item)
 
     def rule(self, item: Rule) -> Params:
         return self._get(self.rules, item)

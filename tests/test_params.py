@@ -107,6 +107,68 @@ def test_typed_params_never_keep_a_rule_the_instance_does_not_own():
     assert typed.rule(owned) == Limit(people=["P1"], max=2)
 
 
+def test_an_instance_parse_cache_parses_an_item_once():
+    r = Rule(id="R1", kind="daily_limit", tier="basic", params={"people": ["P1"], "max": 2})
+    cache = params.Parsed()
+    assert cache(TABLE, r) == Limit(people=["P1"], max=2)
+    assert cache(TABLE, r) is cache(TABLE, r)
+
+
+def test_an_instance_parse_cache_parses_an_equal_item_of_its_own_apart():
+    first = Rule(id="R1", kind="daily_limit", tier="basic", params={"people": ["P1"], "max": 2})
+    second = first.model_copy(deep=True)
+    cache = params.Parsed()
+    assert cache(TABLE, first) == cache(TABLE, second)
+    assert cache(TABLE, first) is not cache(TABLE, second)
+
+
+def test_an_instance_parse_cache_reads_an_item_under_each_model_apart():
+    r = Rule(id="R1", kind="daily_limit", tier="basic", params={"people": ["P1"], "max": 2})
+
+    class Other(Limit):
+        pass
+
+    cache = params.Parsed()
+    assert type(cache(TABLE, r)) is Limit
+    assert type(cache({"daily_limit": Other}, r)) is Other
+    assert type(cache(TABLE, r)) is Limit
+
+
+def test_an_instance_parse_cache_keeps_no_failed_parse():
+    r = Rule(id="R2", kind="daily_limit", tier="basic", params={"people": []})
+    cache = params.Parsed()
+    for _ in range(2):
+        with pytest.raises(InvalidParams, match=r"R2 \(daily_limit\): max: Field required"):
+            cache(TABLE, r)
+    r.params = {"people": [], "max": 4}
+    assert cache(TABLE, r) == Limit(people=[], max=4)
+
+
+def test_typed_params_read_owned_rules_through_the_instance_parse_cache():
+    r = Rule(id="R1", kind="daily_limit", tier="basic", params={"people": ["P1"], "max": 2})
+    cache = params.Parsed()
+    kept = cache(TABLE, r)
+    assert TypedParams(TABLE, {}, owned=[r], kept=cache).rule(r) is kept
+
+
+def test_validating_and_grading_an_instance_parse_each_of_its_items_once(toy, monkeypatch):
+    inst = Instance.model_validate(toy.model_dump(mode="json"))
+    read: list[int] = []  # the identity of each parameter object parsed
+    real = Params.model_validate.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Params], obj: object, *args: object, **kwargs: object) -> Params:
+        read.append(id(obj))
+        return real(cls, obj, *args, **kwargs)
+
+    monkeypatch.setattr(Params, "model_validate", classmethod(counting))
+    grade(inst, json.dumps(inst.reference))  # validation, the reference checked, then the answer
+    grade(inst, json.dumps(inst.reference))
+    rec = inst.recovery
+    items = [*inst.rules, *inst.objective, *(rec.scenario if rec else []), *(rec.objective if rec else [])]
+    assert len(items) >= 3
+    assert sorted(read) == sorted(id(i.params) for i in items)
+
+
 def test_a_task_checker_with_a_check_but_no_parameter_model_breaks_the_contract():
     class Broken(checking.TaskChecker):
         task = "broken"

@@ -163,7 +163,7 @@ def test_a_problem_found_twice_is_reported_once():
 
 
 def test_a_field_holding_a_model_without_names_is_not_walked():
-    assert [name for name, _, _ in params._named_fields(Holder)] == ["day"]
+    assert [name for name, _ in params._named_fields(Holder)] == ["day"]
 
 
 # -- every place a nested model with a further condition can sit --------------------------
@@ -202,7 +202,15 @@ NO_DAY = "the span Tue..Mon has no day"
         {"wrapped": Wrap(span=BACKWARDS)},
         {"grouped": {"Mon": [FINE, BACKWARDS]}},
     ],
-    ids=["annotated-list", "optional", "union-of-models", "dict-value", "fixed-tuple", "plain-model", "annotated-in-dict"],
+    ids=[
+        "annotated-list",
+        "optional",
+        "union-of-models",
+        "dict-value",
+        "fixed-tuple",
+        "plain-model",
+        "annotated-in-dict",
+    ],
 )
 def test_a_nested_further_condition_is_found_wherever_the_model_sits(where: dict[str, Any]) -> None:
     fields = {"annotated": [FINE], **where}
@@ -221,7 +229,12 @@ def test_a_nested_further_condition_is_found_wherever_the_model_sits(where: dict
         {"grouped": {"Mon": [Span(first="Sun", last="Tue")]}},
     ],
     ids=[
-        "annotated-list", "union-of-models", "dict-key", "fixed-tuple", "one-element-tuple", "plain-model",
+        "annotated-list",
+        "union-of-models",
+        "dict-key",
+        "fixed-tuple",
+        "one-element-tuple",
+        "plain-model",
         "annotated-in-dict",
     ],
 )
