@@ -632,7 +632,7 @@ def test_stored_instances_with_changes_terms_and_recoveries_name_only_what_their
 
 def test_every_data_model_answers_every_kind_of_name_its_parameters_use(instances: dict[str, Instance]):
     """A Names tag no data model answers would raise KeyError inside the grader."""
-    from pbsolve.params import Names, _named_fields
+    from pbsolve.params import Names
 
     for task in sorted(MINE):
         inst = instances[task]
@@ -640,8 +640,8 @@ def test_every_data_model_answers_every_kind_of_name_its_parameters_use(instance
         data = module.read_data(inst)
         rules, terms = module.known_kinds(task)
         for model in {*rules.values(), *terms.values()}:
-            for _, tp, meta in _named_fields(model):
-                for what in _tags(tp, meta, Names):
+            for field in model.model_fields.values():
+                for what in _tags(field.annotation, field.metadata, Names):
                     data.names(what)  # raises KeyError when unanswered
 
 
