@@ -18,7 +18,7 @@ from pbsolve.grading import grade
 from pbsolve.jsonl import dumps
 from pbsolve.llm.responders import baseline, oracle
 from pbsolve.schema import Instance
-from pbsolve.serve.pool import GradingPool, PoolFailure, PoolItem, worker_of
+from pbsolve.serve.pool import GradingPool, PoolFailure, PoolItem, split_batch
 from pbsolve.serve.rewards import compute_score
 from pbsolve.serve.server import ServerThread, create_app
 from pbsolve.serve.store import StoreWriter
@@ -83,10 +83,68 @@ def test_health_reports_the_grading_processes(pooled, local):
     assert httpx.get(local + "/health").json()["grade_processes"] == 0
 
 
-def test_two_workers_split_the_ids_of_a_batch(instances):
-    owners = {worker_of(i.id, 2) for i in instances}
-    assert owners == {0, 1}
-    assert all(worker_of(i.id, 2) == worker_of(i.id, 2) for i in instances)
+def test_a_split_keeps_every_answer_to_one_instance_in_one_part():
+    ids = ["a", "b", "a", "c", "b", "a", "d"]
+    parts, owner = split_batch(ids, 2, {})
+    assert sorted(k for part in parts for k in part) == list(range(len(ids)))
+    for w, part in enumerate(parts):
+        assert part == sorted(part) and all(owner[ids[k]] == w for k in part)
+
+
+def test_a_split_of_new_instances_is_balanced_where_a_hash_is_not():
+    """128 instances of 8 answers each: the two parts differ by at most one instance."""
+    ids = [f"inst-{i}" for i in range(128) for _ in range(8)]
+    parts, _ = split_batch(ids, 2, {})
+    assert sorted(len(p) for p in parts) == [512, 512]
+    parts, _ = split_batch(ids[:8 * 127], 2, {})
+    assert sorted(len(p) for p in parts) == [504, 512]
+
+
+def test_a_split_places_the_instances_with_most_answers_first():
+    ids = ["small"] * 1 + ["big"] * 20 + ["mid"] * 10 + ["mid2"] * 9
+    _, owner = split_batch(ids, 2, {})
+    # costs 8 + answers: big 28 -> 0, mid 18 -> 1, mid2 17 -> 1 (18 < 28), small 9 -> 0: 37 against 35
+    # (in batch order: small 9 -> 0, big 28 -> 1, mid 18 -> 0, mid2 17 -> 0: 44 against 28)
+    assert owner == {"big": 0, "mid": 1, "mid2": 1, "small": 0}
+
+
+def test_a_split_sends_an_instance_back_to_its_home_worker():
+    ids = ["a", "b", "c", "d"]
+    _, owner = split_batch(ids, 2, {"a": 1, "b": 1, "c": 1})
+    assert owner == {"a": 1, "b": 1, "c": 1, "d": 0}
+
+
+def test_a_home_beyond_the_workers_is_ignored():
+    _, owner = split_batch(["a"], 2, {"a": 5})
+    assert owner == {"a": 0}
+
+
+def test_the_same_batch_and_homes_give_the_same_split():
+    ids = [f"i{k % 37}" for k in range(300)]
+    home = {"i3": 1, "i4": 0}
+    assert split_batch(ids, 3, home) == split_batch(list(ids), 3, dict(home))
+
+
+def test_the_pool_remembers_where_an_instance_was_graded(pool, instances):
+    few = instances[:8]  # fewer than the workers' caches hold (2 x 16)
+    items = [PoolItem(i.id, oracle(i)) for i in few]
+    pool.grade(items, "all_pass", deadline=time.monotonic() + 60)
+    first = {i.id: pool._home[i.id] for i in few}
+    assert set(first.values()) == {0, 1}
+    pool.grade(list(reversed(items)), "all_pass", deadline=time.monotonic() + 60)
+    assert {i.id: pool._home[i.id] for i in few} == first
+
+
+def test_the_pool_remembers_no_more_instances_than_its_workers_cache(pool, instances):
+    items = [PoolItem(i.id, oracle(i)) for i in instances]
+    assert len({i.id for i in instances}) > 32
+    pool.grade(items, "all_pass", deadline=time.monotonic() + 60)
+    assert len(pool._home) == 32 and list(pool._home)[-1] == instances[-1].id
+
+
+def test_each_worker_grades_the_part_made_for_it(pool):
+    assert len(pool.pids()) == 2
+    assert [pool.pids() for _ in range(3)] == [pool.pids()] * 3
 
 
 def test_a_pooled_batch_gives_the_same_grades_as_one_process(pooled, local, instances):
