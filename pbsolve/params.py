@@ -156,9 +156,10 @@ def _walker(tp: Any, meta: Iterable[Any]) -> Walker:
     to ``inner``: their further conditions are asked of them). Worked out once per field
     from its type: validating an instance walks every parameter value, and reading the
     type again for each value (``get_origin``, ``get_args``, the metadata) was most of
-    that walk. A value of another shape than its type says: a model is walked by its own
-    class, a list where a tuple is typed as items of the tuple's first type, anything
-    else is skipped."""
+    that walk. The value is the validated model's, so of the shape its type says (or None
+    where the type allows it). A type that names data in a form the walk cannot read (a
+    ``Sequence``, a ``Mapping``, a union of a model and a list) is a ``TypeError`` here,
+    when its class is first checked, never names silently left unchecked."""
     tag = next((m.what for m in meta if isinstance(m, Names)), None)
     if tag is not None:  # every string in the value names one ``tag``
         return partial(_tagged, tag)
@@ -169,13 +170,18 @@ def _walker(tp: Any, meta: Iterable[Any]) -> Walker:
         arms = [a for a in args if a is not type(None)]
         if len(arms) == 1:
             return _walker(arms[0], ())
+        odd = [a for a in arms if not (isinstance(a, type) and issubclass(a, BaseModel)) and _mentions_names(a)]
+        if odd:
+            raise TypeError(f"a union of models and {odd} names data in a form the parameter walk cannot read")
         return _model_only  # one of several models: the value's own class says
     if origin is dict:
         return partial(_walk_dict, _walker(args[0], ()), _walker(args[1], ()))
     if origin is tuple and args and args[-1] is not Ellipsis:
-        return partial(_walk_fixed_tuple, tuple(_walker(a, ()) for a in args), _walker(args[0], ()))
+        return partial(_walk_fixed_tuple, tuple(_walker(a, ()) for a in args))
     if origin in (list, tuple, set, frozenset) and args:
         return partial(_walk_items, _walker(args[0], ()))
+    if origin is not None and _mentions_names(tp):
+        raise TypeError(f"{tp} names data in a form the parameter walk cannot read")
     return _model_only
 
 
@@ -197,30 +203,22 @@ def _model_only(value: Any, out: dict[str, list[str]], inner: list[Params]) -> N
 
 
 def _walk_dict(keys: Walker, items: Walker, value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
-    if isinstance(value, dict):
+    if value is not None:
         for key, item in value.items():
             keys(key, out, inner)
             items(item, out, inner)
-    else:
-        _model_only(value, out, inner)
 
 
 def _walk_items(each: Walker, value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
-    if isinstance(value, (list, tuple, set, frozenset)):
+    if value is not None:
         for item in value:
             each(item, out, inner)
-    else:
-        _model_only(value, out, inner)
 
 
-def _walk_fixed_tuple(
-    arms: tuple[Walker, ...], first: Walker, value: Any, out: dict[str, list[str]], inner: list[Params]
-) -> None:
-    if isinstance(value, tuple):
+def _walk_fixed_tuple(arms: tuple[Walker, ...], value: Any, out: dict[str, list[str]], inner: list[Params]) -> None:
+    if value is not None:
         for each, item in zip(arms, value):
             each(item, out, inner)
-    else:  # not a tuple (a list where the type says tuple): its items as the first arm's
-        _walk_items(first, value, out, inner)
 
 
 def _collect_model(value: BaseModel, out: dict[str, list[str]], inner: list[Params]) -> None:

@@ -151,9 +151,9 @@ def test_typed_params_read_owned_rules_through_the_instance_parse_cache():
     assert TypedParams(TABLE, {}, owned=[r], kept=cache).rule(r) is kept
 
 
-def test_validating_and_grading_an_instance_parse_each_of_its_items_once(toy, monkeypatch):
-    inst = Instance.model_validate(toy.model_dump(mode="json"))
-    read: list[int] = []  # the identity of each parameter object parsed
+def parsed_params(inst: Instance, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The identity of each parameter object a parameter model validates from now on."""
+    read: list[int] = []
     real = Params.model_validate.__func__  # type: ignore[attr-defined]
 
     def counting(cls: type[Params], obj: object, *args: object, **kwargs: object) -> Params:
@@ -161,12 +161,38 @@ def test_validating_and_grading_an_instance_parse_each_of_its_items_once(toy, mo
         return real(cls, obj, *args, **kwargs)
 
     monkeypatch.setattr(Params, "model_validate", classmethod(counting))
+    return read
+
+
+def own_items(inst: Instance) -> list[Rule | ObjectiveTerm]:
+    rec = inst.recovery
+    return [*inst.rules, *inst.objective, *(rec.scenario if rec else []), *(rec.objective if rec else [])]
+
+
+def test_validating_and_grading_an_instance_parse_each_of_its_items_once(toy, monkeypatch):
+    inst = Instance.model_validate(toy.model_dump(mode="json"))
+    read = parsed_params(inst, monkeypatch)
     grade(inst, json.dumps(inst.reference))  # validation, the reference checked, then the answer
     grade(inst, json.dumps(inst.reference))
-    rec = inst.recovery
-    items = [*inst.rules, *inst.objective, *(rec.scenario if rec else []), *(rec.objective if rec else [])]
-    assert len(items) >= 3
-    assert sorted(read) == sorted(id(i.params) for i in items)
+    assert len(own_items(inst)) >= 3
+    assert sorted(read) == sorted(id(i.params) for i in own_items(inst))
+
+
+def test_a_rule_adding_a_name_is_parsed_once_too(monkeypatch):
+    """A new incident's rule is read for what it adds as well as for its form and names."""
+    from tests.instances import find
+
+    found = find(
+        "emergency_planning", 0, include=("exception_recovery",), hard=True,
+        accept=lambda i: any(r.kind == "new_incident" for r in i.recovery.scenario),  # type: ignore[union-attr]
+    )  # fmt: skip
+    assert found is not None
+    inst = Instance.model_validate(found.model_dump(mode="json"))
+    read = parsed_params(inst, monkeypatch)
+    assert grade(inst, json.dumps(inst.reference)).all_pass == 1
+    own = sorted(id(i.params) for i in own_items(inst))
+    # (the recovery's `changes` term keeps the answer's own plan: built and parsed per answer)
+    assert sorted(r for r in read if r in own) == own
 
 
 def test_a_task_checker_with_a_check_but_no_parameter_model_breaks_the_contract():

@@ -285,3 +285,56 @@ def test_names_are_added_only_by_kinds_the_table_knows() -> None:
         params.make_rule("adds", "basic", Adds(day="Fri"), "R2"),
     ]
     assert params.added(table, rules) == {"day": ["Fri"]}
+
+
+# -- the shapes the walk reads ------------------------------------------------------------
+def test_a_field_naming_data_in_a_shape_the_walk_cannot_read_is_refused_not_skipped():
+    from collections.abc import Sequence
+
+    class Listed(Params):
+        days: Sequence[Day]
+
+    with pytest.raises(TypeError, match="cannot read"):
+        Listed(days=["Sun"]).data_problems(Data())
+
+
+def test_a_union_of_a_model_and_names_outside_a_model_is_refused_not_skipped():
+    class Either(Params):
+        where: Visit | list[Day]
+
+    with pytest.raises(TypeError, match="cannot read"):
+        Either(where=["Sun"]).data_problems(Data())
+
+
+def test_an_optional_container_left_empty_names_nothing():
+    class Maybe(Params):
+        days: list[Day] | None = None
+        by_day: dict[Day, Booking] | None = None
+        pair: tuple[Day, Room] | None = None
+
+    assert Maybe().data_problems(Data()) == []
+    assert Maybe(days=["Sun"], by_day={"Fri": Booking(room="Z")}, pair=("Sat", "Y")).data_problems(Data()) == [
+        "unknown day 'Sun'",
+        "unknown day 'Fri'",
+        "unknown room 'Z'",
+        "unknown day 'Sat'",
+        "unknown room 'Y'",
+    ]
+
+
+def test_every_parameter_model_of_every_family_is_in_a_shape_the_walk_reads():
+    import importlib
+    import pkgutil
+
+    import pbsolve.checkers as checkers
+
+    for found in pkgutil.walk_packages(checkers.__path__, "pbsolve.checkers."):
+        importlib.import_module(found.name)
+
+    def subclasses(cls: type) -> list[type]:
+        return [c for sub in cls.__subclasses__() for c in (sub, *subclasses(sub))]
+
+    models = {c for c in subclasses(Params) if c.__module__.startswith(("pbsolve.checkers", "checkers"))}
+    assert len(models) > 100
+    for model in models:
+        params._named_fields(model)  # raises TypeError on a shape it cannot read
