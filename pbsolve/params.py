@@ -170,7 +170,7 @@ def _walker(tp: Any, meta: Iterable[Any]) -> Walker:
         arms = [a for a in args if a is not type(None)]
         if len(arms) == 1:
             return _walker(arms[0], ())
-        odd = [a for a in arms if not (isinstance(a, type) and issubclass(a, BaseModel)) and _mentions_names(a)]
+        odd = [a for a in arms if not isinstance(a, type) and _mentions_names(a)]  # a class naming data is a model
         if odd:
             raise TypeError(f"a union of models and {odd} names data in a form the parameter walk cannot read")
         return _model_only  # one of several models: the value's own class says
