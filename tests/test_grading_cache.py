@@ -150,3 +150,29 @@ def test_an_allocation_name_table_finds_names_as_before():
     assert dict(table) == {norm(n): n for n in names}
     for text in [*names, "DEPOT  SOUTH", " depot north ", "Depot East"]:
         assert table.find(text) == {norm(n): n for n in names}.get(norm(text))
+
+
+@pytest.mark.parametrize("task", ["volunteer_scheduling", "course_timetabling"])  # the kit's evaluator; the timetable's
+def test_a_recovery_plans_rules_are_looked_up_once_per_instance(task, monkeypatch):
+    """The recovery plan is judged as the main plan is: by an evaluator bound once per
+    instance (each rule's check and parameters looked up once), not rule by rule per answer."""
+    from pbsolve.family import checker
+    from tests.instances import find
+
+    found = find(task, 0, include=("exception_recovery",), hard=True)
+    assert found is not None and found.recovery is not None
+    inst = fresh(found)
+    module = checker(inst.family)
+    tc = module.task_checker(inst.task) if hasattr(module, "task_checker") else sched_checks.TIMETABLE
+    bound: list[int] = []
+    real = type(tc).evaluator
+
+    def counting(self, rules, objective, typed):  # type: ignore[no-untyped-def]
+        bound.append(len(rules))
+        return real(self, rules, objective, typed)
+
+    monkeypatch.setattr(type(tc), "evaluator", counting)
+    for _ in range(3):
+        assert grade(inst, oracle(inst)).all_pass == 1
+    scenario = len(inst.recovery.scenario)
+    assert sorted(bound) == [len(inst.rules), len(inst.rules) + scenario]  # the main plan's, the recovery plan's

@@ -19,7 +19,7 @@ from pbsolve.mechanisms.base import (
     SchemaContext,
     Verdict,
 )
-from pbsolve.schema import Instance
+from pbsolve.schema import Instance, Rule
 
 if TYPE_CHECKING:  # the solver side is imported lazily: grading loads this module without OR-Tools
     import random
@@ -103,7 +103,9 @@ class ExceptionRecovery(Mechanism):
         terms = [
             t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective
         ]
-        verdicts, values = tc.evaluate(ctx.data, rules, terms, plan, tc.typed(ctx.instance))
+        typed = tc.typed(ctx.instance)
+        verdicts, _ = _rules_judge(tc, ctx.instance, rules, typed)(ctx.data, plan)
+        _, values = tc.evaluate(ctx.data, [], terms, plan, typed)  # `changes` is the answer's own: built per answer
         best = rec.certificate.objective or {}
         broken = [f"{rid}: {reason}" for rid, (ok, reason) in verdicts.items() if not ok]
         return {
@@ -133,6 +135,23 @@ class ExceptionRecovery(Mechanism):
         certified.recovery = Recovery(scenario=extra, objective=scenario.objective, certificate=rec.certificate)
         certified.recovery_plan = rec.plan
         draft.mechanisms.append(self.id)
+
+
+_JUDGES_KEY = "pbsolve.exception_recovery.judges"
+
+
+def _rules_judge(tc: Any, instance: Instance, rules: list[Rule], typed: Any) -> Any:
+    """``tc``'s evaluator of the recovery plan under the instance's rules and its scenario
+    (no objective terms: the `changes` term differs per answer), bound once per instance
+    and task checker as the main plan's is (:meth:`pbsolve.checking.TaskChecker.evaluator`:
+    the same verdicts as ``tc.evaluate``, each rule's check and parameters looked up once),
+    and again when the instance's rules or scenario are replaced."""
+    judges: dict[Any, tuple[list[Rule], list[Rule], Any]] = instance.memo(_JUDGES_KEY, dict)
+    scenario = instance.recovery.scenario if instance.recovery else []
+    kept = judges.get(tc)
+    if kept is None or kept[0] is not instance.rules or kept[1] is not scenario:
+        kept = judges[tc] = (instance.rules, scenario, tc.evaluator(rules, [], typed))
+    return kept[2]
 
 
 MECHANISM = ExceptionRecovery()
