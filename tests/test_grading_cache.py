@@ -152,16 +152,18 @@ def test_an_allocation_name_table_finds_names_as_before():
         assert table.find(text) == {norm(n): n for n in names}.get(norm(text))
 
 
-@pytest.mark.parametrize("task", ["volunteer_scheduling", "course_timetabling"])  # the kit's evaluator; the timetable's
-def test_a_recovery_plans_rules_are_looked_up_once_per_instance(task, monkeypatch):
-    """The recovery plan is judged as the main plan is: by an evaluator bound once per
-    instance (each rule's check and parameters looked up once), not rule by rule per answer."""
-    from pbsolve.family import checker
+def recovery_instance(task: str) -> Instance:
     from tests.instances import find
 
     found = find(task, 0, include=("exception_recovery",), hard=True)
     assert found is not None and found.recovery is not None
-    inst = fresh(found)
+    return fresh(found)
+
+
+def counted_bindings(inst: Instance, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of rules of each evaluator the instance's task checker binds from now on."""
+    from pbsolve.family import checker
+
     module = checker(inst.family)
     tc = module.task_checker(inst.task) if hasattr(module, "task_checker") else sched_checks.TIMETABLE
     bound: list[int] = []
@@ -172,7 +174,39 @@ def test_a_recovery_plans_rules_are_looked_up_once_per_instance(task, monkeypatc
         return real(self, rules, objective, typed)
 
     monkeypatch.setattr(type(tc), "evaluator", counting)
+    return bound
+
+
+@pytest.mark.parametrize("task", ["volunteer_scheduling", "course_timetabling"])  # the kit's evaluator; the timetable's
+def test_a_recovery_plans_rules_are_looked_up_once_per_instance(task, monkeypatch):
+    """The recovery plan is judged as the main plan is: by an evaluator bound once per
+    instance (each rule's check and parameters looked up once), not rule by rule per answer."""
+    inst = recovery_instance(task)
+    bound = counted_bindings(inst, monkeypatch)
     for _ in range(3):
         assert grade(inst, oracle(inst)).all_pass == 1
+    assert inst.recovery is not None
     scenario = len(inst.recovery.scenario)
     assert sorted(bound) == [len(inst.rules), len(inst.rules) + scenario]  # the main plan's, the recovery plan's
+
+
+@pytest.mark.parametrize("part", ["rules", "scenario"])
+def test_a_recovery_evaluator_is_bound_again_for_replaced_rules_or_scenario(part, monkeypatch):
+    """Asked directly (without grade's check of the instance's parts), the checker binds the
+    recovery plan's evaluator again when the instance's rules or scenario are other lists."""
+    from pbsolve.family import checker
+
+    inst = recovery_instance("volunteer_scheduling")
+    assert inst.recovery is not None and grade(inst, oracle(inst)).all_pass == 1
+    bound = counted_bindings(inst, monkeypatch)
+    module = checker(inst.family)
+    module.check_answer(inst, inst.reference)
+    assert bound == []
+    if part == "rules":
+        inst.rules = list(inst.rules)
+    else:
+        inst.recovery.scenario = list(inst.recovery.scenario)
+    verdicts = module.check_answer(inst, inst.reference)
+    assert all(ok for ok, _ in verdicts.values())
+    n = len(inst.rules) + len(inst.recovery.scenario)
+    assert bound == ([len(inst.rules), n] if part == "rules" else [n])  # the main plan's binds again with its rules

@@ -104,7 +104,7 @@ class ExceptionRecovery(Mechanism):
             t.model_copy(update={"params": {"existing": existing}}) if t.kind == "changes" else t for t in rec.objective
         ]
         typed = tc.typed(ctx.instance)
-        verdicts, _ = _rules_judge(tc, ctx.instance, rules, typed)(ctx.data, plan)
+        verdicts, _ = _rules_judge(tc, ctx.instance, rec.scenario, rules, typed)(ctx.data, plan)
         _, values = tc.evaluate(ctx.data, [], terms, plan, typed)  # `changes` is the answer's own: built per answer
         best = rec.certificate.objective or {}
         broken = [f"{rid}: {reason}" for rid, (ok, reason) in verdicts.items() if not ok]
@@ -140,14 +140,13 @@ class ExceptionRecovery(Mechanism):
 _JUDGES_KEY = "pbsolve.exception_recovery.judges"
 
 
-def _rules_judge(tc: Any, instance: Instance, rules: list[Rule], typed: Any) -> Any:
+def _rules_judge(tc: Any, instance: Instance, scenario: list[Rule], rules: list[Rule], typed: Any) -> Any:
     """``tc``'s evaluator of the recovery plan under the instance's rules and its scenario
     (no objective terms: the `changes` term differs per answer), bound once per instance
     and task checker as the main plan's is (:meth:`pbsolve.checking.TaskChecker.evaluator`:
     the same verdicts as ``tc.evaluate``, each rule's check and parameters looked up once),
-    and again when the instance's rules or scenario are replaced."""
+    and again when the instance's rules or its ``scenario`` are replaced."""
     judges: dict[Any, tuple[list[Rule], list[Rule], Any]] = instance.memo(_JUDGES_KEY, dict)
-    scenario = instance.recovery.scenario if instance.recovery else []
     kept = judges.get(tc)
     if kept is None or kept[0] is not instance.rules or kept[1] is not scenario:
         kept = judges[tc] = (instance.rules, scenario, tc.evaluator(rules, [], typed))
