@@ -28,7 +28,7 @@ Targets (issue 18), each printed with its figure: a batch of 1,024 graded with p
 or more, with a cold parsed lookup p99 of at most 1 ms. The exit status is 0 only when
 every target is met.
 
-    python benchmarks/serve.py [--rows 1000000] [--n 576 | --instances FILE] [--singles 2000] [--batches 20] [--json]
+    python benchmarks/serve.py [--rows 1000000] [--n 576 | --instances FILE] [--singles 2000] [--batches 100] [--json]
 """
 
 from __future__ import annotations
@@ -62,6 +62,9 @@ TARGET_BATCH_P99_MS = 250.0
 TARGET_BYTES_PER_ROW = 1024.0
 TARGET_BUILD_ROWS_PER_S = 20_000.0
 TARGET_COLD_LOOKUP_P99_US = 1000.0
+# Batch requests per endpoint: the p99 of 20 (the earlier default) is their maximum, one
+# sample; of 100 it lies between the two slowest.
+BATCHES = 100
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -453,7 +456,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", type=int, default=1_000_000, help="rows in the store (default 1,000,000)")
     ap.add_argument("--validate-rows", type=int, default=20_000, help="rows for the validated build timing")
     ap.add_argument("--singles", type=int, default=2000, help="single /grade requests (default 2000)")
-    ap.add_argument("--batches", type=int, default=20, help="batch requests per batch endpoint (default 20)")
+    ap.add_argument(
+        "--batches", type=int, default=BATCHES, help=f"batch requests per batch endpoint (default {BATCHES})"
+    )
     ap.add_argument("--prompts", type=int, default=128)
     ap.add_argument("--rollouts", type=int, default=8)
     ap.add_argument("--cache", type=int, default=256, help="server --cache (parsed instances kept)")

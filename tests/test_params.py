@@ -178,13 +178,18 @@ def test_validating_and_grading_an_instance_parse_each_of_its_items_once(toy, mo
     assert sorted(read) == sorted(id(i.params) for i in own_items(inst))
 
 
-def test_a_rule_adding_a_name_is_parsed_once_too(monkeypatch):
-    """A new incident's rule is read for what it adds as well as for its form and names."""
+@pytest.mark.parametrize("where", ["scenario", "rules"])
+def test_a_rule_adding_a_name_is_parsed_once_too(where, monkeypatch):
+    """A new incident's rule is read for what it adds as well as for its form and names,
+    in a recovery scenario and among the rules (a replanned instance's disruption)."""
     from tests.instances import find
 
     found = find(
-        "emergency_planning", 0, include=("exception_recovery",), hard=True,
-        accept=lambda i: any(r.kind == "new_incident" for r in i.recovery.scenario),  # type: ignore[union-attr]
+        "emergency_planning", 0, hard=True,
+        include=("exception_recovery",) if where == "scenario" else ("min_change_replanning",),
+        accept=lambda i: any(
+            r.kind == "new_incident" for r in (i.recovery.scenario if where == "scenario" and i.recovery else i.rules)
+        ),
     )  # fmt: skip
     assert found is not None
     inst = Instance.model_validate(found.model_dump(mode="json"))
