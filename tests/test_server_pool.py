@@ -143,8 +143,12 @@ def test_the_pool_remembers_no_more_instances_than_its_workers_cache(pool, insta
 
 
 def test_each_worker_grades_the_part_made_for_it(pool):
-    assert len(pool.pids()) == 2
-    assert [pool.pids() for _ in range(3)] == [pool.pids()] * 3
+    """Part i goes to worker i's own executor: always the same process, a different one per worker."""
+    from pbsolve.serve.pool import _worker_pid
+
+    seen = [[ex.submit(_worker_pid).result(timeout=60) for _ in range(3)] for ex in pool._executors]
+    assert all(len(set(pids)) == 1 for pids in seen)
+    assert len({pids[0] for pids in seen}) == 2 == pool.processes
 
 
 def test_a_pooled_batch_gives_the_same_grades_as_one_process(pooled, local, instances):
