@@ -38,7 +38,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -212,8 +212,7 @@ class _Kind:
     samples: list[bytes] = field(default_factory=list)
     waiting: list[str] = field(default_factory=list)
     zdict: bytes | None = None
-    compressor: Any = None
-    compressors: list[Any] = field(default_factory=list)  # one per compressing thread (the first is compressor)
+    compressors: list[Any] = field(default_factory=list)  # one per compressing thread; none before the dictionary
 
 
 class StoreWriter:
@@ -298,7 +297,7 @@ class StoreWriter:
                 continue
             seen.add(iid)
             k = self._kind(task, fam)
-            if k.compressor is not None:
+            if k.compressors:
                 job = jobs.setdefault(k.kind, (k, [], []))
                 job[1].append(len(rows))
                 job[2].append(raw)
@@ -349,13 +348,13 @@ class StoreWriter:
         if zd is not None:
             zd.precompute_compress(level=self.level)  # else every compress() loads the dictionary again
         k.compressors = [zstandard.ZstdCompressor(level=self.level, dict_data=zd) for _ in range(COMPRESS_THREADS)]
-        k.compressor = k.compressors[0]
 
     def _fill_waiting(self, k: _Kind) -> None:
         """Compress the rows stored empty while the kind had no dictionary (they are inserted)."""
-        assert k.compressor is not None
-        bodies = compress_many(k.compressor, k.samples)
-        self._conn.executemany("UPDATE instances SET body = ? WHERE id = ?", list(zip(bodies, k.waiting)))
+        assert k.compressors
+        rows = [(iid, k.kind, b"") for iid in k.waiting]
+        _compress_chunk(rows, [(k, list(range(len(rows))), k.samples)])
+        self._conn.executemany("UPDATE instances SET body = ? WHERE id = ?", [(body, iid) for iid, _, body in rows])
         k.samples, k.waiting = [], []
 
     def take_duplicates(self) -> list[tuple[str, Any]]:
@@ -370,7 +369,7 @@ class StoreWriter:
         self._flush()
         self._stop_pool()
         for k in self._kinds.values():
-            if k.compressor is None:  # fewer rows than DICT_SAMPLES of this task type
+            if not k.compressors:  # fewer rows than DICT_SAMPLES of this task type
                 self._make_dictionary(k)
                 self._fill_waiting(k)
         self._conn.executemany(
@@ -443,32 +442,26 @@ def _compress_chunk(rows: list[tuple[str, int, bytes]], jobs: list[_Job]) -> Non
                 rows[i] = (rows[i][0], rows[i][1], body)
             start = end
 
-    failed: list[BaseException] = []  # a thread's error, raised here: a row left uncompressed is never stored
-
-    def guarded(t: int) -> None:
-        try:
-            run(t)
-        except BaseException as exc:
-            failed.append(exc)
-
-    threads = [threading.Thread(target=guarded, args=(t,)) for t in range(1, COMPRESS_THREADS) if parts[t]]
-    for thread in threads:
-        thread.start()
+    others = [_helpers().submit(run, t) for t in range(1, COMPRESS_THREADS) if parts[t]]
     try:
         run(0)
     finally:
-        for thread in threads:
-            thread.join()
-    if failed:
-        raise failed[0]
+        wait(others)  # every run ends before the rows are read or an error is raised
+    for done_run in others:
+        done_run.result()  # a helper's error, raised here: a row left uncompressed is never stored
 
 
-def compress_many(compressor: Any, raws: list[bytes]) -> list[bytes]:
-    """``compressor.compress`` of each, on up to ``COMPRESS_THREADS`` threads (zstd's own,
-    outside the GIL) when there are enough rows to share; the bytes are the same either way."""
-    if len(raws) >= 16 and COMPRESS_THREADS > 1:
-        return [bytes(seg) for seg in compressor.multi_compress_to_buffer(raws, threads=COMPRESS_THREADS)]
-    return [compressor.compress(raw) for raw in raws]
+_HELPER_POOL: list[ThreadPoolExecutor] = []  # made at the first chunk with more than one run
+_HELPER_LOCK = threading.Lock()
+
+
+def _helpers() -> ThreadPoolExecutor:
+    """The threads that compress a chunk's runs beside the calling thread (up to three:
+    ``COMPRESS_THREADS`` is at most four), shared by every writer of the process."""
+    with _HELPER_LOCK:
+        if not _HELPER_POOL:
+            _HELPER_POOL.append(ThreadPoolExecutor(max_workers=3, thread_name_prefix="pbsolve-store-zstd"))
+        return _HELPER_POOL[0]
 
 
 def raw_dictionary(samples: list[bytes]) -> bytes:
