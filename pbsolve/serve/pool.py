@@ -27,7 +27,6 @@ import os
 import pkgutil
 import signal
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -84,8 +83,7 @@ def _start_worker(store_path: str, cache_size: int, max_response_chars: int) -> 
     freeze_startup_heap()
 
 
-def _worker_pid(pause: float = 0.0) -> int:
-    time.sleep(pause)  # keeps this worker busy, so that the next call goes to another one
+def _worker_pid() -> int:
     return os.getpid()
 
 
