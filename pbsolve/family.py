@@ -107,7 +107,12 @@ class SolverModel:
     for the model. ``uniqueness_hint`` starts the tuned uniqueness re-optimisation (the
     single cut) from the first optimisation's last plan before its optimum, a complete
     plan the cut leaves in: the proof has an incumbent from the start, and proves the
-    same answer. ``optimum_parameters`` are further parameters of
+    same answer. ``uniqueness_lean_cut`` lets the tuned single cut leave out the
+    literals that would only grow the reference, when the first objective term counts
+    answer literals (see :func:`pbsolve.certify._counted_literals`): the re-optimisation
+    asks first among the plans that drop or move something, and widens the cut to the
+    single cut only when that search finds no plan as good on the first term; the same
+    answer, chosen by measurement for the model. ``optimum_parameters`` are further parameters of
     :func:`pbsolve.certify.optimum` alone (the hard tier's probes of variant drafts, which
     read back only the optimal values), ``cp_model_presolve`` included (off unless set):
     chosen by measurement for the model, they change how fast the value comes, never
@@ -126,6 +131,7 @@ class SolverModel:
     symmetry: Symmetry | None = None
     uniqueness_levels_after: float | None = None
     uniqueness_hint: bool = False
+    uniqueness_lean_cut: bool = False
     optimum_parameters: dict[str, Any] = field(default_factory=dict)
 
 
