@@ -8,9 +8,7 @@ raises :class:`Rejected`; an uncertified instance is never emitted.
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,6 +17,7 @@ from ortools.sat.python import cp_model_helper as cmh
 
 from pbsolve import interrupts
 from pbsolve.family import Builds, Draft, SolverModel
+from pbsolve.lru import LockedLRU
 from pbsolve.schema import Certificate
 
 
@@ -695,10 +694,9 @@ def optimum(family: Builds, draft: Draft, limits: SolverLimits, without: str | N
     presolve, extra = _with_presolve(sm.optimum_parameters, default=False)
     solver = make_solver(limits, presolve=presolve, optimise=True, parameters={**sm.parameters, **extra})
     key = _question(sm, solver)
-    with _OPTIMA_LOCK:
-        if key in _OPTIMA:
-            _OPTIMA.move_to_end(key)
-            return _OPTIMA[key]
+    kept = _OPTIMA.get(key, _UNASKED)
+    if kept is not _UNASKED:
+        return kept
     status = solver.solve(sm.model)
     if status == cp_model.INFEASIBLE:
         found = None
@@ -706,10 +704,7 @@ def optimum(family: Builds, draft: Draft, limits: SolverLimits, without: str | N
         found = tuple(int(solver.value(expr)) for _, expr, _ in sm.objective_terms)
     else:
         raise Rejected("timeout_explanation", solver.status_name(status))
-    with _OPTIMA_LOCK:
-        _OPTIMA[key] = found
-        while len(_OPTIMA) > OPTIMA_KEPT:
-            _OPTIMA.popitem(last=False)
+    _OPTIMA.put(key, found)
     return found
 
 
@@ -721,8 +716,8 @@ def optimum(family: Builds, draft: Draft, limits: SolverLimits, without: str | N
 # and a single-worker CP-SAT search is deterministic, so a kept answer is the one a new solve
 # would give; time-outs (and interrupts, which raise) are never kept.
 OPTIMA_KEPT = 256
-_OPTIMA: OrderedDict[bytes, tuple[int, ...] | None] = OrderedDict()
-_OPTIMA_LOCK = threading.Lock()
+_OPTIMA: LockedLRU[bytes, tuple[int, ...] | None] = LockedLRU(OPTIMA_KEPT)
+_UNASKED: Any = object()  # None is a kept answer (infeasible)
 
 
 def _question(sm: SolverModel, solver: cp_model.CpSolver) -> bytes:

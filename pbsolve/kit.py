@@ -16,8 +16,6 @@ import importlib
 import json
 import pkgutil
 import random
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_args
@@ -26,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, 
 
 from pbsolve import params
 from pbsolve.family import NoDraft
+from pbsolve.lru import LockedLRU
 from pbsolve.params import NoParams, Params, ParamsTable
 from pbsolve.schema import GenerationSpec, Rule, Size, Tier
 
@@ -254,9 +253,8 @@ def fitting_rooms(demands: Iterable[Any], rooms: Mapping[str, Any]) -> tuple[fro
 
 
 M = TypeVar("M", bound=BaseModel)
-_PARSED: OrderedDict[tuple[type[BaseModel], str], BaseModel] = OrderedDict()
-_PARSED_LOCK = threading.Lock()  # a thread pool (one-worker runs, servers) may share the cache
 PARSED_KEPT = 64  # distinct data contents kept (one instance's hooks and builds reuse a few)
+_PARSED: LockedLRU[tuple[type[BaseModel], str], BaseModel] = LockedLRU(PARSED_KEPT)
 
 
 def parsed(data_type: type[M], data: Any) -> M:
@@ -273,16 +271,11 @@ def parsed(data_type: type[M], data: Any) -> M:
         key = (data_type, json.dumps(data, separators=(",", ":"), ensure_ascii=False))
     except (TypeError, ValueError):  # not plain JSON data: nothing to key it by
         return data_type.model_validate(data)
-    with _PARSED_LOCK:
-        found = _PARSED.get(key)
-        if found is not None:
-            _PARSED.move_to_end(key)
-            return found  # type: ignore[return-value]
-    made = data_type.model_validate(data)  # outside the lock: a validation error leaves no entry
-    with _PARSED_LOCK:
-        _PARSED[key] = made
-        if len(_PARSED) > PARSED_KEPT:
-            _PARSED.popitem(last=False)
+    found = _PARSED.get(key)
+    if found is not None:
+        return found  # type: ignore[return-value]
+    made = data_type.model_validate(data)  # a validation error leaves no entry
+    _PARSED.put(key, made)
     return made
 
 

@@ -12,6 +12,7 @@ from ortools.sat.python import cp_model
 import pbsolve.certify as certify
 from pbsolve.certify import Rejected, SolverLimits, optimum
 from pbsolve.family import SolverModel
+from pbsolve.lru import LockedLRU
 
 
 class Pick:
@@ -114,7 +115,7 @@ def test_a_time_out_is_never_kept(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_memo_keeps_only_the_latest_questions(monkeypatch: pytest.MonkeyPatch, solves: list[int]) -> None:
-    monkeypatch.setattr(certify, "OPTIMA_KEPT", 2)
+    monkeypatch.setattr(certify, "_OPTIMA", LockedLRU(2))
     first, second, third = ({"costs": [0, 1, 5, c]} for c in (2, 3, 4))
     ask(first)
     ask(second)

@@ -22,8 +22,6 @@ symmetry is broken by it.
 from __future__ import annotations
 
 import random
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -46,6 +44,7 @@ from pbsolve.kit import (
     sampled_kinds,
     witness_rules,
 )
+from pbsolve.lru import LockedLRU
 from pbsolve.model_kit import (
     Encoder,
     HardHooks,
@@ -259,9 +258,8 @@ def enumerate_trips(d: CommuteData, c: Commuter, walks: Adjacency | None = None)
     return out
 
 
-_TRIPS: OrderedDict[Any, dict[str, list[Option]]] = OrderedDict()
-_TRIPS_LOCK = threading.Lock()
 TRIPS_KEPT = 256
+_TRIPS: LockedLRU[Any, dict[str, list[Option]]] = LockedLRU(TRIPS_KEPT)
 
 
 def _content(d: CommuteData) -> Any:
@@ -281,17 +279,12 @@ def trips(d: CommuteData) -> dict[str, list[Option]]:
     """Commuter -> their trips, enumerated once per distinct content (one instance's
     builds, probes and hard-tier variants share them)."""
     key = _content(d)
-    with _TRIPS_LOCK:
-        hit = _TRIPS.get(key)
-        if hit is not None:
-            _TRIPS.move_to_end(key)
-            return hit
+    hit = _TRIPS.get(key)
+    if hit is not None:
+        return hit
     walks = _adjacency(d)
     made = {c.id: enumerate_trips(d, c, walks) for c in d.commuters}
-    with _TRIPS_LOCK:
-        _TRIPS[key] = made
-        if len(_TRIPS) > TRIPS_KEPT:
-            _TRIPS.popitem(last=False)
+    _TRIPS.put(key, made)
     return made
 
 

@@ -42,7 +42,6 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,6 +58,7 @@ from pbsolve.grading import (
     grade,
     validate_instance,
 )
+from pbsolve.lru import LockedLRU
 from pbsolve.parsing import MAX_CHARS, strip_thinking
 from pbsolve.schema import Grade, Instance, ItemResult, RewardMode
 
@@ -179,9 +179,7 @@ class InstanceResolver:
     def __init__(self, store: Any = None, cache_size: int = CACHE_SIZE) -> None:
         self._store = store
         self._store_lock = threading.Lock()
-        self._cache: OrderedDict[str, Instance] = OrderedDict()
-        self._lock = threading.Lock()
-        self.cache_size = cache_size
+        self._cache: LockedLRU[str, Instance] = LockedLRU(cache_size)
 
     @property
     def store(self) -> Any:
@@ -193,22 +191,8 @@ class InstanceResolver:
                     self._store = InstanceStore(self._store)
         return self._store
 
-    def _cached(self, key: str) -> Instance | None:
-        with self._lock:
-            inst = self._cache.get(key)
-            if inst is not None:
-                self._cache.move_to_end(key)
-            return inst
-
-    def _remember(self, key: str, inst: Instance) -> None:
-        with self._lock:
-            self._cache[key] = inst
-            self._cache.move_to_end(key)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-
     def _from_json(self, text: str) -> Instance:
-        inst = self._cached(text)
+        inst = self._cache.get(text)
         if inst is None:
             try:
                 inst = Instance.model_validate_json(text)
@@ -220,7 +204,7 @@ class InstanceResolver:
                 ) from None
             except RecursionError:
                 raise InstanceError("not a pbsolve instance: nested too deeply") from None
-            self._remember(text, inst)
+            self._cache.put(text, inst)
         return inst
 
     def _from_id(self, instance_id: str) -> Instance:

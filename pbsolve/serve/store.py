@@ -36,7 +36,6 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from pydantic import ValidationError
 
 from pbsolve import __version__
 from pbsolve.jsonl import LineError
+from pbsolve.lru import LockedLRU
 from pbsolve.schema import Instance
 
 STORE_FORMAT = "pbsolve-store/3"  # zstd rows, a raw-content dictionary per task type in kinds.zdict
@@ -598,36 +598,6 @@ def ensure_store(
 
 
 # -- reading ----------------------------------------------------------------------------------
-class _LRU:
-    def __init__(self, size: int) -> None:
-        self.size = max(0, size)
-        self._data: OrderedDict[str, Instance] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = self.misses = 0
-
-    def get(self, key: str) -> Instance | None:
-        with self._lock:
-            inst = self._data.get(key)
-            if inst is None:
-                self.misses += 1
-                return None
-            self._data.move_to_end(key)
-            self.hits += 1
-            return inst
-
-    def put(self, key: str, inst: Instance) -> None:
-        if self.size == 0:
-            return
-        with self._lock:
-            self._data[key] = inst
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-
 class InstanceStore:
     """Read-only access to a store file, safe to share between threads."""
 
@@ -639,7 +609,7 @@ class InstanceStore:
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
         self._conns_lock = threading.Lock()
-        self.cache = _LRU(cache_size)
+        self.cache: LockedLRU[str, Instance] = LockedLRU(cache_size)
         try:
             rows = dict(self._conn().execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
