@@ -14,6 +14,7 @@ from ortools.sat.python import cp_model
 
 from pbsolve.certify import Rejected, SolverLimits, _counted_literals, certify_feasible
 from pbsolve.family import Draft, SolverModel, Symmetry
+from tests.certify_helpers import first_solve_fixes
 
 
 class CoverCounted:
@@ -131,20 +132,7 @@ def test_a_tie_found_by_the_lean_search_is_counted_as_the_single_cut_counts_it()
 
 
 def test_a_plan_better_than_the_optimum_found_by_the_lean_search_is_a_disagreement(monkeypatch: pytest.MonkeyPatch):
-    import pbsolve.certify as certify
-
-    real = certify._solve
-    calls: list[int] = []
-
-    def first_solve_errs(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: Any, callback: Any = None) -> Any:
-        calls.append(1)
-        if len(calls) > 1:
-            return real(solver, model, stats, callback)
-        wrong = model.clone()
-        wrong.add(wrong.get_int_var_from_proto_index(1) == 1)  # as if option 1, cost 2, were optimal
-        return real(solver, wrong, stats, callback)
-
-    monkeypatch.setattr(certify, "_solve", first_solve_errs)
+    first_solve_fixes(monkeypatch, 1)  # as if option 1, cost 2, were optimal
     with pytest.raises(Rejected) as info:
         _certify([(1, {0, 1}), (2, {0, 1})], 2, True)
     assert info.value.reason == "solver_disagreement"

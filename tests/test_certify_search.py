@@ -11,6 +11,7 @@ from ortools.sat.python import cp_model
 
 from pbsolve.certify import Rejected, SolverLimits, _tuned, certify_feasible, make_solver
 from pbsolve.family import Draft, SolverModel
+from tests.certify_helpers import first_solve_fixes
 
 
 class PickOne:
@@ -348,20 +349,7 @@ def test_a_single_cut_unsettled_within_its_budget_hands_the_proof_to_the_split(m
 
 
 def test_split_by_levels_reports_a_plan_better_than_the_optimum_as_a_disagreement(monkeypatch: pytest.MonkeyPatch):
-    import pbsolve.certify as certify
-
-    real = certify._solve
-    calls: list[int] = []
-
-    def first_solve_errs(solver: cp_model.CpSolver, model: cp_model.CpModel, stats: Any, callback: Any = None) -> Any:
-        calls.append(1)
-        if len(calls) > 1:
-            return real(solver, model, stats, callback)
-        wrong = model.clone()
-        wrong.add(wrong.get_int_var_from_proto_index(0) == 1)  # as if option 0, cost (3, 0), were optimal
-        return real(solver, wrong, stats, callback)
-
-    monkeypatch.setattr(certify, "_solve", first_solve_errs)
+    first_solve_fixes(monkeypatch, 0)  # as if option 0, cost (3, 0), were optimal
     with pytest.raises(Rejected) as info:
         certify_feasible(PickOneOfPairs([(3, 0), (1, 3), (2, 9)]), None, SolverLimits())  # type: ignore[arg-type]
     assert info.value.reason == "solver_disagreement"
