@@ -84,6 +84,11 @@ def _not_before(d: EvacData, p: ev.NotBefore) -> str:
 
 @TEXT.rule("vulnerable_first")
 def _vulnerable(d: EvacData, p: ev.VulnerableFirst) -> str:
+    if len(p.groups) == 1:
+        return (
+            f"Priority group first: {p.groups[0]} goes first — no other group departs in an earlier period than it "
+            "(departing in the same period is allowed)."
+        )
     return (
         f"Priority groups first: {and_list(p.groups)} go first — no other group departs in an earlier period than "
         "any of them (departing in the same period is allowed)."

@@ -82,7 +82,8 @@ def _s_budget(d: RecruitmentData, p: rc.FeeBudget) -> str:
 
 @TEXT.rule("final_deadline")
 def _s_deadline(d: RecruitmentData, p: rc.Deadline) -> str:
-    return f"{and_list(p.candidates)} finish their final stage ({d.last_stage}) in {p.slot} or an earlier slot."
+    who = f"{and_list(p.candidates)} each finish" if len(p.candidates) > 1 else f"{p.candidates[0]} finishes"
+    return f"{who} their final stage ({d.last_stage}) in {p.slot} or an earlier slot."
 
 
 @TEXT.rule("min_gap")

@@ -1,0 +1,64 @@
+"""Rule sentences that name one or several entities agree in number with what they name
+("Emery finishes", "G3 goes first"): a prompt sentence read aloud must be good English."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pytest
+
+from pbsolve.family import renderer
+from pbsolve.schema import Instance, Rule
+from tests.instances import instance_at
+
+
+@cache
+def _instance(task: str) -> Instance:
+    inst = instance_at(task, 0, 0)
+    assert inst is not None
+    return inst
+
+
+def _render(family_id: str, task: str, kind: str, params: dict[str, Any]) -> str:
+    inst = _instance(task)
+    rule = Rule(id="R1", kind=kind, tier="basic", params=params)
+    return renderer(family_id).render_rule(rule, inst.data, task)
+
+
+def _candidates(n: int) -> list[str]:
+    return [c["id"] for c in _instance("recruitment_planning").data["candidates"][:n]]
+
+
+def _slot() -> str:
+    return _instance("recruitment_planning").data["slots"][-1]["id"]
+
+
+def test_a_final_deadline_of_one_candidate_says_the_candidate_finishes() -> None:
+    (one,) = _candidates(1)
+    text = _render("workforce", "recruitment_planning", "final_deadline", {"candidates": [one], "slot": _slot()})
+    assert text.startswith(f"{one} finishes their final stage (")
+
+
+def test_a_final_deadline_of_two_candidates_says_each_finishes() -> None:
+    a, b = _candidates(2)
+    text = _render("workforce", "recruitment_planning", "final_deadline", {"candidates": [a, b], "slot": _slot()})
+    assert text.startswith(f"{a} and {b} each finish their final stage (")
+
+
+@pytest.mark.parametrize(
+    ("groups", "expected"),
+    [
+        (1, "Priority group first: {0} goes first — no other group departs in an earlier period than it "),
+        (
+            2,
+            "Priority groups first: {0} and {1} go first — no other group departs in an earlier period than any of them ",
+        ),
+    ],
+    ids=["one group", "two groups"],
+)
+def test_priority_groups_first_agrees_with_the_number_of_groups(groups: int, expected: str) -> None:
+    task = "disaster_evacuation_planning"
+    ids = [g["id"] for g in _instance(task).data["groups"][:groups]]
+    text = _render("emergency", task, "vulnerable_first", {"groups": ids})
+    assert text.startswith(expected.format(*ids)), text
