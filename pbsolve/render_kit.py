@@ -79,6 +79,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+def labelled(word: str, items: list[str]) -> str:
+    """'skill legal', 'skills strategy and legal': a list after its label, which agrees in number."""
+    return f"{word if len(items) == 1 else word + 's'} {and_list(items)}"
+
+
 def ranged(d: Any, kind: str, target: str, value: int) -> str:
     """'40–60 (uncertain input U1)' for an uncertain input, else the value."""
     for u in d.uncertain:

@@ -1,14 +1,16 @@
-"""Rule sentences that name one or several entities agree in number with what they name
-("Emery finishes", "G3 goes first"): a prompt sentence read aloud must be good English."""
+"""Prompt sentences that name one or several things agree in number with what they name
+("Emery finishes", "G3 goes first", "skill legal"): a prompt read aloud must be good English."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
 import pytest
 
 from pbsolve.family import renderer
+from pbsolve.render_kit import labelled
 from pbsolve.schema import Instance, Rule
 from tests.instances import instance_at
 
@@ -62,3 +64,19 @@ def test_priority_groups_first_agrees_with_the_number_of_groups(groups: int, exp
     ids = [g["id"] for g in _instance(task).data["groups"][:groups]]
     text = _render("emergency", task, "vulnerable_first", {"groups": ids})
     assert text.startswith(expected.format(*ids)), text
+
+
+def test_a_list_after_its_label_agrees_in_number() -> None:
+    assert labelled("skill", ["legal"]) == "skill legal"
+    assert labelled("skill", ["strategy", "legal"]) == "skills strategy and legal"
+
+
+@pytest.mark.parametrize(
+    "task", ["volunteer_scheduling", "shift_duty_scheduling", "work_assignment_scheduling", "medical_resource_planning"]
+)
+def test_a_persons_skills_are_labelled_skill_for_one_and_skills_for_several(task: str) -> None:
+    labels = re.findall(r"\b(skills?) ([^;\n]+)", _instance(task).prompt)
+    listed = [(label, items) for label, items in labels if not items.startswith(("needed", "needs"))]
+    assert listed, "no skill list in the prompt"
+    for label, items in listed:
+        assert (label == "skills") == (" and " in items), (label, items)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pbsolve.checkers.emergency import medical as md
 from pbsolve.checkers.emergency.medical import MedicalData
 from pbsolve.params import NoParams
-from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, labelled, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
 TEXT = TaskText(
@@ -240,7 +240,7 @@ def _body(d: MedicalData, subtask: str, objective: list[ObjectiveTerm], rules: l
     out += ["", "**Doctors** (rate: cost per slot of a stage they do):"]
     shifts = any(r.kind == "shift" for r in rules) or any(x.shift_start > 0 or x.shift_end < d.slots for x in d.doctors)
     for x in d.doctors:
-        line = f"- {x.id}: skills {and_list(list(x.skills))}; rate {x.rate}"
+        line = f"- {x.id}: {labelled('skill', list(x.skills))}; rate {x.rate}"
         if shifts:
             line += (
                 f"; shift starts at slot {x.shift_start} and ends at slot {ranged(d, 'shift_end', x.id, x.shift_end)}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pbsolve.checkers.workforce import shift_duty as sd
 from pbsolve.checkers.workforce.shift_duty import ShiftDutyData, slot_name
 from pbsolve.params import NoParams
-from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, labelled, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
 TEXT = TaskText(
@@ -202,7 +202,7 @@ def _body(d: ShiftDutyData, subtask: str, objective: list[ObjectiveTerm], rules:
     out += ["", "**Staff** (person number k = 1, 2, ... in this order):"]
     for k, q in enumerate(d.staff, 1):
         parts = [f"{q.id} (k = {k})", f"wage {q.wage} per hour"]
-        parts.append("skill " + and_list(list(q.skills)) if q.skills else "no special skill")
+        parts.append(labelled("skill", list(q.skills)) if q.skills else "no special skill")
         if q.holidays:
             parts.append("booked leave on " + and_list(list(q.holidays)))
         out.append("- " + "; ".join(parts))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pbsolve.checkers.workforce import volunteer as vc
 from pbsolve.checkers.workforce.volunteer import VolunteerData
 from pbsolve.params import NoParams
-from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, labelled, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
 TEXT = TaskText(
@@ -178,7 +178,7 @@ def _o_changes(d: VolunteerData, p: vc.CurrentRoster) -> str:
 
 def _volunteer_line(d: VolunteerData, k: int, v: vc.Volunteer) -> str:
     parts = [f"{k}. {v.id}"]
-    parts.append("skills " + and_list(list(v.skills)) if v.skills else "no skills")
+    parts.append(labelled("skill", list(v.skills)) if v.skills else "no skills")
     if any(p.training for p in d.posts):
         parts.append("trained in " + and_list(list(v.trained)) if v.trained else "no training")
     if v.leader:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pbsolve.checkers.workforce import work_assignment as wa
 from pbsolve.checkers.workforce.work_assignment import WorkData
 from pbsolve.params import NoParams
-from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, labelled, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
 TEXT = TaskText(
@@ -192,7 +192,7 @@ def _body(d: WorkData, subtask: str, objective: list[ObjectiveTerm], rules: list
     ]
     for w in d.workers:
         line = (
-            f"- {w.id}: skills {and_list(list(w.skills))}; rate {w.rate} per hour; daily hours "
+            f"- {w.id}: {labelled('skill', list(w.skills))}; rate {w.rate} per hour; daily hours "
             f"{ranged(d, 'capacity', w.id, w.max_day)}"
         )
         if w.days_off:
