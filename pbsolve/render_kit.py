@@ -75,8 +75,24 @@ def and_list(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
+def plural(n: int | str, word: str, many: str | None = None) -> str:
+    """'1 shift', '3 shifts', '4–6 shifts (uncertain input U1)': ``n`` may be a rendered figure."""
+    return f"{n} {word if str(n) == '1' else (many or word + 's')}"
+
+
+def of_unit(n: int | str, unit: str) -> str:
+    """A quantity in a unit named in the plural by the instance's data ('crates', 'boxes',
+    'kg'): '1 crate', '1 box', '1 kg', '5 boxes'."""
+    if str(n) != "1" or not unit.endswith("s"):
+        return f"{n} {unit}"
+    one = unit[:-2] if unit.endswith(("xes", "ches", "shes", "sses")) else unit[:-1]
+    return f"{n} {one}"
+
+
+def a_or_an(noun: str) -> str:
+    """'a ward', 'an observation ward': the indefinite article by the noun's first letter
+    (enough for the names pbsolve samples, none of which starts with a silent h or a 'you' sound)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def labelled(word: str, items: list[str]) -> str:

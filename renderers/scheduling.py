@@ -14,6 +14,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.params import as_model, parse
+from pbsolve.render_kit import plural
 from pbsolve.renderers import (  # noqa: F401  (registers sentences)
     scheduling_calendar,
     scheduling_content,
@@ -344,8 +345,7 @@ def _event_line(d: TimetableData, e: Event, task: str) -> str:
         parts += scheduling_places.event_details(e, task, duration, _uncertain(d, "size", e.id))
     else:
         size = _uncertain(d, "size", e.id)
-        plural = "s" * (e.size != 1)
-        parts.append(f"{size.split(' ', 1)[0]} seats {size.split(' ', 1)[1]}" if size else f"{e.size} seat{plural}")
+        parts.append(f"{size.split(' ', 1)[0]} seats {size.split(' ', 1)[1]}" if size else plural(e.size, "seat"))
         parts.append(duration)
         if e.needs:
             parts.append("needs " + _join(list(e.needs)))
@@ -379,7 +379,7 @@ def render_prompt(
     else:
         per_day = sum(1 for s in d.slots if s.day == 0)
         out.append(
-            f"The timetable covers {_join(list(d.days))}, with {per_day} periods a day, numbered through the "
+            f"The timetable covers {_join(list(d.days))}, with {plural(per_day, 'period')} a day, numbered through the "
             f"week: " + ", ".join(f"{s.id} = {s.value}" for s in d.slots) + ". "
             f"{_a(v.event).capitalize()} lasting k periods occupies k consecutive periods of one day."
         )
@@ -394,8 +394,7 @@ def render_prompt(
     for r in d.rooms:
         feats = _join(list(r.features)) if r.features else "no special equipment"
         seats = _uncertain(d, "seats", r.id)
-        plural = "s" * (r.seats != 1)
-        seats = f"{seats.split(' ', 1)[0]} seats {seats.split(' ', 1)[1]}" if seats else f"{r.seats} seat{plural}"
+        seats = f"{seats.split(' ', 1)[0]} seats {seats.split(' ', 1)[1]}" if seats else plural(r.seats, "seat")
         out.append(f"- {r.id}: {seats}, {feats}, cost {r.cost}")
     out += ["", f"**{v.events.capitalize()}** (id, name, {v.person}s, details):"]
     out += [_event_line(d, e, task) for e in d.events]

@@ -11,6 +11,7 @@ from typing import Any
 
 from pbsolve.checkers.scheduling import calendar_params as cp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.render_kit import plural
 from pbsolve.renderers.scheduling_words import Sentence, Vocab, sentence
 
 
@@ -33,7 +34,7 @@ def _local_send_window(d: TimetableData, p: cp.LocalSendWindow, v: Vocab) -> str
     shift = (
         "local time equals UTC"
         if p.utc_offset == 0
-        else f"local time is UTC {'plus' if p.utc_offset > 0 else 'minus'} {abs(p.utc_offset)} hours, "
+        else f"local time is UTC {'plus' if p.utc_offset > 0 else 'minus'} {plural(abs(p.utc_offset), 'hour')}, "
         f"wrapping past midnight"
     )
     return (

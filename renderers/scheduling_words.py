@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import TimetableData
+from pbsolve.render_kit import a_or_an as a  # noqa: F401 (the scheduling sentences' name for it)
 
 
 @dataclass(frozen=True)
@@ -17,11 +18,6 @@ class Vocab:
     events: str
     person: str  # what a row of the people table is
     intro: str
-
-
-def a(noun: str) -> str:
-    """The noun with its indefinite article."""
-    return ("an " if noun[0] in "aeiou" else "a ") + noun
 
 
 def unit(d: TimetableData) -> str:

@@ -438,7 +438,7 @@ WORDS = {  # rule kind -> words its sentence must carry for the CASES parameters
     "max_travel": ["6 minutes"],
     "station_cover": ["in wave 1, at least 1 of North Station's 2 fire engines (ENG-N1, ENG-N2) is sent to no"],
     "dispatch_cap": ["more than 2 teams"],
-    "arrives_first": ["every paramedic crew team sent there arrives no later", "than every fire engine team"],
+    "arrives_first": ["every paramedic crew sent there arrives no later", "than every fire engine sent there"],
     "severity_priority": ["I2 is complete no later than the response to I1"],
     "same_base": ["all teams sent to I1 come from the same base"],
     "dispatch_balance": ["differ by at most 1"],

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pbsolve.family import renderer
-from pbsolve.render_kit import labelled
+from pbsolve.render_kit import a_or_an, labelled, of_unit, plural
 from pbsolve.schema import Instance, Rule
 from tests.instances import instance_at
 
@@ -80,3 +80,32 @@ def test_a_persons_skills_are_labelled_skill_for_one_and_skills_for_several(task
     assert listed, "no skill list in the prompt"
     for label, items in listed:
         assert (label == "skills") == (" and " in items), (label, items)
+
+
+def test_a_count_of_one_names_the_unit_in_the_singular() -> None:
+    assert plural(1, "shift") == "1 shift" and plural(3, "shift") == "3 shifts"
+    assert plural("1", "hour") == "1 hour"  # a figure rendered as text, as ranged() returns it
+    assert plural("4–6 (uncertain input U1)", "shift") == "4–6 (uncertain input U1) shifts"
+
+
+@pytest.mark.parametrize(
+    ("unit", "one"),
+    [("crates", "crate"), ("boxes", "box"), ("bunches", "bunch"), ("litres", "litre"), ("kg", "kg")],
+)
+def test_a_quantity_of_one_in_a_data_unit_names_the_unit_in_the_singular(unit: str, one: str) -> None:
+    assert of_unit(1, unit) == f"1 {one}" and of_unit(5, unit) == f"5 {unit}"
+
+
+def test_every_unit_the_allocation_catalogues_sample_has_a_singular_that_reads_right() -> None:
+    from pbsolve.models.allocation import material, procurement
+
+    units = {u for pairs, _places in material.CONTEXT.values() for _, u in pairs}
+    units |= {u for pairs in procurement.CATALOGUE.values() for _, u in pairs}
+    singular = {u: of_unit(1, u).removeprefix("1 ") for u in units}
+    assert singular == {u: u.removesuffix("es" if u.endswith(("xes", "ches")) else "s") for u in units}, singular
+    assert all(of_unit(2, u) == f"2 {u}" for u in units)
+
+
+def test_the_indefinite_article_follows_the_first_letter() -> None:
+    assert a_or_an("observation ward") == "an observation ward" and a_or_an("Interview") == "an Interview"
+    assert a_or_an("ward") == "a ward" and a_or_an("Screen") == "a Screen"

@@ -7,7 +7,7 @@ import itertools
 
 from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import MaterialData
-from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, of_unit, plural, ranged
 from pbsolve.renderers.allocation.text import counting, disrupted
 from pbsolve.schema import ObjectiveTerm, Rule
 
@@ -100,7 +100,7 @@ def _m_throughput(d: MaterialData, p: rp.DepotThroughput) -> str:
 @TEXT.rule("min_guarantee")
 def _m_guarantee(d: MaterialData, p: rp.MinGuarantee) -> str:
     who = and_list(p.sites) + (" are each" if len(p.sites) > 1 else " is")
-    return f"{who} guaranteed at least {p.min} {_m_unit(d, p.material)} of {p.material}."
+    return f"{who} guaranteed at least {of_unit(p.min, _m_unit(d, p.material))} of {p.material}."
 
 
 @TEXT.rule("site_intake")
@@ -198,11 +198,13 @@ def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]
         "**Depots** (listed order j = 1, 2, ...):",
     ]
     for x in d.depots:
-        held = ", ".join(f"{ranged(d, 'stock', f'{x.id}/{m}', q)} {_m_unit(d, m)} of {m}" for m, q in x.stock.items())
+        held = ", ".join(
+            f"{of_unit(ranged(d, 'stock', f'{x.id}/{m}', q), _m_unit(d, m))} of {m}" for m, q in x.stock.items()
+        )
         out.append(f"- {x.id}: holds {held}")
     out += ["", f"**{where.capitalize()}** (listed order k = 1, 2, ...):"]
     for s in d.sites:
-        wants = ", ".join(f"{q} {_m_unit(d, m)} of {m}" for m, q in s.requests.items())
+        wants = ", ".join(f"{of_unit(q, _m_unit(d, m))} of {m}" for m, q in s.requests.items())
         out.append(f"- {s.id}: priority {s.priority}; requests {wants}")
     out += ["", "**Transport cost per unit** (from a depot to each site):"]
     for x in d.depots:
@@ -212,7 +214,7 @@ def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:
         out += ["", f"**Current plan** (made before {disrupted(rules)}; change as few shipment lines as you can):"]
-        lines = [f"- {q} {_m_unit(d, m)} of {m} from {x} to {s}" for x, s, m, q in rp.current_plan(M, changes)]
+        lines = [f"- {of_unit(q, _m_unit(d, m))} of {m} from {x} to {s}" for x, s, m, q in rp.current_plan(M, changes)]
         out += lines or ["- (no shipments)"]
     return out
 

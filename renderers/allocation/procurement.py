@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pbsolve.checkers.allocation import rule_params as rp
 from pbsolve.checkers.allocation.data import ProcurementData
-from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.render_kit import TaskText, and_list, of_unit, plural, ranged
 from pbsolve.renderers.allocation.text import counting, disrupted
 from pbsolve.schema import ObjectiveTerm, Rule
 
@@ -89,12 +89,12 @@ def _p_dock(d: ProcurementData, p: rp.DockCapacity) -> str:
 
 @TEXT.rule("safety_stock")
 def _p_safety(d: ProcurementData, p: rp.SafetyStock) -> str:
-    return f"{p.item} never ends a week with fewer than {p.min} {_unit_of(d, p.item)} in stock."
+    return f"{p.item} never ends a week with fewer than {of_unit(p.min, _unit_of(d, p.item))} in stock."
 
 
 @TEXT.rule("stock_target")
 def _p_target(d: ProcurementData, p: rp.StockTarget) -> str:
-    return f"At the end of {p.period}, at least {p.min} {_unit_of(d, p.item)} of {p.item} must be in stock (a delivery commitment)."
+    return f"At the end of {p.period}, at least {of_unit(p.min, _unit_of(d, p.item))} of {p.item} must be in stock (a delivery commitment)."
 
 
 @TEXT.rule("storage_cap")
@@ -210,12 +210,14 @@ def _procurement_body(d: ProcurementData, subtask: str, objective: list[Objectiv
         )
     out += ["", "**Suppliers** (listed order k = 1, 2, ...):"]
     for s in d.suppliers:
-        offers = ", ".join(f"{o.item} at {o.price}" for o in s.offers)
+        offers = (
+            ", ".join(f"{o.item} at {o.price}" for o in s.offers) + " per unit" if s.offers else "none of the items"
+        )
         cap = ranged(d, "capacity", s.id, s.capacity)
         lead = plural(s.lead_time, "week")
         out.append(
             f"- {s.id}: lead time {lead}; weekly capacity {cap} units (all items together); order charge {s.fixed_cost} "
-            f"for each week with an order; sells {offers} per unit"
+            f"for each week with an order; sells {offers}"
         )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:

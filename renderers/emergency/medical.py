@@ -8,7 +8,7 @@ from __future__ import annotations
 from pbsolve.checkers.emergency import medical as md
 from pbsolve.checkers.emergency.medical import MedicalData
 from pbsolve.params import NoParams
-from pbsolve.render_kit import TaskText, and_list, labelled, plural, ranged
+from pbsolve.render_kit import TaskText, a_or_an, and_list, labelled, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
 TEXT = TaskText(
@@ -265,7 +265,7 @@ def _body(d: MedicalData, subtask: str, objective: list[ObjectiveTerm], rules: l
             )
             gap = f"; at least {plural(s.gap, 'slot')} after the previous stage ends" if s.gap else ""
             out.append(
-                f"  - {s.id} {s.name}: needs {s.skill}; in a {s.room_type}; {length}{gap}; {plural(s.points, 'order point')}"
+                f"  - {s.id} {s.name}: needs {s.skill}; in {a_or_an(s.room_type)}; {length}{gap}; {plural(s.points, 'order point')}"
             )
     changes = next((t for t in objective if t.kind == "changes"), None)
     if changes is not None:

@@ -108,8 +108,8 @@ def _cap(d: ResponseData, p: rp.DispatchCap) -> str:
 @TEXT.rule("arrives_first")
 def _first(d: ResponseData, p: rp.ArrivesFirst) -> str:
     return (
-        f"Scene safety at {p.incident}: every {p.first} team sent there arrives no later (in minutes from the alert) "
-        f"than every {p.then} team sent there."
+        f"Scene safety at {p.incident}: every {p.first} sent there arrives no later (in minutes from the alert) "
+        f"than every {p.then} sent there."
     )
 
 

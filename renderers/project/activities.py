@@ -135,7 +135,7 @@ def _progress(d: ProjectData, p: pj.ProgressBy) -> str:
 def _spare(d: ProjectData, p: pj.SpareUnit) -> str:
     return (
         f"Robustness: any single unit of {and_list(p.resources)} may break down on any day, so on every day at most "
-        "its capacity minus 1 units of each of these resources are in use."
+        "its capacity minus 1 unit of each of these resources are in use."
     )
 
 
@@ -194,7 +194,7 @@ def _body(d: ProjectData, subtask: str, objective: list[ObjectiveTerm], rules: l
         "**Resources** (renewable: the capacity is available again on every day):",
     ]
     for r in d.resources:
-        out.append(f"- {r.id} ({r.name}): capacity {ranged(d, 'capacity', r.id, r.capacity)} units per day")
+        out.append(f"- {r.id} ({r.name}): capacity {plural(ranged(d, 'capacity', r.id, r.capacity), 'unit')} per day")
     out += ["", "**Activities** (demands are units held on every day the activity runs):"]
     for a in d.activities:
         dur = (

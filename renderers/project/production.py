@@ -114,7 +114,7 @@ def _safety(d: ProductionData, p: pp.SafetyStock) -> str:
 def _reserve(d: ProductionData, p: pp.CapacityReserve) -> str:
     return (
         f"Robustness: {and_list(p.lines)} may lose one lot of capacity in any period, so in every period "
-        f"{'it makes' if len(p.lines) == 1 else 'each makes'} at most its capacity minus 1 lots."
+        f"{'it makes' if len(p.lines) == 1 else 'each makes'} at most its capacity minus 1 lot."
     )
 
 
@@ -197,7 +197,7 @@ def _body(d: ProductionData, subtask: str, objective: list[ObjectiveTerm], rules
     if material:
         out += [
             "",
-            f"**Raw material**: {d.material_initial} units in stock before period 1; deliveries at the start of "
+            f"**Raw material**: {plural(d.material_initial, 'unit')} in stock before period 1; deliveries at the start of "
             + ", ".join(f"period {t}: {a}" for t, a in enumerate(d.arrivals, 1))
             + " units.",
         ]
@@ -205,7 +205,8 @@ def _body(d: ProductionData, subtask: str, objective: list[ObjectiveTerm], rules
     if changes is not None:
         out += ["", f"**Current plan** (made before {_disrupted(rules)}; change as few line-periods as you can):"]
         cur = pp.current_plan(changes)
-        out += [f"- {line}, period {t}: {q} lots of {p}" for (line, t), (p, q) in cur.items()] or ["- all idle"]
+        rows = [f"- {line}, period {t}: {plural(q, 'lot')} of {p}" for (line, t), (p, q) in cur.items()]
+        out += rows or ["- all idle"]
         out.append("- every line-period not listed is idle")
     return out
 

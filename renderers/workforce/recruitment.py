@@ -6,7 +6,7 @@ from __future__ import annotations
 from pbsolve.checkers.workforce import recruitment as rc
 from pbsolve.checkers.workforce.recruitment import RecruitmentData
 from pbsolve.params import NoParams
-from pbsolve.render_kit import TaskText, and_list, plural, ranged
+from pbsolve.render_kit import TaskText, a_or_an, and_list, plural, ranged
 from pbsolve.schema import ObjectiveTerm, Rule
 
 TEXT = TaskText(
@@ -90,7 +90,7 @@ def _s_deadline(d: RecruitmentData, p: rc.Deadline) -> str:
 def _s_gap(d: RecruitmentData, p: rc.MinGap) -> str:
     return (
         f"Every candidate's {p.second} is held at least {plural(p.days, 'day')} after the day of their "
-        f"{p.first} (by day: a {p.first} on Mon allows a {p.second} on {_day_after(d, p.days)} at the earliest)."
+        f"{p.first} (by day: {a_or_an(p.first)} on Mon allows {a_or_an(p.second)} on {_day_after(d, p.days)} at the earliest)."
     )
 
 

@@ -186,10 +186,10 @@ def _volunteer_line(d: VolunteerData, k: int, v: vc.Volunteer) -> str:
     if v.minor:
         parts.append("minor (under 18)")
     if v.max_shifts is not None:
-        parts.append(f"at most {ranged(d, 'max_shifts', v.id, v.max_shifts)} shifts")
+        parts.append(f"at most {plural(ranged(d, 'max_shifts', v.id, v.max_shifts), 'shift')}")
     if v.unavailable:
         parts.append("unavailable " + and_list(list(v.unavailable)))
-    parts.append("preferences " + ", ".join(f"{post} {n}" for post, n in v.prefs.items()))
+    parts.append("preferences " + ", ".join(f"{post}: {n}" for post, n in v.prefs.items()))
     return "- " + "; ".join(parts)
 
 
