@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from typing import Any
@@ -109,3 +110,15 @@ def test_every_unit_the_allocation_catalogues_sample_has_a_singular_that_reads_r
 def test_the_indefinite_article_follows_the_first_letter() -> None:
     assert a_or_an("observation ward") == "an observation ward" and a_or_an("Interview") == "an Interview"
     assert a_or_an("ward") == "a ward" and a_or_an("Screen") == "a Screen"
+
+
+def test_a_supplier_that_sells_none_of_the_items_says_so() -> None:
+    inst = _instance("procurement_planning")
+    data = json.loads(json.dumps(inst.data))
+    idle = data["suppliers"][0]
+    idle["offers"] = []
+    text = renderer("allocation").render_prompt(
+        data, inst.rules, inst.objective, inst.task, inst.subtask, inst.mechanisms, inst.recovery
+    )
+    line = next(x for x in text.splitlines() if x.startswith(f"- {idle['id']}: "))
+    assert line.endswith("; sells none of the items"), line
