@@ -94,7 +94,7 @@ def _m_truck(d: MaterialData, p: rp.TruckCapacity) -> str:
 
 @TEXT.rule("depot_throughput")
 def _m_throughput(d: MaterialData, p: rp.DepotThroughput) -> str:
-    return f"{p.depot} can dispatch at most {p.max} units in total (all materials and sites together)."
+    return f"{p.depot} can dispatch at most {plural(p.max, 'unit')} in total (all materials and sites together)."
 
 
 @TEXT.rule("min_guarantee")
@@ -105,7 +105,7 @@ def _m_guarantee(d: MaterialData, p: rp.MinGuarantee) -> str:
 
 @TEXT.rule("site_intake")
 def _m_intake(d: MaterialData, p: rp.SiteIntake) -> str:
-    return f"{p.site} can take in at most {p.max} units in total (all materials together)."
+    return f"{p.site} can take in at most {plural(p.max, 'unit')} in total (all materials together)."
 
 
 @TEXT.rule("transport_budget")
@@ -136,7 +136,7 @@ def _m_single(d: MaterialData, p: rp.SingleSource) -> str:
 
 @TEXT.rule("min_shipment")
 def _m_min_shipment(d: MaterialData, p: rp.MinShipment) -> str:
-    return f"A delivery from a depot to a site (all materials together) is either nothing or at least {p.min} units."
+    return f"A delivery from a depot to a site (all materials together) is either nothing or at least {plural(p.min, 'unit')}."
 
 
 @TEXT.rule("share_cap")

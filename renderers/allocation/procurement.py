@@ -127,7 +127,7 @@ def _p_share(d: ProcurementData, p: rp.SupplierShare) -> str:
 
 @TEXT.rule("contract_minimum")
 def _p_contract(d: ProcurementData, p: rp.ContractMinimum) -> str:
-    return f"Under its contract, {p.supplier} receives orders for at least {p.min} units in total over the plan (all items and weeks together)."
+    return f"Under its contract, {p.supplier} receives orders for at least {plural(p.min, 'unit')} in total over the plan (all items and weeks together)."
 
 
 @TEXT.rule("order_gap")

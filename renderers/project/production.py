@@ -68,7 +68,7 @@ def _storage(d: ProductionData, p: pp.StorageCap) -> str:
 
 @TEXT.rule("min_lot")
 def _min_lot(d: ProductionData, p: pp.MinLot) -> str:
-    return f"Minimum batch: every run of {p.product} (a line making it in a period) makes at least {p.lots} lots."
+    return f"Minimum batch: every run of {p.product} (a line making it in a period) makes at least {plural(p.lots, 'lot')}."
 
 
 @TEXT.rule("max_changeovers")
@@ -106,7 +106,7 @@ def _material(d: ProductionData, p: NoParams) -> str:
 def _safety(d: ProductionData, p: pp.SafetyStock) -> str:
     return (
         f"Safety stock: from period {p.first} on, the net stock of {p.product} at the end of every period is at "
-        f"least {p.min} lots."
+        f"least {plural(p.min, 'lot')}."
     )
 
 

@@ -60,7 +60,7 @@ def _fixed(d: TripData, p: NoParams) -> str:
 
 @TEXT.rule("daily_budget")
 def _daily_budget(d: TripData, p: it.DailyBudget) -> str:
-    return f"The ticket prices of the sights visited on any one day add up to at most {p.max} euros."
+    return f"The ticket prices of the sights visited on any one day add up to at most {plural(p.max, 'euro')}."
 
 
 @TEXT.rule("daily_travel")
@@ -106,7 +106,7 @@ def _balance(d: TripData, p: it.Balance) -> str:
 
 @TEXT.rule("trip_budget")
 def _trip_budget(d: TripData, p: it.TripBudget) -> str:
-    return f"The ticket prices of all sights visited during the trip add up to at most {p.max} euros."
+    return f"The ticket prices of all sights visited during the trip add up to at most {plural(p.max, 'euro')}."
 
 
 @TEXT.rule("carry_budget")

@@ -59,13 +59,13 @@ def _holidays(d: ShiftDutyData, p: NoParams) -> str:
 @TEXT.rule("max_hours")
 def _max_hours(d: ShiftDutyData, p: sd.MaxHours) -> str:
     who = and_list(p.people) + (" each work" if len(p.people) > 1 else " works")
-    return f"Contract maximum: {who} at most {p.max} hours over the whole roster."
+    return f"Contract maximum: {who} at most {plural(p.max, 'hour')} over the whole roster."
 
 
 @TEXT.rule("min_hours")
 def _min_hours(d: ShiftDutyData, p: sd.MinHours) -> str:
     who = and_list(p.people) + (" each work" if len(p.people) > 1 else " works")
-    return f"Contract minimum: {who} at least {p.min} hours over the whole roster."
+    return f"Contract minimum: {who} at least {plural(p.min, 'hour')} over the whole roster."
 
 
 @TEXT.rule("forbidden_succession")
@@ -114,7 +114,7 @@ def _weekend_cap(d: ShiftDutyData, p: sd.WeekendCap) -> str:
 def _min_rest(d: ShiftDutyData, p: sd.MinRest) -> str:
     return (
         f"Minimum rest: between the end of one shift and the start of the next shift of the same person there are at "
-        f"least {p.hours} hours (shifts end at their start time plus their length, a night shift ending the next morning)."
+        f"least {plural(p.hours, 'hour')} (shifts end at their start time plus their length, a night shift ending the next morning)."
     )
 
 
