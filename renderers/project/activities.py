@@ -135,7 +135,7 @@ def _progress(d: ProjectData, p: pj.ProgressBy) -> str:
 def _spare(d: ProjectData, p: pj.SpareUnit) -> str:
     return (
         f"Robustness: any single unit of {and_list(p.resources)} may break down on any day, so on every day at most "
-        "its capacity minus 1 unit of each of these resources are in use."
+        "(its capacity − 1) units of each of these resources are in use."
     )
 
 

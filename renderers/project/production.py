@@ -114,7 +114,7 @@ def _safety(d: ProductionData, p: pp.SafetyStock) -> str:
 def _reserve(d: ProductionData, p: pp.CapacityReserve) -> str:
     return (
         f"Robustness: {and_list(p.lines)} may lose one lot of capacity in any period, so in every period "
-        f"{'it makes' if len(p.lines) == 1 else 'each makes'} at most its capacity minus 1 lot."
+        f"{'it makes' if len(p.lines) == 1 else 'each makes'} at most (its capacity − 1) lots."
     )
 
 
