@@ -208,8 +208,8 @@ def _body(d: CommuteData, subtask: str, objective: list[ObjectiveTerm], rules: l
         "origin at their leaving time and travels to their destination in legs: a walk along one walk link, a "
         "ride on one departure of a line (boarded at the line's first stop, alighting at its last stop, no stops "
         "between), or, where listed, a drive to a park-and-ride as the first leg. Walks and drives start as soon as "
-        "the commuter is there; a ride can be boarded when the commuter is at its stop by its departure time and "
-        "arrives its ride minutes later. Waiting at a stop is allowed. A trip has at most "
+        "the commuter is there; a ride can be boarded when the commuter is at its first stop by its departure time, "
+        "and it reaches its last stop the line's ride minutes after that departure. Waiting at a stop is allowed. A trip has at most "
         f"{plural(d.max_legs, 'leg')} and reaches no stop twice. Times are 24-hour HH:MM on one day. In the "
         "answer, a walk or drive leg gives `mode` and `to` (the stop it ends at); a ride gives `mode`, `line` and "
         "`departs` (its departure time); a trip's `arrival` is the time its legs reach the destination.",

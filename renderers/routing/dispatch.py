@@ -80,6 +80,8 @@ def _same_vehicle(d: DispatchData, p: dp.SameVehicle) -> str:
 @TEXT.rule("different_vehicle")
 def _different_vehicle(d: DispatchData, p: dp.DifferentVehicle) -> str:
     pairs = [f"{a} and {b}" for a, b in p.pairs]
+    if len(pairs) == 1:
+        return f"Separation: {pairs[0]} are done by two different vehicles."
     return f"Separation: each of these pairs of jobs is done by two different vehicles: {'; '.join(pairs)}."
 
 
@@ -102,8 +104,9 @@ def _battery(d: DispatchData, p: dp.Battery) -> str:
     return (
         "Battery: an electric vehicle leaves the depot fully charged with its range in driving minutes; every minute "
         "it drives, empty or loaded, uses one minute of range (there is no charging during the shift), and its "
-        f"remaining range must never fall below a reserve of {plural(p.reserve, 'minute')}, the drive back to the "
-        "depot included."
+        f"remaining range must never fall below a reserve of {plural(p.reserve, 'minute')}, also after the drive "
+        f"back to the depot (so its driving minutes, the drive back included, total at most its range minus "
+        f"{p.reserve})."
     )
 
 

@@ -30,6 +30,16 @@ def _who(staff: list[str], verb: str) -> str:
     return and_list(staff) + (f" each {verb}" if len(staff) > 1 else f" {verb}s")
 
 
+def _panels(d: RecruitmentData) -> bool:
+    """Whether any stage is run by a panel (several staff members): only then do the
+    sentences that count stages say how a panel seat counts."""
+    return any(s.staff > 1 for s in d.stages)
+
+
+def _seat_note(d: RecruitmentData) -> str:
+    return " (a panel seat counts as a stage)" if _panels(d) else ""
+
+
 @TEXT.rule("qualified")
 def _s_qualified(d: RecruitmentData, p: NoParams) -> str:
     return "Every stage is run only by staff members who may run that stage (see the staff list)."
@@ -62,14 +72,14 @@ def _s_cand_avail(d: RecruitmentData, p: NoParams) -> str:
 def _s_daily(d: RecruitmentData, p: rc.StaffCap) -> str:
     if not p.max:
         return f"{_who(p.staff, 'run')} no stages on any day."
-    return f"{_who(p.staff, 'run')} at most {plural(p.max, 'stage')} on any one day (a panel seat counts as a stage)."
+    return f"{_who(p.staff, 'run')} at most {plural(p.max, 'stage')} on any one day{_seat_note(d)}."
 
 
 @TEXT.rule("staff_load")
 def _s_load(d: RecruitmentData, p: rc.StaffCap) -> str:
     if not p.max:
         return f"{_who(p.staff, 'run')} no stages at all."
-    return f"{_who(p.staff, 'run')} at most {plural(p.max, 'stage')} in total (a panel seat counts as a stage)."
+    return f"{_who(p.staff, 'run')} at most {plural(p.max, 'stage')} in total{_seat_note(d)}."
 
 
 @TEXT.rule("fee_budget")
@@ -119,8 +129,8 @@ def _s_fresh(d: RecruitmentData, p: NoParams) -> str:
 def _s_balance(d: RecruitmentData, p: rc.LoadBalance) -> str:
     spread = f"differ by at most {p.max} between any two staff members" if p.max else "are all equal"
     return (
-        "Fairness: the numbers of stages the staff members run (a panel seat counts as a stage; every listed "
-        f"staff member counts, also those who run none) {spread}."
+        f"Fairness: the numbers of stages the staff members run ({'a panel seat counts as a stage; ' if _panels(d) else ''}"
+        f"every listed staff member counts, also those who run none) {spread}."
     )
 
 
@@ -262,8 +272,8 @@ def _uncertain(d: RecruitmentData, staff: str) -> bool:
 
 @TEXT.verification
 def _verification(d: RecruitmentData) -> str:
+    seats = ", a panel seat counting as a stage" if _panels(d) else ""
     return (
         "under `verification`, report from your plan `load` (for every staff member, the number of stages they "
-        "run, a panel seat counting as a stage) and `finish` (for every candidate, the slot number of their "
-        "final stage)."
+        f"run{seats}) and `finish` (for every candidate, the slot number of their final stage)."
     )

@@ -44,9 +44,11 @@ def _coverage(d: ShiftDutyData, p: NoParams) -> str:
 @TEXT.rule("skill_cover")
 def _skill_cover(d: ShiftDutyData, p: sd.SkillCover) -> str:
     who = plural(p.min, "rostered person", "rostered people")
+    uncovered = any(d.need[x, s] == 0 for x, s in p.slots)  # someone must work there all the same
     return (
         f"Each of these shifts has at least {who} with the skill {p.skill}: "
         + and_list([slot_name(x, s) for x, s in p.slots])
+        + (" (this holds also where the cover table requires 0)" if uncovered else "")
         + "."
     )
 

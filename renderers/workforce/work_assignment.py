@@ -18,10 +18,10 @@ TEXT = TaskText(
     worst_case="the data's least favourable values are task hours at the high end and daily hours at the low end",
 )
 CONTEXT = {
-    "maintenance_crew": "a maintenance crew's week of repair jobs; some jobs depend on others and equipment jobs run in chains",
+    "maintenance_crew": "a maintenance crew's week of repair jobs; some jobs depend on others, and some are grouped in chains where changing worker costs a handover",
     "consulting_team": "a consulting team's week of client workstreams, billed at each consultant's hourly rate",
     "software_sprint": "a software team's sprint week: stories and the code reviews of them",
-    "cleaning_services": "a cleaning company's week of site rounds; rounds of a site run in chains, and changing cleaner between them costs travel",
+    "cleaning_services": "a cleaning company's week of site rounds; some rounds are grouped in chains, and changing cleaner within a chain costs travel",
     "translation_agency": "a translation agency's week of jobs by language pair, each translation followed by a second review",
 }
 ROBUST_KINDS = frozenset({"worker_backup"})
@@ -94,6 +94,8 @@ def _balance(d: WorkData, p: wa.LoadBalance) -> str:
 @TEXT.rule("different_worker")
 def _different(d: WorkData, p: wa.DifferentWorker) -> str:
     pairs = [f"{a} and {b}" for a, b in p.pairs]
+    if len(pairs) == 1:
+        return f"Four eyes: {pairs[0]} are done by two different workers."
     return f"Four eyes: each of these pairs of tasks is done by two different workers: {'; '.join(pairs)}."
 
 
@@ -218,7 +220,7 @@ def _body(d: WorkData, subtask: str, objective: list[ObjectiveTerm], rules: list
     if d.chains:
         out += [
             "",
-            "**Chains** (tasks that hand work on to each other, in the listed order; a change of worker between two neighbours in a chain costs the handover cost):",
+            "**Chains** (a chain only prices handovers: each change of worker between two tasks listed next to each other costs the chain's handover cost; a chain sets no order of days):",
         ]
         out += [f"- {c.id}: {' → '.join(c.tasks)}, handover cost {c.cost}" for c in d.chains]
     changes = next((t for t in objective if t.kind == "changes"), None)
