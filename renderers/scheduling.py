@@ -232,9 +232,11 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
         if d.time_unit == "hour":
             return f"the sum over {v.events} of priority × finishing hour (a {v.event} ending at 17:00 counts 17)"
         weights = "; ".join(f"{eid} {w[eid]}" for eid in w)
+        first = d.slots[0]  # the numbers are the listed period numbers, which need not run 1, 2, 3
         return (
             f"the sum over {v.events} of weight × finishing period number, where {_a(v.event)} that starts in "
-            f"period n and lasts k periods finishes at n + k (weights: {weights})"
+            f"period number n and lasts k periods finishes at n + k (so starting in {first.id}, number "
+            f"{first.value}, and lasting 1 period counts {first.value + 1}) (weights: {weights})"
         )
     if term.kind == "room_cost":
         return f"the total room cost: each {v.event} pays the cost of its room"

@@ -142,10 +142,14 @@ def _open_loss(d: TimetableData, tp: cp.OpenLoss, v: Vocab) -> str:
 
 def _delivery_cost(d: TimetableData, tp: cp.DeliveryCost, v: Vocab) -> str:
     if v.event != "message":  # a cost per person (team-building venues, seminar rooms)
-        room = "venue" if v.event == "session" else "room"
-        return (
-            f"the total booking cost: each {v.event} pays its {room}'s listed cost per person × the number of "
-            f"people in the {v.event}"
+        if v.event == "session":  # a session's line lists its people
+            return (
+                "the total booking cost: each session pays its venue's listed cost per person × the number of "
+                "people listed for the session"
+            )
+        return (  # a lecture's or seminar's line lists its seats, not the people named with it
+            f"the total booking cost: each {v.event} pays its room's listed cost per seat × the number of seats "
+            f"listed for the {v.event}"
         )
     return (
         f"the total delivery cost: each {v.event} pays its pool's cost (per thousand recipients) × its "

@@ -201,11 +201,11 @@ def _material_body(d: MaterialData, subtask: str, objective: list[ObjectiveTerm]
         held = ", ".join(
             f"{of_unit(ranged(d, 'stock', f'{x.id}/{m}', q), _m_unit(d, m))} of {m}" for m, q in x.stock.items()
         )
-        out.append(f"- {x.id}: holds {held}")
+        out.append(f"- {x.id}: holds {held or 'nothing'}")
     out += ["", f"**{where.capitalize()}** (listed order k = 1, 2, ...):"]
     for s in d.sites:
         wants = ", ".join(f"{of_unit(q, _m_unit(d, m))} of {m}" for m, q in s.requests.items())
-        out.append(f"- {s.id}: priority {s.priority}; requests {wants}")
+        out.append(f"- {s.id}: priority {s.priority}; requests {wants or 'nothing'}")
     out += ["", "**Transport cost per unit** (from a depot to each site):"]
     for x in d.depots:
         out.append(

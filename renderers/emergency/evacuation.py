@@ -53,9 +53,12 @@ def _accessible(d: EvacData, p: NoParams) -> str:
 
 @TEXT.rule("exit_capacity")
 def _exit(d: EvacData, p: NoParams) -> str:
+    in_place = any(s.in_place for s in d.shelters)  # a group staying put still counts, as the checker counts it
     return (
         "Exit capacity: in every period, the people of the groups that depart from a place listed under exits "
-        "(all its groups departing in that period together) do not exceed its exit capacity."
+        "(all its groups departing in that period together"
+        + ("; a group that shelters in place counts too, in its chosen period" if in_place else "")
+        + ") do not exceed its exit capacity."
     )
 
 

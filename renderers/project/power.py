@@ -81,7 +81,8 @@ def _outage(d: PowerData, p: pw.UnitOutage) -> str:
 def _reserve(d: PowerData, p: pw.SpinningReserve) -> str:
     return (
         f"Spinning reserve: in every hour, the units that are on keep at least {p.mw} MW spare in total (for each "
-        "unit on, its maximum output minus its output, summed)."
+        "unit on, its maximum output minus its output, summed; an hour with no unit on has none spare and breaks "
+        "this rule)."
     )
 
 

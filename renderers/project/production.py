@@ -161,8 +161,8 @@ def _body(d: ProductionData, subtask: str, objective: list[ObjectiveTerm], rules
     out = [
         f"You are planning {what} over {d.periods} periods (one period = one {period}). For every line and period, "
         "choose at most one product and a whole number of lots to make of it.",
-        f"{STOCK_NOTE} ({lot}.) A run states from 1 to {d.max_lots} lots (0 lots, or no row, means the line is "
-        "idle in that period).",
+        f"{STOCK_NOTE} ({lot}.) Every run makes from 1 to {d.max_lots} lots, a fixed limit of the answer "
+        "format and not one of the numbered rules (0 lots, or no row, means the line is idle in that period).",
         "A changeover happens in period t (t ≥ 2) when a line makes a product in period t - 1 and a different "
         "product in period t (an idle period in between is no changeover).",
         "",

@@ -30,7 +30,7 @@ CONTEXT = {
     "cross_dock": "a cross-dock: pallets staged in lanes before they are loaded onto outbound trailers",
 }
 LAYOUT_NOTE = (
-    "Each slot holds one item. Aisles are numbered along the building: two slots on aisles a and b are |a − b| "
+    "Aisles are numbered along the building: two slots on aisles a and b are |a − b| "
     "aisles apart. Rack levels count from 0 (floor level) upwards. A slot's walking distance is the metres a "
     "picker walks for one pick there (dock to slot and back); all slots of one bay share it."
 )
