@@ -225,8 +225,15 @@ def test_procurement_prompt_with_one_unit_adds_quantities_in_it():
 def test_min_order_lists_each_supplier_minimum():
     sups = [s["id"] for s in data_of(PROC)["suppliers"][:2]]
     text = say(PROC, "min_order", min={sups[0]: 1, sups[1]: 8})
-    assert f"totals at least {sups[0]} 1 unit and {sups[1]} 8 units" in text
+    assert f"totals at least its listed minimum ({sups[0]}: 1 unit; {sups[1]}: 8 units)" in text
     assert "ordering nothing from it that week is allowed" in text
+
+
+def test_min_order_of_one_supplier_names_it():
+    sup = data_of(PROC)["suppliers"][0]["id"]
+    text = say(PROC, "min_order", min={sup: 6})
+    assert f"ordered from {sup}, that week's order from {sup} totals at least 6 units;" in text
+    assert "these suppliers" not in text
 
 
 def test_other_procurement_rules_state_their_figures():
@@ -243,7 +250,9 @@ def test_other_procurement_rules_state_their_figures():
     assert say(PROC, "supplier_share", item=item, pct=60).endswith(f"60% of all the {item} ordered over the plan.")
     assert "at least 30 units in total" in say(PROC, "contract_minimum", supplier=sup, min=30)
     assert say(PROC, "order_gap", supplier=sup) == f"Orders are never placed with {sup} in two consecutive weeks."
-    assert say(PROC, "single_sourcing", item=item) == f"All the {item} is bought from one supplier only."
+    assert say(PROC, "single_sourcing", item=item) == (
+        f"Single sourcing: every order of {item} over the whole plan goes to one and the same supplier."
+    )
     assert "at least two different suppliers" in say(PROC, "dual_sourcing", item=item)
     assert say(PROC, "lot_cap", max=20).endswith("may exceed 20 units.")
     assert "arrived one week late" in say(PROC, "delay_robust", tier="hard")

@@ -69,11 +69,18 @@ def _p_budget(d: ProcurementData, p: rp.PeriodBudget) -> str:
 
 @TEXT.rule("min_order")
 def _p_min_order(d: ProcurementData, p: rp.MinOrder) -> str:
-    parts = [f"{s} {plural(m, 'unit')}" for s, m in p.min.items()]
+    if len(p.min) == 1:
+        ((s, m),) = p.min.items()
+        return (
+            f"Minimum order size, counting all items together: in any week in which anything is ordered from {s}, "
+            f"that week's order from {s} totals at least {plural(m, 'unit')}; ordering nothing from {s} that week "
+            "is allowed."
+        )
+    minima = "; ".join(f"{s}: {plural(m, 'unit')}" for s, m in p.min.items())
     return (
         "Minimum order sizes, counting all items together: in any week in which anything is ordered from one of "
-        "these suppliers, that week's order from it totals at least " + and_list(parts) + "; ordering nothing from it "
-        "that week is allowed."
+        f"these suppliers, that week's order from it totals at least its listed minimum ({minima}); ordering "
+        "nothing from it that week is allowed."
     )
 
 
@@ -137,7 +144,7 @@ def _p_gap(d: ProcurementData, p: rp.OrderGap) -> str:
 
 @TEXT.rule("single_sourcing")
 def _p_single(d: ProcurementData, p: rp.SingleSourcing) -> str:
-    return f"All the {p.item} is bought from one supplier only."
+    return f"Single sourcing: every order of {p.item} over the whole plan goes to one and the same supplier."
 
 
 @TEXT.rule("dual_sourcing")
