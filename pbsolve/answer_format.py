@@ -56,7 +56,10 @@ def _describe(form: dict[str, Any]) -> list[str]:
             props = sub["properties"]
             if all(p.get("type") == "integer" for p in props.values()):
                 keys = ", ".join(f"`{k}`" for k in props)
-                lines.append(f"- `{key}` holds the integers {keys}, each computed from your own plan.")
+                if len(props) == 1:
+                    lines.append(f"- `{key}` holds the integer {keys}, computed from your own plan.")
+                else:
+                    lines.append(f"- `{key}` holds the integers {keys}, each computed from your own plan.")
             else:
                 parts = [f"`{k}` ({p['description']})" if "description" in p else f"`{k}`" for k, p in props.items()]
                 what = f" ({sub['description']})" if "description" in sub else ""

@@ -90,9 +90,13 @@ def of_unit(n: int | str, unit: str) -> str:
 
 
 def a_or_an(noun: str) -> str:
-    """'a ward', 'an observation ward': the indefinite article by the noun's first letter
-    (enough for the names pbsolve samples, none of which starts with a silent h or a 'you' sound)."""
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+    """'a ward', 'an observation ward', 'an X-ray room', 'an MRI scanner': the indefinite
+    article by the sound of the first letter, spelled out where the first word is an
+    abbreviation (none of the names pbsolve samples starts with a silent h or a 'you' sound)."""
+    first = noun.split(" ", 1)[0].split("-", 1)[0]
+    spelled = len(first) > 0 and (first.isupper() and len(first) <= 4)  # read letter by letter: 'X', 'MRI'
+    vowel_sound = first[:1].upper() in "AEFHILMNORSX" if spelled else noun[:1].lower() in "aeiou"
+    return f"{'an' if vowel_sound else 'a'} {noun}"
 
 
 def labelled(word: str, items: list[str]) -> str:

@@ -23,8 +23,8 @@ def _days(n: int) -> str:
 @sentence("min_days_apart")
 def _min_days_apart(d: TimetableData, p: ds.MinDaysApart, v: Vocab) -> str:
     if p.days == 1:
-        every = "both" if len(p.events) == 2 else "all"
-        return f"{_join(p.events)} {every} take place on different days."
+        every = "" if len(p.events) == 2 else " all"
+        return f"{_join(p.events)}{every} take place on different days."
     return (
         f"Spacing: any two of {_join(p.events)} take place on days at least {_days(p.days)} apart (days are "
         f"counted on the calendar: {d.days[0]} and {d.days[min(p.days, len(d.days) - 1)]} are "
@@ -82,6 +82,9 @@ def _weekly_quota(d: TimetableData, p: ds.WeeklyQuota, v: Vocab) -> str:
     w = p.days_per_week
     weeks = [d.days[i : i + w] for i in range(0, len(d.days), w)]
     spans = "; ".join(f"week {k + 1} is {days[0]}–{days[-1]}" for k, days in enumerate(weeks))
+    if p.min == 1 and len(p.events) > 1:
+        named = ", ".join(p.events[:-1]) + " or " + p.events[-1]
+        return f"Weekly goal: at least 1 of {named} takes place in each week ({spans})."
     return f"Weekly goal: at least {p.min} of {_join(p.events)} take place in each week ({spans})."
 
 

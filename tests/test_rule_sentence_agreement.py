@@ -116,6 +116,19 @@ def test_the_indefinite_article_follows_the_first_letter() -> None:
     assert a_or_an("ward") == "a ward" and a_or_an("Screen") == "a Screen"
 
 
+@pytest.mark.parametrize(
+    ("noun", "expected"),
+    [
+        ("X-ray room", "an X-ray room"),
+        ("MRI scanner", "an MRI scanner"),
+        ("CT room", "a CT room"),
+        ("ICU bed", "an ICU bed"),
+    ],
+)
+def test_an_abbreviation_takes_the_article_of_its_spelled_out_first_letter(noun: str, expected: str) -> None:
+    assert a_or_an(noun) == expected
+
+
 def test_a_supplier_that_sells_none_of_the_items_says_so() -> None:
     inst = _instance("procurement_planning")
     data = json.loads(json.dumps(inst.data))

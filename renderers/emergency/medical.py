@@ -124,7 +124,8 @@ def _load_balance(d: MedicalData, p: md.LoadBalance) -> str:
 @TEXT.rule("triage_order")
 def _triage_order(d: MedicalData, p: md.TriageOrder) -> str:
     pairs = [f"{a}'s first stage starts no later than {b}'s" for a, b in p.pairs]
-    return f"Priority (the first patient of each pair is more urgent): {'; '.join(pairs)}."
+    which = "the first patient of each pair" if len(pairs) > 1 else "the first patient named"
+    return f"Priority ({which} is more urgent): {'; '.join(pairs)}."
 
 
 @TEXT.rule("infection_cleaning")

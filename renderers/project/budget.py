@@ -66,12 +66,19 @@ def _item_period_cap(d: BudgetData, p: fb.ItemPeriodCap) -> str:
 
 @TEXT.rule("start_period")
 def _start_period(d: BudgetData, p: fb.StartPeriod) -> str:
-    return f"{p.item} receives nothing before period {p.period} (its amounts in periods 1 to {p.period - 1} are 0)."
+    which = "its amount in period 1 is 0" if p.period == 2 else f"its amounts in periods 1 to {p.period - 1} are 0"
+    return f"{p.item} receives nothing before period {p.period} ({which})."
 
 
 @TEXT.rule("spend_by")
 def _spend_by(d: BudgetData, p: fb.SpendBy) -> str:
-    return f"{p.item} receives nothing after period {p.period} (its amounts in periods {p.period + 1} to {d.periods} are 0)."
+    last = d.periods
+    which = (
+        f"its amount in period {last} is 0"
+        if p.period + 1 == last
+        else f"its amounts in periods {p.period + 1} to {last} are 0"
+    )
+    return f"{p.item} receives nothing after period {p.period} ({which})."
 
 
 @TEXT.rule("all_or_nothing")

@@ -83,6 +83,8 @@ def _succession(d: ProductionData, p: pp.ForbiddenSuccession) -> str:
 
 @TEXT.rule("max_runs")
 def _max_runs(d: ProductionData, p: pp.MaxRuns) -> str:
+    if not p.max:
+        return f"Campaigning: {p.product} is not made at all (no line makes it in any period)."
     return (
         f"Campaigning: {p.product} is made in at most {plural(p.max, 'run')} in all (a run is one line in one period)."
     )
