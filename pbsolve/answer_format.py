@@ -11,25 +11,29 @@ import json
 from typing import Any
 
 
-def _example(schema: dict[str, Any], name: str = "") -> Any:
+def _example(schema: dict[str, Any], name: str = "", nested: bool = False) -> Any:
     """A placeholder answer for the schema; a ``title`` names what a placeholder stands
-    for (an element of a nested list is a 'student', not another 'groups')."""
+    for (an element of a nested list is a 'student', not another 'groups'). A list of the
+    answer's own rows keyed by an enum (every task, every commuter) shows one row per
+    key; a list inside a row (a trip's legs) shows one example row, since its rows are
+    not one per value of their first field."""
     name = schema.get("title", name)
     if "const" in schema:
         return schema["const"]
     kind = schema.get("type")
     if kind == "object":
-        return {key: _example(sub, key) for key, sub in schema.get("properties", {}).items()}
+        return {key: _example(sub, key, nested) for key, sub in schema.get("properties", {}).items()}
     if kind == "array":
         items = schema.get("items", {})
         props = items.get("properties", {})
         first = next(iter(props), None)
-        if first is not None and "enum" in props[first]:
+        if first is not None and "enum" in props[first] and not nested:
             # one row per value of the key field, other fields left as placeholders
             return [
-                {k: (v if k == first else _example(sub, k)) for k, sub in props.items()} for v in props[first]["enum"]
+                {k: (v if k == first else _example(sub, k, True)) for k, sub in props.items()}
+                for v in props[first]["enum"]
             ]
-        return [_example(items, name), "..."]
+        return [_example(items, name, True), "..."]
     if kind == "integer":
         return "<int>"
     return f"<{name or 'value'}>"
@@ -41,17 +45,38 @@ def skeleton(form: dict[str, Any]) -> str:
     return text.replace('"<int>"', "<int>").replace("}, {", "},\n  {").replace("[{", "[\n  {")
 
 
+def _values(enum: list[Any]) -> str:
+    return ", ".join(json.dumps(v, ensure_ascii=False) for v in enum)
+
+
+def _row_fields(props: dict[str, Any], depth: int = 0) -> list[str]:
+    """The fields of a list's rows: the values a field may take, and what a field holds
+    where the schema says (a row's start unit, a list's order, a sign convention); rows
+    nested in a row (a trip's legs, an incident's materials) are described in turn."""
+    lines = []
+    for field, spec in props.items():
+        what = spec.get("description")
+        if "enum" in spec:
+            lines.append(f"- `{field}`: one of {_values(spec['enum'])}" + (f" ({what})." if what else "."))
+        elif spec.get("type") == "array" and "enum" in spec.get("items", {}):
+            each = f"each one of {_values(spec['items']['enum'])}"
+            lines.append(f"- `{field}`: a list, {what}; {each}." if what else f"- `{field}`: a list, {each}.")
+        elif spec.get("type") == "array" and "properties" in spec.get("items", {}) and depth < 2:
+            if what:
+                lines.append(f"- `{field}`: {what}.")
+            lines += _row_fields(spec["items"]["properties"], depth + 1)
+        elif what:
+            lines.append(f"- `{field}`: {what}.")
+    return lines
+
+
 def _describe(form: dict[str, Any]) -> list[str]:
     lines = []
     for key, sub in form.get("properties", {}).items():
         if "description" in sub and sub.get("type") != "object":
             lines.append(f"- `{key}`: {sub['description']}.")
         props = sub.get("items", {}).get("properties", {}) if sub.get("type") == "array" else {}
-        for field, spec in props.items():
-            if "enum" in spec:
-                lines.append(
-                    f"- `{field}`: one of {', '.join(json.dumps(v, ensure_ascii=False) for v in spec['enum'])}."
-                )
+        lines += _row_fields(props)
         if sub.get("type") == "object" and "properties" in sub:
             props = sub["properties"]
             if all(p.get("type") == "integer" for p in props.values()):
