@@ -296,7 +296,7 @@ def test_an_imported_file_keeps_every_job_link_and_capacity():
     assert imported.subtask == "plain_rcpsp"
     assert [a.id for a in d.activities] == [f"J{j}" for j in range(2, 32)]
     assert d.horizon == 158 and [r.capacity for r in d.resources] == [12, 13, 4, 12]
-    assert d.activity_by_id["J2"].duration == 8 and d.activity_by_id["J2"].demand == {"R1": 4}
+    assert d.activity_by_id["J2"].duration == 8 and d.activity_by_id["J2"].demand == {"K1": 4}
     assert {(lk.before, lk.after) for lk in d.links if lk.before == "J2"} == {
         ("J2", "J6"),
         ("J2", "J11"),

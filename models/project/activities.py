@@ -437,7 +437,7 @@ def _entities(spec: GenerationSpec, rng: random.Random) -> tuple[ProjectData, Wi
     sub = spec.subtask
     pool = RESOURCES[sub][: s.resources]
     resources = [
-        Resource(id=f"R{k}", name=name, capacity=rng.randint(lo, hi)) for k, (name, lo, hi) in enumerate(pool, 1)
+        Resource(id=f"K{k}", name=name, capacity=rng.randint(lo, hi)) for k, (name, lo, hi) in enumerate(pool, 1)
     ]
     names = rng.sample(NAMES[sub], s.activities)
     weights = rng.sample(range(1, 4 * s.activities + 1), s.activities)
@@ -751,13 +751,13 @@ def read_source(source: SourceFile) -> Imported:
     real = range(2, jobs)
     if sum(dur[j] for j in real) > horizon:
         raise SourceError(f"{source.name} line {hline}: the horizon {horizon} is shorter than the jobs' total duration")
-    resources = [{"id": f"R{k}", "name": f"renewable resource {k}", "capacity": c} for k, c in enumerate(caps, 1)]
+    resources = [{"id": f"K{k}", "name": f"renewable resource {k}", "capacity": c} for k, c in enumerate(caps, 1)]
     acts = [
         {
             "id": f"J{j}",
             "name": f"job {j}",
             "duration": dur[j],
-            "demand": {f"R{k}": u for k, u in enumerate(use[j], 1) if u},
+            "demand": {f"K{k}": u for k, u in enumerate(use[j], 1) if u},
         }
         for j in real
     ]
