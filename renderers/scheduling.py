@@ -191,7 +191,10 @@ def _s_person_buffer(d: TimetableData, p: rp.PersonBuffer, v: Vocab) -> str:
 
 @sentence("max_consecutive")
 def _s_max_consecutive(d: TimetableData, p: rp.MaxConsecutive, v: Vocab) -> str:
-    return f"{p.person} is never busy for more than {_units(d, p.max)} in a row."
+    return (
+        f"{p.person} is never busy for more than {_units(d, p.max)} in a row (busy: in one of their {v.events} "
+        f"of this plan; the count starts again each day)."
+    )
 
 
 @sentence("different_days")

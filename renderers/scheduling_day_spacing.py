@@ -71,10 +71,12 @@ def _recovery_days(d: TimetableData, p: ds.RecoveryDays, v: Vocab) -> str:
 
 @sentence("progression")
 def _progression(d: TimetableData, p: ds.Progression, v: Vocab) -> str:
-    return (
-        f"Progression: {_join(p.events)} take place in this order, each at least {_days(p.min_days)} and at most "
-        f"{_days(p.max_days)} after the day of the one before it."
-    )
+    if p.min_days == p.max_days:
+        gap = f"exactly {_days(p.min_days)} after the day of the one before it"
+    else:
+        gap = f"at least {_days(p.min_days)} and at most {_days(p.max_days)} after the day of the one before it"
+    each = "the second" if len(p.events) == 2 else "each"
+    return f"Progression: {_join(p.events)} take place in this order, {each} {gap}."
 
 
 @sentence("weekly_quota")

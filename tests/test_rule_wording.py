@@ -154,7 +154,8 @@ def test_person_buffer_agrees_in_number(gap, unit):
 @pytest.mark.parametrize("n, unit", [(1, "more than 1 period in a row"), (2, "more than 2 periods in a row")])
 def test_max_consecutive_agrees_in_number(n, unit):
     person = data_of(EXAM)["people"][0]["id"]
-    assert say(EXAM, "max_consecutive", person=person, max=n).endswith(unit + ".")
+    text = say(EXAM, "max_consecutive", person=person, max=n)
+    assert text.endswith(unit + " (busy: in one of their exams of this plan; the count starts again each day).")
 
 
 def test_different_days_and_same_room_say_both_or_all():

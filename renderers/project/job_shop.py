@@ -109,7 +109,10 @@ def _max_wait(d: ShopData, p: js.MaxWait) -> str:
 @TEXT.rule("job_after")
 def _job_after(d: ShopData, p: js.JobAfter) -> str:
     pairs = [f"{b} starts only after {a} is finished" for a, b in p.pairs]
-    return f"Dependencies: {and_list(pairs)} (no operation of the later job starts before the other's last ends)."
+    return (
+        f"Dependencies: {and_list(pairs)} (no operation of the later job starts before the last operation of the "
+        "earlier job ends)."
+    )
 
 
 @TEXT.rule("machine_buffer")

@@ -117,12 +117,12 @@ def _min_down(d: PowerData, p: NoParams) -> str:
 
 @TEXT.rule("max_starts")
 def _starts(d: PowerData, p: pw.MaxStarts) -> str:
-    return f"{p.unit} starts up at most {plural(p.max, 'time')} over the day."
+    return f"{p.unit} starts up at most {plural(p.max, 'time')} over the plan's hours."
 
 
 @TEXT.rule("curtailment_cap")
 def _curtail(d: PowerData, p: pw.CurtailmentCap) -> str:
-    return f"At most {p.mwh} MWh of {d.renewable_name} output is curtailed over the day (summed over the hours)."
+    return f"At most {p.mwh} MWh of {d.renewable_name} output is curtailed over the plan (summed over its hours)."
 
 
 @TEXT.rule("battery_floor")
