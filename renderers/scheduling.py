@@ -270,16 +270,9 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
 def _runs(d: TimetableData, slot_ids: list[str]) -> list[str]:
     """The slots as time spans: '10:00–12:00' for each run of consecutive hours of one
     day; the slot labels on a period timetable."""
-    idx = sorted({d.slot_index[x] for x in slot_ids})
     if d.time_unit != "hour":
-        return [d.slots[i].id for i in idx]
-    runs: list[list[int]] = []
-    for i in idx:
-        if runs and runs[-1][-1] == i - 1 and d.slots[i].day == d.slots[i - 1].day:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    return [f"{d.slots[r[0]].id}–{d.slots[r[-1]].end_label}" for r in runs]
+        return [d.slots[i].id for i in sorted({d.slot_index[x] for x in slot_ids})]
+    return scheduling_places.runs(d, slot_ids)
 
 
 def _span(d: TimetableData, slot_ids: list[str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pbsolve.checkers.scheduling import places as pp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
+from pbsolve.render_kit import a_or_an
 from pbsolve.renderers.scheduling_words import Sentence, Vocab, sentence, units
 
 SCHEDULE_VOCAB = Vocab(
@@ -40,8 +41,9 @@ def _join(items: list[str], word: str = "and") -> str:
 
 
 def runs(d: TimetableData, slot_ids: list[str]) -> list[str]:
-    """The slots as spans of consecutive slots of one day: 'Mon 10:00–Mon 13:00' (from
-    the start of the first to the end of the last)."""
+    """The slots as spans of consecutive slots of one day, from the start of the first to
+    the end of the last: 'Mon 10:00–13:00' (the end a clock time, not the label of the
+    next slot), 'Wed P1–end of Wed P3'; a single period is its label ('Wed P2')."""
     idx = sorted({d.slot_index[x] for x in slot_ids})
     out: list[list[int]] = []
     for i in idx:
@@ -49,7 +51,16 @@ def runs(d: TimetableData, slot_ids: list[str]) -> list[str]:
             out[-1].append(i)
         else:
             out.append([i])
-    return [f"{d.slots[r[0]].id}–{d.slots[r[-1]].end_label}" for r in out]
+    return [_span(d.slots[r[0]].id, d.slots[r[-1]].end_label, len(r)) for r in out]
+
+
+def _span(start: str, end: str, n: int) -> str:
+    if end.startswith("end of "):  # period labels: a single period is its label
+        return start if n == 1 else f"{start}–{end}"
+    day, _, clock = end.partition(" ")
+    if clock and start.startswith(day + " "):
+        end = clock  # 'Tue 11:00–12:00': 'Tue 12:00' is also the next slot's start label
+    return f"{start}–{end}"
 
 
 def _day_word(d: TimetableData) -> str:
@@ -75,22 +86,18 @@ def _travel_time(d: TimetableData, p: pp.TravelTime, v: Vocab) -> str:
             f" {_day_word(d).capitalize()} starts and ends at {p.home}: {_join(p.people)} "
             f"{'leaves' if len(p.people) == 1 else 'each leave'} "
             f"{p.home} no earlier than the start of the day's first {units(d, 1).split()[1]} ({first[0].id} on "
-            f"{d.days[0]}) and must be back at {p.home} by the end of the day's last one, so {_a_or_an(v.event)} "
+            f"{d.days[0]}) and must be back at {p.home} by the end of the day's last one, so {a_or_an(v.event)} "
             f"at another {place} starts at least the travel time from {p.home} after the day begins and ends at "
             f"least the travel time back before the day ends."
         )
     return text
 
 
-def _a_or_an(noun: str) -> str:
-    return ("an " if noun[0] in "aeiou" else "a ") + noun
-
-
 @sentence("opening_hours")
 def _opening_hours(d: TimetableData, p: pp.OpeningHours, v: Vocab) -> str:
     return (
-        f"{p.room} is open only during {_join(runs(d, p.open))}: {_a_or_an(v.event)} held at {p.room} must take "
-        f"place entirely within these hours."
+        f"{p.room} is open only during {_join(runs(d, p.open))}: {a_or_an(v.event)} held at {p.room} must take "
+        f"place entirely within these times."
     )
 
 
@@ -122,9 +129,9 @@ def _coach_transfer(d: TimetableData, p: pp.CoachTransfer, v: Vocab) -> str:
     where = _join(p.rooms, "or")
     return (
         f"{_join(p.rooms)} {'are' if len(p.rooms) > 1 else 'is'} off-site and reached by the one booked coach: "
-        f"{_a_or_an(v.event)} at {where} needs the coach from {lead} before it starts until {lead} after it "
+        f"{a_or_an(v.event)} at {where} needs the coach from {lead} before it starts until {lead} after it "
         f"ends (out and back), and that whole span must lie within {_day_word(d)}; the coach serves one "
-        f"{v.event} at a time, so the coach spans of two {v.events} never share {_a_or_an(units(d, 1).split()[1])}."
+        f"{v.event} at a time, so the coach spans of two {v.events} never share {a_or_an(units(d, 1).split()[1])}."
     )
 
 

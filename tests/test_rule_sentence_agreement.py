@@ -139,3 +139,29 @@ def test_a_supplier_that_sells_none_of_the_items_says_so() -> None:
     )
     line = next(x for x in text.splitlines() if x.startswith(f"- {idle['id']}: "))
     assert line.endswith("; sells none of the items"), line
+
+
+def _timetable(task: str) -> Any:
+    from pbsolve.checkers.scheduling.instance_data import TimetableData
+
+    return TimetableData.model_validate(_instance(task).data)
+
+
+def test_a_span_of_hours_ends_at_a_clock_time_not_at_the_next_slots_label() -> None:
+    from pbsolve.renderers.scheduling_places import runs
+
+    d = _timetable("schedule_planning")
+    first, second = d.slots[0], d.slots[1]
+    assert first.day == second.day and " " in first.id  # 'Mon 09:00', a day and a clock time
+    day = first.id.split(" ")[0]
+    (span,) = runs(d, [first.id, second.id])
+    assert span == f"{first.id}–{second.end_label.removeprefix(day + ' ')}" and span.count(day) == 1
+
+
+def test_a_single_period_is_named_by_its_label() -> None:
+    from pbsolve.renderers.scheduling_places import runs
+
+    d = _timetable("content_scheduling")
+    assert d.slots[0].end_label.startswith("end of ")
+    assert runs(d, [d.slots[0].id]) == [d.slots[0].id]
+    assert runs(d, [d.slots[0].id, d.slots[1].id]) == [f"{d.slots[0].id}–{d.slots[1].end_label}"]
