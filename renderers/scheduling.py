@@ -158,7 +158,8 @@ def _s_blocked_slots(d: TimetableData, p: rp.BlockedSlots, v: Vocab) -> str:
 
 @sentence("daily_limit")
 def _s_daily_limit(d: TimetableData, p: rp.DailyLimit, v: Vocab) -> str:
-    per = "that day" if len(d.days) == 1 else "per day"
+    # an email calendar's days are UTC days, whatever a segment's local time (see the intro)
+    per = "that day" if len(d.days) == 1 else ("per UTC day" if v.event == "message" else "per day")
     who = _join(p.people) + (" each take" if len(p.people) > 1 else " takes")
     noun = v.event if p.max == 1 else v.events
     if not p.max:

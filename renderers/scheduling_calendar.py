@@ -45,7 +45,9 @@ def _local_send_window(d: TimetableData, p: cp.LocalSendWindow, v: Vocab) -> str
 
 @sentence("blackout_days")
 def _blackout_days(d: TimetableData, p: cp.BlackoutDays, v: Vocab) -> str:
-    return f"{p.segment} has blackout days: no {v.event} to {p.segment} may be sent on {_join(p.days, 'or')}."
+    return (
+        f"{p.segment} has blackout days: no {v.event} to {p.segment} may be sent on {_join(p.days, 'or')} (UTC days)."
+    )
 
 
 @sentence("send_spacing")

@@ -20,11 +20,11 @@ TEXT = TaskText(
     worst_case="the data's least favourable values are capacities at the low end",
 )
 CONTEXT = {
-    "river_flood": "a river flood: the river is rising and low roads will go under water",
-    "wildfire": "a wildfire: the fire front is advancing and will close roads",
-    "hurricane": "a hurricane warning: a long evacuation window, with care homes and hospital wards to move",
-    "chemical_plume": "a chemical plume from an industrial plant: time is short, and some buildings have sealed rooms to shelter in place",
-    "stadium_event": "a stadium that must be emptied: the crowd leaves by stand blocks through the gates",
+    "river_flood": "an evacuation ahead of a river flood: the river is rising and low roads will go under water",
+    "wildfire": "an evacuation ahead of a wildfire: the fire front is advancing and will close roads",
+    "hurricane": "an evacuation under a hurricane warning: a long evacuation window, with care homes and hospital wards to move",
+    "chemical_plume": "an evacuation from a chemical plume from an industrial plant: time is short, and some buildings have sealed rooms to shelter in place",
+    "stadium_event": "the emptying of a stadium: the crowd leaves by stand blocks through the gates",
 }
 ROBUST_KINDS = frozenset({"backup_route"})
 
@@ -203,7 +203,7 @@ def _offset(k: int) -> str:
 def _body(d: EvacData, subtask: str, objective: list[ObjectiveTerm], rules: list[Rule]) -> list[str]:
     pm = d.period_minutes
     out = [
-        f"You are planning the evacuation of {CONTEXT.get(subtask, 'an area')}. Each group moves as one unit (it "
+        f"You are planning {CONTEXT.get(subtask, 'the evacuation of an area')}. Each group moves as one unit (it "
         "is never split): it takes one of its listed routes to that route's shelter, departing in one period.",
         f"Time runs in periods of {pm} minutes, numbered 1, 2, ...; a group may depart in periods 1 to {d.periods}. "
         f"A group departing in period t enters each road of its route in the period listed with the route (t plus "

@@ -25,7 +25,7 @@ CONTEXT = {
     "lab_instruments": "a laboratory: sample batches (jobs) go through instruments, some steps holding a shared "
     "tool, some followed by incubation",
     "bakery_ovens": "a bakery: batches of dough (jobs) go through mixers, proofers and ovens; dough must not wait "
-    "too long between steps and ovens rest after long bakes",
+    "too long between steps, and some machines must rest after a long step",
     "repair_workshop": "a repair workshop: vehicles (jobs) arrive at their release minutes and go through the "
     "workshop's bays, each due back by a stated minute",
 }
