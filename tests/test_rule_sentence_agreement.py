@@ -129,16 +129,31 @@ def test_an_abbreviation_takes_the_article_of_its_spelled_out_first_letter(noun:
     assert a_or_an(noun) == expected
 
 
-def test_a_supplier_that_sells_none_of_the_items_says_so() -> None:
-    inst = _instance("procurement_planning")
+def _line_with_an_empty_list(task: str, entities: str, field: str, empty: Any) -> str:
+    """The prompt line of the first of ``entities`` once its ``field`` is emptied."""
+    inst = _instance(task)
     data = json.loads(json.dumps(inst.data))
-    idle = data["suppliers"][0]
-    idle["offers"] = []
-    text = renderer("allocation").render_prompt(
+    first = data[entities][0]
+    first[field] = empty
+    text = renderer(inst.family).render_prompt(
         data, inst.rules, inst.objective, inst.task, inst.subtask, inst.mechanisms, inst.recovery
     )
-    line = next(x for x in text.splitlines() if x.startswith(f"- {idle['id']}: "))
+    return next(x for x in text.splitlines() if x.startswith(f"- {first['id']}: "))
+
+
+def test_a_supplier_that_sells_none_of_the_items_says_so() -> None:
+    line = _line_with_an_empty_list("procurement_planning", "suppliers", "offers", [])
     assert line.endswith("; sells none of the items"), line
+
+
+def test_a_depot_that_holds_nothing_says_so() -> None:
+    line = _line_with_an_empty_list("material_allocation", "depots", "stock", {})
+    assert line.endswith(": holds nothing"), line
+
+
+def test_a_teacher_with_no_subject_says_so() -> None:
+    line = _line_with_an_empty_list("educational_resource_planning", "teachers", "subjects", {})
+    assert ": teaches no subject of this plan" in line, line
 
 
 def _timetable(task: str) -> Any:

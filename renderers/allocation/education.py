@@ -189,7 +189,8 @@ def _education_body(d: EducationData, subtask: str, objective: list[ObjectiveTer
         "**Teachers** (listed order k = 1, 2, ...; preference 0 is a first choice):",
     ]
     for t in d.teachers:
-        line = f"- {t.id}: teaches " + ", ".join(f"{s} (preference {v})" for s, v in t.subjects.items())
+        taught = ", ".join(f"{s} (preference {v})" for s, v in t.subjects.items())
+        line = f"- {t.id}: teaches " + (taught or "no subject of this plan")
         if t.unavailable:
             line += "; unavailable " + and_list(list(t.unavailable))
         out.append(line)
