@@ -23,7 +23,7 @@ from pbsolve.renderers import (  # noqa: F401  (registers sentences)
     scheduling_stateful,
 )
 from pbsolve.renderers.scheduling_calendar import EMAIL_INTRO, OBJECTIVE_SENTENCES, email_details
-from pbsolve.renderers.scheduling_words import SENTENCES, Vocab, sentence
+from pbsolve.renderers.scheduling_words import SENTENCES, Vocab, room_label, sentence
 from pbsolve.renderers.scheduling_words import a as _a
 from pbsolve.renderers.scheduling_words import unit as _start_word
 from pbsolve.renderers.scheduling_words import units as _units
@@ -215,7 +215,7 @@ def _s_person_absent(d: TimetableData, p: rp.PersonAbsent, v: Vocab) -> str:
 
 @sentence("room_closed")
 def _s_room_closed(d: TimetableData, p: rp.RoomClosed, v: Vocab) -> str:
-    return f"Room {p.room} is closed during {_span(d, p.slots)}."
+    return f"{room_label(p.room)} is closed during {_span(d, p.slots)}."
 
 
 @sentence("room_backup")

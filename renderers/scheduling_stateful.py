@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.renderers.scheduling_words import Sentence, Vocab, a, sentence, units
+from pbsolve.renderers.scheduling_words import Sentence, Vocab, a, room_label, sentence, units
 from pbsolve.renderers.scheduling_words import unit as _unit
 
 
@@ -21,7 +21,7 @@ def _day(d: TimetableData) -> str:
 def _room_cooldown(d: TimetableData, p: rp.RoomCooldown, v: Vocab) -> str:
     room, k = p.room, p.gap
     text = (
-        f"Room {room} needs a reset after use: once {a(v.event)} held in {room} ends, {room} holds no {v.event} "
+        f"{room_label(room)} needs a reset after use: once {a(v.event)} held in {room} ends, {room} holds no {v.event} "
         f"during the next {units(d, k)} of the same day"
     )
     text += " (the reset does not carry over to the next day)." if len(d.days) > 1 else "."

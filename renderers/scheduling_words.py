@@ -20,6 +20,12 @@ class Vocab:
     intro: str
 
 
+def room_label(room: str) -> str:
+    """'Room Cedar', but 'Writing room' and 'Weights area' as they are: a name of several
+    words already says what the place is."""
+    return room if " " in room else f"Room {room}"
+
+
 def unit(d: TimetableData) -> str:
     return "hour" if d.time_unit == "hour" else "period"
 

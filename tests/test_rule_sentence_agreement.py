@@ -180,3 +180,10 @@ def test_a_single_period_is_named_by_its_label() -> None:
     assert d.slots[0].end_label.startswith("end of ")
     assert runs(d, [d.slots[0].id]) == [d.slots[0].id]
     assert runs(d, [d.slots[0].id, d.slots[1].id]) == [f"{d.slots[0].id}–{d.slots[1].end_label}"]
+
+
+def test_a_room_is_prefixed_only_when_its_name_is_one_word() -> None:
+    from pbsolve.renderers.scheduling_words import room_label
+
+    assert room_label("Cedar") == "Room Cedar"
+    assert room_label("Writing room") == "Writing room" and room_label("Weights area") == "Weights area"

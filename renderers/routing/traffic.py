@@ -215,9 +215,9 @@ def _body(d: TrafficData, subtask: str, objective: list[ObjectiveTerm], rules: l
     }
     out += ["", "**Flows** (demand in vehicles per period, in period order; order points weigh the order score):"]
     for f in d.flows:
-        tag = " — priority" if f.priority else ""
+        tag = "; priority flow" if f.priority else ""
         out.append(
-            f"- {f.id} ({f.vehicle}, {f.name}){tag}: demand {', '.join(map(str, f.demand))}; order points {f.points}"
+            f"- {f.id} ({f.vehicle}, {f.name}{tag}): demand {', '.join(map(str, f.demand))}; order points {f.points}"
         )
         for k, rt in enumerate(d.routes_of[f.id], 1):
             main = " (main route)" if k == 1 else ""
