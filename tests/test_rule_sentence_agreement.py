@@ -187,3 +187,40 @@ def test_a_room_is_prefixed_only_when_its_name_is_one_word() -> None:
 
     assert room_label("Cedar") == "Room Cedar"
     assert room_label("Writing room") == "Writing room" and room_label("Weights area") == "Weights area"
+
+
+def _ids(task: str, key: str, n: int) -> list[str]:
+    return [x["id"] for x in _instance(task).data[key][:n]]
+
+
+CLARIFIED = [  # (family, task, kind, params from the instance's data, words the sentence must carry)
+    ("routing", "transportation_dispatch_planning", "battery", lambda: {"reserve": 18},
+     "also after the drive back to the depot (so its driving minutes, the drive back included, total at most its range minus 18)"),
+    ("routing", "transportation_dispatch_planning", "different_vehicle",
+     lambda: {"pairs": [_ids("transportation_dispatch_planning", "jobs", 2)]}, "are done by two different vehicles."),
+    ("workforce", "work_assignment_scheduling", "different_worker",
+     lambda: {"pairs": [_ids("work_assignment_scheduling", "tasks", 2)]}, "are done by two different workers."),
+    ("project", "power_dispatch_planning", "spinning_reserve", lambda: {"mw": 1},
+     "an hour with no unit on has none spare and breaks this rule"),
+    ("project", "financial_budgeting", "start_period",
+     lambda: {"item": _ids("financial_budgeting", "items", 1)[0], "period": 2}, "(its amount in period 1 is 0)"),
+    ("project", "production_planning", "max_runs",
+     lambda: {"product": _ids("production_planning", "products", 1)[0], "max": 0}, "is not made at all"),
+    ("emergency", "medical_resource_planning", "triage_order",
+     lambda: {"pairs": [_ids("medical_resource_planning", "patients", 2)]}, "Priority (the first patient named is more urgent)"),
+    ("scheduling", "fitness_planning", "progression",
+     lambda: {"events": _ids("fitness_planning", "events", 2), "min_days": 1, "max_days": 1},
+     "take place in this order, the second exactly 1 day after the day of the one before it."),
+    ("scheduling", "fitness_planning", "weekly_quota",
+     lambda: {"events": _ids("fitness_planning", "events", 3), "min": 1, "days_per_week": 7}, " takes place in each week"),
+    ("scheduling", "email_scheduling", "daily_limit",
+     lambda: {"max": 2, "people": _ids("email_scheduling", "people", 1)}, "at most 2 messages per UTC day."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("family_id", "task", "kind", "params", "words"), CLARIFIED, ids=[c[2] for c in CLARIFIED])
+def test_a_clarified_sentence_says_what_is_graded(
+    family_id: str, task: str, kind: str, params: Any, words: str
+) -> None:
+    text = _render(family_id, task, kind, params())
+    assert words in text, text
