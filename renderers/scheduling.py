@@ -14,7 +14,7 @@ from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import Event, TimetableData
 from pbsolve.mechanisms import PromptContext, prompt_sections
 from pbsolve.params import as_model, parse
-from pbsolve.render_kit import plural
+from pbsolve.render_kit import a_or_an, plural
 from pbsolve.renderers import (  # noqa: F401  (registers sentences)
     scheduling_calendar,
     scheduling_content,
@@ -24,7 +24,6 @@ from pbsolve.renderers import (  # noqa: F401  (registers sentences)
 )
 from pbsolve.renderers.scheduling_calendar import EMAIL_INTRO, OBJECTIVE_SENTENCES, email_details
 from pbsolve.renderers.scheduling_words import SENTENCES, Vocab, room_label, sentence
-from pbsolve.renderers.scheduling_words import a as _a
 from pbsolve.renderers.scheduling_words import unit as _start_word
 from pbsolve.renderers.scheduling_words import units as _units
 from pbsolve.schema import ObjectiveTerm, Recovery, Rule
@@ -238,7 +237,7 @@ def render_objective(term: ObjectiveTerm, data: dict[str, Any], task: str) -> st
         weights = "; ".join(f"{eid} {w[eid]}" for eid in w)
         first = d.slots[0]  # the numbers are the listed period numbers, which need not run 1, 2, 3
         return (
-            f"the sum over {v.events} of weight × finishing period number, where {_a(v.event)} that starts in "
+            f"the sum over {v.events} of weight × finishing period number, where {a_or_an(v.event)} that starts in "
             f"period number n and lasts k periods finishes at n + k (so starting in {first.id}, number "
             f"{first.value}, and lasting 1 period counts {first.value + 1}) (weights: {weights})"
         )
@@ -380,7 +379,7 @@ def render_prompt(
         out.append(
             f"The timetable covers {_join(list(d.days))}, with {plural(per_day, 'period')} a day, numbered through the "
             f"week: " + ", ".join(f"{s.id} = {s.value}" for s in d.slots) + ". "
-            f"{_a(v.event).capitalize()} lasting k periods occupies k consecutive periods of one day."
+            f"{a_or_an(v.event).capitalize()} lasting k periods occupies k consecutive periods of one day."
         )
     out += ["", f"**{v.person.capitalize()}s:**"]
     out += [

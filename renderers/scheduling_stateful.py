@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pbsolve.checkers.scheduling import rule_params as rp
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.renderers.scheduling_words import Sentence, Vocab, a, room_label, sentence, units
+from pbsolve.render_kit import a_or_an
+from pbsolve.renderers.scheduling_words import Sentence, Vocab, room_label, sentence, units
 from pbsolve.renderers.scheduling_words import unit as _unit
 
 
@@ -21,7 +22,7 @@ def _day(d: TimetableData) -> str:
 def _room_cooldown(d: TimetableData, p: rp.RoomCooldown, v: Vocab) -> str:
     room, k = p.room, p.gap
     text = (
-        f"{room_label(room)} needs a reset after use: once {a(v.event)} held in {room} ends, {room} holds no {v.event} "
+        f"{room_label(room)} needs a reset after use: once {a_or_an(v.event)} held in {room} ends, {room} holds no {v.event} "
         f"during the next {units(d, k)} of the same day"
     )
     text += " (the reset does not carry over to the next day)." if len(d.days) > 1 else "."
@@ -30,7 +31,7 @@ def _room_cooldown(d: TimetableData, p: rp.RoomCooldown, v: Vocab) -> str:
         first = first_day[0]
         last = f"ends at {first.end_label}" if d.time_unit == "hour" else f"has {first.id} as its last period"
         text += (
-            f" For example, if {a(v.event)} in {room} {last}, the next {v.event} there may start at "
+            f" For example, if {a_or_an(v.event)} in {room} {last}, the next {v.event} there may start at "
             f"{first_day[k + 1].id} at the earliest."
         )
     return text
@@ -41,7 +42,7 @@ def _fatigue_protocol(d: TimetableData, p: rp.FatigueProtocol, v: Vocab) -> str:
     who, h, g = p.person, p.threshold, p.rest
     return (
         f"Fatigue protocol for {who}: count the {_unit(d)}s {who} spends in {v.events}, starting from 0 at the "
-        f"start of {_day(d)}. {a(v.event).capitalize()} of {who} that starts when this count has already "
+        f"start of {_day(d)}. {a_or_an(v.event).capitalize()} of {who} that starts when this count has already "
         f"reached {h} that day must start at least {units(d, g)} after the end of {who}'s previous "
         f"{v.event} (at least {units(d, g)} free in between); {v.events} that start before the count reaches {h} are not affected."
     )

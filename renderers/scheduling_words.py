@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbsolve.checkers.scheduling.instance_data import TimetableData
-from pbsolve.render_kit import a_or_an as a  # noqa: F401 (the scheduling sentences' name for it)
 
 
 @dataclass(frozen=True)
